@@ -1,0 +1,110 @@
+# tapless — one entry point. See README.md.
+#
+#   make            build bin/ (programs) with -Werror
+#   make check      install missing packages (root), unit tests under
+#                   ASan+UBSan, man page lint, namespace tests (root)
+#   make demo       the main job: see README.md
+#   make bench      benchmarks (figures printed, never pass/fail)
+#   make fuzz       fuzz targets (clang/libFuzzer)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing Debian packages (root)
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+PREFIX ?= /usr/local
+DESTDIR ?=
+PKGS := libnl-3.0 libnl-genl-3.0 libnl-route-3.0 libpcap
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc $(PKG_CFLAGS)
+CFLAGS ?=
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# The library: everything in src/ except the programs' own files.
+PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c)
+LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
+LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
+SAN_LIB_OBJS := $(LIB_SRCS:src/%.c=build/san/%.o)
+
+PROGS := bin/tapless
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
+
+.PHONY: all check unit system manlint demo bench fuzz install deps clean
+all: $(PROGS) $(TOOL_BINS)
+
+build/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+build/san/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/libtapless.a: $(LIB_OBJS)
+	ar rcs $@ $^
+build/san/libtapless.a: $(SAN_LIB_OBJS)
+	ar rcs $@ $^
+
+bin/tapless: $(PROG_SRCS:src/%.c=build/obj/%.o) build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# Helper programs for the tests and the demo; not installed.
+build/tools/%: tests/tools/%.c build/libtapless.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+build/san/unit/%: tests/unit/%.c tests/unit/unit.h build/san/libtapless.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(CFLAGS) -Itests/unit -o $@ \
+		$< build/san/libtapless.a $(PKG_LIBS) $(CHECK_LIBS) -lm
+
+deps:
+	@if [ "$$(id -u)" -eq 0 ]; then scripts/install-deps; \
+	elif ! scripts/install-deps --check; then \
+		echo "make: as root, run: sudo scripts/install-deps"; exit 1; fi
+
+check: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory unit manlint system
+
+unit: $(UNIT_BINS)
+	@tests/run-unit $(UNIT_BINS)
+
+manlint: all
+	@tests/manlint
+
+system: all
+	@tests/system/run
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+bench: all
+	@if ls bench/*.sh >/dev/null 2>&1; then for b in bench/*.sh; do $$b || exit 1; done; \
+	else echo "bench: no benchmarks yet"; fi
+
+fuzz:
+	@if ls tests/fuzz/*.c >/dev/null 2>&1; then tests/fuzz/run; \
+	else echo "fuzz: no fuzz targets yet"; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	for m in man/*.[158]; do s=$${m##*.}; \
+		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
+
+clean:
+	rm -rf build bin
+
+-include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d)

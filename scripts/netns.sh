@@ -1,0 +1,88 @@
+# netns.sh — network namespaces for tapless tests, the demo and the lab.
+# Source it from bash. Everything it makes is named with a tapless prefix and
+# a per-run id (TL_ID), and tl_cleanup, installed on EXIT/INT/TERM, removes it
+# all and stops the processes started with tl_bg, so parallel and failed runs
+# leave nothing behind.
+#
+#   tl_init                 choose TL_ID, install the trap
+#   tl_pair A B NET         namespaces tapless-$TL_ID-A/-B joined by a veth
+#                           pair, addresses NET.1/24 (A) and NET.2/24 (B);
+#                           NET is three octets of 198.18.0.0/15
+#   tl_ns NAME              the full name of namespace NAME
+#   tl_exec NAME CMD...     run CMD in namespace NAME
+#   tl_bg NAME CMD...       run CMD in namespace NAME in the background;
+#                           its pid is in TL_LAST_PID
+#   tl_cleanup              remove everything (also run by the trap)
+
+TL_NS=()
+TL_LINKS=()
+TL_PIDS=()
+
+tl_init() {
+	# Short enough that "tl${TL_ID}a" fits IFNAMSIZ (15 characters).
+	TL_ID=$(printf '%05x%02x' $(($$ % 1048576)) $((RANDOM % 256)))
+	trap tl_cleanup EXIT
+	trap 'tl_cleanup; exit 130' INT
+	trap 'tl_cleanup; exit 143' TERM
+}
+
+tl_ns() { echo "tapless-$TL_ID-$1"; }
+
+tl_exec() {
+	local ns
+	ns=$(tl_ns "$1")
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+tl_bg() {
+	local ns
+	ns=$(tl_ns "$1")
+	shift
+	ip netns exec "$ns" "$@" &
+	TL_LAST_PID=$!
+	TL_PIDS+=("$TL_LAST_PID")
+}
+
+tl_pair() {
+	local a b net la lb
+	a=$(tl_ns "$1")
+	b=$(tl_ns "$2")
+	net=$3
+	la="tl${TL_ID}${1:0:1}"
+	lb="tl${TL_ID}${2:0:1}"
+	[ "$la" = "$lb" ] && lb="${lb}2"
+	ip netns add "$a" && TL_NS+=("$a") || return 1
+	ip netns add "$b" && TL_NS+=("$b") || return 1
+	ip link add "$la" type veth peer name "$lb" || return 1
+	TL_LINKS+=("$la")
+	ip link set "$la" netns "$a" && ip link set "$lb" netns "$b" || return 1
+	ip -n "$a" addr add "$net.1/24" dev "$la" &&
+	ip -n "$b" addr add "$net.2/24" dev "$lb" &&
+	ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
+	ip -n "$a" link set "$la" up && ip -n "$b" link set "$lb" up || return 1
+	TL_IF_A=$la
+	TL_IF_B=$lb
+}
+
+tl_cleanup() {
+	local p n l
+	for p in "${TL_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${TL_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	TL_PIDS=()
+	# Deleting a namespace deletes the veth ends inside it; a link still
+	# in the root namespace (failed half-way) is deleted by name.
+	for n in "${TL_NS[@]}"; do
+		ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$n" 2>/dev/null
+	done
+	for l in "${TL_LINKS[@]}"; do
+		ip link del "$l" 2>/dev/null
+	done
+	TL_NS=()
+	TL_LINKS=()
+}

@@ -1,0 +1,25 @@
+/* cmd.h — what the tapless subcommands share: their entry points (one
+ * cmd_<name>.c each, listed in the table in tapless.c) and option parsing.
+ *
+ * Exit status of every subcommand: 0 success, 1 usage or input error,
+ * 2 system error (a socket, a file, the kernel said no).
+ */
+#ifndef TAPLESS_CMD_H
+#define TAPLESS_CMD_H
+
+struct opt_def;
+struct opts;
+
+enum { CMD_OK = 0, CMD_USAGE = 1, CMD_SYSTEM = 2 };
+
+int cmd_ifinfo(int argc, char **argv);
+
+/* Parse a subcommand's options from argv (argv[0] is the subcommand name)
+ * against defs, which must have a "help" flag. On success *out holds the
+ * options and *first the index of the first operand; returns 0. Returns
+ * CMD_USAGE after printing the error, or -1 after printing --help (the
+ * caller exits 0). synopsis is the operand part of the usage line. */
+int cmd_options(const struct opt_def *defs, int argc, char **argv,
+		const char *synopsis, struct opts **out, int *first);
+
+#endif

@@ -1,0 +1,97 @@
+/* opts.h — one options table per program.
+ *
+ * The table (name, type, default, range, help) drives the command line
+ * (getopt_long built from it), the config file (INI, linuxptp style: "key
+ * value" lines, '#' comments, [section] headers) and --help. Values given on
+ * the command line win over the file, the file over the defaults.
+ *
+ * Errors never print: they come back as -EINVAL with a message in
+ * struct opts_error naming the option, and for files the path and line.
+ */
+#ifndef TAPLESS_OPTS_H
+#define TAPLESS_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum opt_type {
+	OPT_FLAG,	/* no argument on the command line; "0"/"1" in a file */
+	OPT_INT,	/* long long within [min, max] */
+	OPT_DOUBLE,	/* double within [min, max] */
+	OPT_STRING,
+	OPT_ENUM,	/* one of .choices */
+	OPT_LIST,	/* repeatable string; each use appends */
+};
+
+#define OPT_CLI_ONLY	0x1	/* not accepted in a config file */
+#define OPT_FILE_ONLY	0x2	/* not accepted on the command line */
+
+struct opt_def {
+	const char *name;	/* --name, and the key in a file */
+	int short_name;		/* 'x' for -x, 0 for none */
+	enum opt_type type;
+	const char *def;	/* default as text, NULL: unset */
+	double min, max;	/* INT, DOUBLE: inclusive range; 0, 0: none */
+	const char *const *choices;	/* ENUM: NULL-terminated */
+	const char *arg;	/* metavariable for --help ("IFACE") */
+	const char *help;	/* one line */
+	unsigned flags;		/* OPT_CLI_ONLY, OPT_FILE_ONLY */
+};
+
+#define OPT_END { .name = NULL }
+
+struct opts_error {
+	char msg[512];
+};
+
+struct opts;
+
+/* Values for the table defs (terminated by OPT_END), all at their defaults.
+ * The table must outlive the struct. */
+struct opts *opts_create(const struct opt_def *defs);
+void opts_destroy(struct opts *o);
+
+/* Parse the command line from argv[1]; stops at the first non-option or
+ * "--". Returns the index of the first operand (argc if none), or -EINVAL
+ * (err says why: unknown option, missing argument, bad value, out of range).
+ * "--help"/-h is not special here: define it in the table if wanted. */
+int opts_parse_args(struct opts *o, int argc, char **argv,
+		    struct opts_error *err);
+
+/* Called for keys in sections other than [global]; return 0 to accept, or
+ * -EINVAL after filling err. */
+typedef int (*opts_section_fn)(void *arg, const char *section,
+			       const char *key, const char *value,
+			       const char *path, int line,
+			       struct opts_error *err);
+
+/* Parse a config file. Keys before any section header and in [global] set
+ * table options (unless the command line already set them); keys of other
+ * sections go to section_fn, and are an error when it is NULL. Returns 0,
+ * -ENOENT or another -errno opening it, or -EINVAL with "PATH:LINE: ..." */
+int opts_parse_file(struct opts *o, const char *path,
+		    opts_section_fn section_fn, void *arg,
+		    struct opts_error *err);
+
+/* Set from text as if from a source; used by tests and programs that take
+ * options from elsewhere. from_cli: command-line precedence. */
+int opts_set_value(struct opts *o, const char *name, const char *value,
+		   bool from_cli, struct opts_error *err);
+
+/* Accessors; name must be in the table with that type (a mismatch is a
+ * programming error and aborts). */
+bool opts_flag(const struct opts *o, const char *name);
+long long opts_int(const struct opts *o, const char *name);
+double opts_double(const struct opts *o, const char *name);
+const char *opts_str(const struct opts *o, const char *name); /* or NULL */
+int opts_enum(const struct opts *o, const char *name);	/* index */
+size_t opts_list(const struct opts *o, const char *name,
+		 const char *const **items);
+bool opts_given(const struct opts *o, const char *name); /* not default */
+
+/* --help text: one line per option with its argument, help, default and
+ * range, in table order. */
+void opts_usage(FILE *f, const struct opt_def *defs);
+
+#endif

@@ -1,0 +1,339 @@
+/* pcapng.c — the pcapng writer; see pcapng.h. */
+#include "pcapng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "pcapng_format.h"
+#include "ts.h"
+#include "xalloc.h"
+
+#define PCAPNG_BUF (1u << 20)
+/* Largest packet body kept: the block must fit the buffer with room for its
+ * headers and options. */
+#define PCAPNG_MAX_SNAP 262144u
+
+struct pcapng_writer {
+	int fd;
+	char *path;		/* final name */
+	char *tmp;		/* name while writing */
+	unsigned char *buf;
+	size_t used;
+	uint64_t written;	/* bytes already in the file */
+	uint32_t nifaces;
+	uint32_t snaplen[PCAPNG_MAX_IFACES];
+	int err;		/* first write error, sticky */
+};
+
+static int pcapng_drain(struct pcapng_writer *w)
+{
+	size_t off = 0;
+
+	while (off < w->used) {
+		ssize_t n = write(w->fd, w->buf + off, w->used - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!w->err)
+				w->err = -errno;
+			return w->err;
+		}
+		off += (size_t)n;
+	}
+	w->written += w->used;
+	w->used = 0;
+	return 0;
+}
+
+/* Room for len more bytes in the buffer. */
+static unsigned char *pcapng_room(struct pcapng_writer *w, size_t len)
+{
+	if (w->used + len > PCAPNG_BUF && pcapng_drain(w))
+		return NULL;
+	return w->buf + w->used;
+}
+
+static size_t pcapng_pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+/* Options are built into a small scratch area, then copied in one go. */
+struct pcapng_opts {
+	unsigned char b[1024];
+	size_t n;
+};
+
+static void pcapng_opt(struct pcapng_opts *o, uint16_t code, const void *v,
+		       size_t len)
+{
+	uint16_t h[2] = { code, (uint16_t)len };
+	size_t padded = pcapng_pad4(len);
+
+	if (len > 0xffff || o->n + 4 + padded + 4 > sizeof(o->b))
+		return;		/* our own options are short: cannot happen */
+	memcpy(o->b + o->n, h, 4);
+	if (len)
+		memcpy(o->b + o->n + 4, v, len);
+	memset(o->b + o->n + 4 + len, 0, padded - len);
+	o->n += 4 + padded;
+}
+
+static void pcapng_opt_str(struct pcapng_opts *o, uint16_t code, const char *s)
+{
+	if (s && *s)
+		pcapng_opt(o, code, s, strlen(s));
+}
+
+static void pcapng_opt_end(struct pcapng_opts *o)
+{
+	if (o->n)
+		pcapng_opt(o, PCAPNG_OPT_ENDOFOPT, NULL, 0);
+}
+
+/* Write a block: type, total length, fixed body, data (padded), options. */
+static int pcapng_block(struct pcapng_writer *w, uint32_t type,
+			const void *fixed, size_t flen, const void *data,
+			size_t dlen, const struct pcapng_opts *o)
+{
+	size_t total = 12 + flen + pcapng_pad4(dlen) + (o ? o->n : 0);
+	uint32_t hdr[2] = { type, (uint32_t)total };
+	uint32_t trailer = (uint32_t)total;
+	unsigned char *p;
+
+	if (w->err)
+		return w->err;
+	p = pcapng_room(w, total);
+	if (!p)
+		return w->err;
+	memcpy(p, hdr, 8);
+	p += 8;
+	if (flen)
+		memcpy(p, fixed, flen);
+	p += flen;
+	if (dlen) {
+		memcpy(p, data, dlen);
+		memset(p + dlen, 0, pcapng_pad4(dlen) - dlen);
+		p += pcapng_pad4(dlen);
+	}
+	if (o && o->n) {
+		memcpy(p, o->b, o->n);
+		p += o->n;
+	}
+	memcpy(p, &trailer, 4);
+	w->used += total;
+	return 0;
+}
+
+int pcapng_describe(const struct pcapng_source *src, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "tapless: source=%s phc=%d timescale=%s%s%s",
+			 src->hw ? "hw" : "sw", src->phc,
+			 ts_timescale_name((enum ts_timescale)src->timescale),
+			 src->note[0] ? "; " : "", src->note);
+
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+int pcapng_parse_description(const char *desc, struct pcapng_source *src)
+{
+	static const enum ts_timescale scales[] = {
+		TS_SCALE_UTC, TS_SCALE_PHC, TS_SCALE_TAI, TS_SCALE_UNKNOWN,
+	};
+	char source[8], scale[16];
+	int phc, used = 0;
+	const char *rest;
+
+	if (sscanf(desc, "tapless: source=%7[a-z] phc=%d timescale=%15[a-z]%n",
+		   source, &phc, scale, &used) != 3 || !used)
+		return -EINVAL;
+	if (strcmp(source, "hw") && strcmp(source, "sw"))
+		return -EINVAL;
+	memset(src, 0, sizeof(*src));
+	src->hw = !strcmp(source, "hw");
+	src->phc = phc;
+	src->timescale = TS_SCALE_UNKNOWN;
+	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
+		if (!strcmp(scale, ts_timescale_name(scales[i])))
+			src->timescale = scales[i];
+	rest = desc + used;
+	if (!strncmp(rest, "; ", 2))
+		snprintf(src->note, sizeof(src->note), "%s", rest + 2);
+	return 0;
+}
+
+int pcapng_open(struct pcapng_writer **out, const char *path,
+		const struct pcapng_section *sec)
+{
+	struct pcapng_writer *w;
+	struct pcapng_opts o = { .n = 0 };
+	struct utsname un;
+	char comment[300], hw[80], os[200];
+	struct {
+		uint32_t magic;
+		uint16_t major, minor;
+		int64_t section_len;
+	} __attribute__((packed)) shb = { PCAPNG_BYTE_ORDER_MAGIC, 1, 0, -1 };
+	int err;
+
+	w = xcalloc(1, sizeof(*w));
+	w->path = xstrdup(path);
+	w->tmp = xmalloc(strlen(path) + 6);
+	sprintf(w->tmp, "%s.part", path);
+	/* O_EXCL: two writers on one name would interleave blocks. */
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	w->buf = xmalloc(PCAPNG_BUF);
+
+	if (uname(&un))
+		memset(&un, 0, sizeof(un));
+	snprintf(hw, sizeof(hw), "%s", un.machine);
+	snprintf(os, sizeof(os), "%s %s", un.sysname, un.release);
+	pcapng_opt_str(&o, PCAPNG_SHB_HARDWARE, sec->hardware ? sec->hardware : hw);
+	pcapng_opt_str(&o, PCAPNG_SHB_OS, sec->os ? sec->os : os);
+	pcapng_opt_str(&o, PCAPNG_SHB_USERAPPL, sec->userappl ? sec->userappl : "tapless");
+	if (sec->hostname) {
+		snprintf(comment, sizeof(comment), "host %s", sec->hostname);
+		pcapng_opt_str(&o, PCAPNG_OPT_COMMENT, comment);
+	}
+	pcapng_opt_end(&o);
+	err = pcapng_block(w, PCAPNG_BT_SHB, &shb, sizeof(shb), NULL, 0, &o);
+	if (err)
+		goto fail_file;
+	*out = w;
+	return 0;
+fail_file:
+	close(w->fd);
+	unlink(w->tmp);
+fail:
+	free(w->buf);
+	free(w->tmp);
+	free(w->path);
+	free(w);
+	return err;
+}
+
+int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
+		     uint32_t *id)
+{
+	struct pcapng_opts o = { .n = 0 };
+	uint8_t resol = 9;	/* 10^-9 s */
+	char desc[200];
+	struct {
+		uint16_t linktype, reserved;
+		uint32_t snaplen;
+	} idb = { ifc->linktype, 0, ifc->snaplen };
+	uint32_t snap = ifc->snaplen && ifc->snaplen < PCAPNG_MAX_SNAP ?
+			ifc->snaplen : PCAPNG_MAX_SNAP;
+	int err;
+
+	if (w->nifaces >= PCAPNG_MAX_IFACES)
+		return -ENOSPC;
+	if (pcapng_describe(&ifc->src, desc, sizeof(desc)))
+		return -EINVAL;
+	idb.snaplen = snap;
+	pcapng_opt_str(&o, PCAPNG_IF_NAME, ifc->name);
+	pcapng_opt_str(&o, PCAPNG_IF_DESCRIPTION, desc);
+	pcapng_opt(&o, PCAPNG_IF_TSRESOL, &resol, 1);
+	pcapng_opt_end(&o);
+	err = pcapng_block(w, PCAPNG_BT_IDB, &idb, sizeof(idb), NULL, 0, &o);
+	if (err)
+		return err;
+	w->snaplen[w->nifaces] = snap;
+	*id = w->nifaces++;
+	return 0;
+}
+
+int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+			const void *data, uint32_t caplen, uint32_t origlen,
+			enum pcapng_dir dir)
+{
+	uint64_t ts = (uint64_t)ts_ns;
+	struct {
+		uint32_t ifid, ts_high, ts_low, caplen, origlen;
+	} epb;
+	/* epb_flags is the only option: build it in place, no scratch. */
+	struct pcapng_opts o;
+	uint32_t flags = (uint32_t)dir & 3;
+
+	if (id >= w->nifaces)
+		return -EINVAL;
+	if (caplen > w->snaplen[id])
+		caplen = w->snaplen[id];
+	epb.ifid = id;
+	epb.ts_high = (uint32_t)(ts >> 32);
+	epb.ts_low = (uint32_t)ts;
+	epb.caplen = caplen;
+	epb.origlen = origlen < caplen ? caplen : origlen;
+	if (!flags)
+		return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data,
+				    caplen, NULL);
+	o.n = 0;
+	pcapng_opt(&o, PCAPNG_EPB_FLAGS, &flags, 4);
+	pcapng_opt_end(&o);
+	return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data, caplen, &o);
+}
+
+int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+		       uint64_t recv, uint64_t drop)
+{
+	uint64_t ts = (uint64_t)ts_ns;
+	struct pcapng_opts o = { .n = 0 };
+	struct {
+		uint32_t ifid, ts_high, ts_low;
+	} isb = { id, (uint32_t)(ts >> 32), (uint32_t)ts };
+
+	if (id >= w->nifaces)
+		return -EINVAL;
+	if (recv != ~0ULL)
+		pcapng_opt(&o, PCAPNG_ISB_IFRECV, &recv, 8);
+	if (drop != ~0ULL)
+		pcapng_opt(&o, PCAPNG_ISB_IFDROP, &drop, 8);
+	pcapng_opt_end(&o);
+	return pcapng_block(w, PCAPNG_BT_ISB, &isb, sizeof(isb), NULL, 0, &o);
+}
+
+int pcapng_flush(struct pcapng_writer *w)
+{
+	return w->err ? w->err : pcapng_drain(w);
+}
+
+uint64_t pcapng_bytes(const struct pcapng_writer *w)
+{
+	return w->written + w->used;
+}
+
+int pcapng_close(struct pcapng_writer *w, bool discard)
+{
+	int err = 0;
+
+	if (!w)
+		return 0;
+	if (!discard) {
+		err = pcapng_flush(w);
+		/* The data must be on disk before the name says it is whole. */
+		if (!err && fsync(w->fd))
+			err = -errno;
+	}
+	if (close(w->fd) && !err)
+		err = -errno;
+	if (discard)
+		unlink(w->tmp);
+	else if (!err && rename(w->tmp, w->path))
+		err = -errno;
+	free(w->buf);
+	free(w->tmp);
+	free(w->path);
+	free(w);
+	return err;
+}

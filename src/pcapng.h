@@ -1,0 +1,91 @@
+/* pcapng.h — writing pcapng capture files.
+ *
+ * libpcap reads pcapng but writes only classic pcap, which has no interface
+ * ids, no per-packet direction and one timestamp resolution per file; tapless
+ * needs all three, so it writes pcapng itself (draft-ietf-opsawg-pcapng):
+ * - a Section Header Block with shb_hardware, shb_os, shb_userappl and the
+ *   host name in opt_comment ("host NAME");
+ * - one Interface Description Block per (interface, stamp source), with
+ *   if_name, if_tsresol 9 (nanoseconds) and if_description saying where its
+ *   stamps come from, in a form readers parse back (pcapng_describe());
+ * - Enhanced Packet Blocks with epb_flags for the direction;
+ * - Interface Statistics Blocks with receive and drop counters.
+ *
+ * A file is written under a temporary name in the same directory and renamed
+ * to its final name only when closed (after fsync), so a reader never sees a
+ * half-written file under the final name and a crash leaves the temporary
+ * file, whose whole blocks are readable. Writes are buffered (one 1 MiB
+ * buffer per file, allocated at open); no allocation per packet.
+ */
+#ifndef TAPLESS_PCAPNG_H
+#define TAPLESS_PCAPNG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pcapng_writer;
+
+/* epb_flags direction bits. */
+enum pcapng_dir { PCAPNG_DIR_UNKNOWN = 0, PCAPNG_DIR_IN = 1, PCAPNG_DIR_OUT = 2 };
+
+/* Where an interface's stamps come from; stored in if_description. */
+struct pcapng_source {
+	bool hw;		/* NIC hardware stamps, else host (software) */
+	int phc;		/* PHC index, -1 if none */
+	int timescale;		/* enum ts_timescale */
+	char note[96];		/* free text kept after the fields, or "" */
+};
+
+struct pcapng_iface {
+	const char *name;	/* if_name */
+	uint16_t linktype;	/* DLT/LINKTYPE_*, e.g. 1 (Ethernet) */
+	uint32_t snaplen;	/* 0: unlimited */
+	struct pcapng_source src;
+};
+
+struct pcapng_section {
+	const char *hostname;	/* opt_comment "host NAME" */
+	const char *hardware;	/* shb_hardware, NULL: from uname */
+	const char *os;		/* shb_os, NULL: from uname */
+	const char *userappl;	/* shb_userappl, e.g. "tapless-capd 0.1" */
+};
+
+/* Create path's temporary sibling and write the section header. Returns 0 or
+ * -errno. */
+int pcapng_open(struct pcapng_writer **out, const char *path,
+		const struct pcapng_section *sec);
+
+/* Add an interface; *id receives its interface id for packets. */
+int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
+		     uint32_t *id);
+
+/* One packet. caplen bytes of data are written (truncated to the
+ * interface's snaplen), origlen is its length on the wire. */
+int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+			const void *data, uint32_t caplen, uint32_t origlen,
+			enum pcapng_dir dir);
+
+/* Interface statistics at ts_ns: packets received and dropped by the
+ * capture (~0ULL: unknown, the option is left out). */
+int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+		       uint64_t recv, uint64_t drop);
+
+/* Write out the buffer (the file stays under its temporary name). */
+int pcapng_flush(struct pcapng_writer *w);
+
+/* Bytes written so far, including the buffer (for rotation by size). */
+uint64_t pcapng_bytes(const struct pcapng_writer *w);
+
+/* Flush, fsync, rename to the final name, free. With discard, remove the
+ * temporary file instead. Returns 0 or the first -errno met. */
+int pcapng_close(struct pcapng_writer *w, bool discard);
+
+/* The if_description text for a source ("tapless: source=hw phc=2
+ * timescale=tai; NOTE"), and back. Parsing returns -EINVAL when desc is not
+ * ours (another writer's file): the caller then knows nothing of the
+ * source. */
+int pcapng_describe(const struct pcapng_source *src, char *buf, size_t len);
+int pcapng_parse_description(const char *desc, struct pcapng_source *src);
+
+#endif

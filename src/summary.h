@@ -1,0 +1,33 @@
+/* summary.h — a latency distribution summarised the way every tapless
+ * report shows it: count, min, mean, p50, p90, p99, p99.9, max, SD.
+ *
+ * Percentiles are exact, nearest-rank (the smallest sample with at least p%
+ * of the samples at or below it), so they are always a measured value.
+ */
+#ifndef TAPLESS_SUMMARY_H
+#define TAPLESS_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct printer;
+
+struct summary {
+	uint64_t n;
+	int64_t min, max;
+	int64_t p50, p90, p99, p999;
+	double mean, sd;	/* sd: sample standard deviation (n - 1) */
+};
+
+/* Summarise v[0..n). Sorts v in place. n == 0 gives all zeros. */
+void summary_of(int64_t *v, size_t n, struct summary *s);
+
+/* Nearest-rank percentile (0 < pct <= 100) of sorted v[0..n), n > 0. */
+int64_t summary_rank(const int64_t *sorted, size_t n, double pct);
+
+/* Print as an object under key: {"count", "min", "mean", "p50", "p90",
+ * "p99", "p999", "max", "sd"}, in nanoseconds; text as one line. With
+ * n == 0 the figures are null. */
+void summary_print(struct printer *p, const char *key, const struct summary *s);
+
+#endif

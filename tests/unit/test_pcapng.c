@@ -1,0 +1,574 @@
+/* test_pcapng.c — the pcapng writer and the capture readers: round trip,
+ * atomic naming, truncated and hostile files, the other byte order, several
+ * sections, and classic pcap (µs and ns) through libpcap. */
+#include <byteswap.h>
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "pcapng.h"
+#include "pcapng_format.h"
+#include "ts.h"
+#include "unit.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/tapless-pcapng.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *path_of(const char *name)
+{
+	static char p[128];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+#define NPKT 300
+
+static int64_t pkt_ts(int i)
+{
+	/* Nanoseconds that need all 64 bits, and odd ones. */
+	return 1763800000123456789LL + (int64_t)i * 1000003;
+}
+
+static uint32_t pkt_len(int i)
+{
+	return (uint32_t)(1 + (i * 37) % 1600);
+}
+
+/* Write NPKT packets over two interfaces (hw and sw); returns the path. */
+static const char *write_sample(const char *name)
+{
+	static char final[128];
+	struct pcapng_section sec = { .hostname = "algo1", .userappl = "test" };
+	struct pcapng_iface hw = { "eth1", 1, 0, { true, 2, TS_SCALE_TAI, "rx all" } };
+	struct pcapng_iface sw = { "eth1", 1, 96, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_writer *w;
+	unsigned char data[1600];
+	uint32_t id_hw, id_sw;
+
+	snprintf(final, sizeof(final), "%s", path_of(name));
+	ck_assert_int_eq(pcapng_open(&w, final, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &hw, &id_hw), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &sw, &id_sw), 0);
+	ck_assert_uint_eq(id_hw, 0);
+	ck_assert_uint_eq(id_sw, 1);
+	for (int i = 0; i < NPKT; i++) {
+		for (uint32_t k = 0; k < pkt_len(i); k++)
+			data[k] = (unsigned char)(i + k);
+		ck_assert_int_eq(pcapng_write_packet(w, i % 2 ? id_sw : id_hw,
+			pkt_ts(i), data, pkt_len(i), pkt_len(i) + (i % 3),
+			(enum pcapng_dir)(i % 3)), 0);
+	}
+	ck_assert_int_eq(pcapng_write_stats(w, id_hw, pkt_ts(NPKT), NPKT / 2, 7), 0);
+	/* Not under its final name until closed. */
+	ck_assert(!exists(final));
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+	ck_assert(exists(final));
+	return final;
+}
+
+static int read_all(const char *p, int *npkt, char *err, size_t errlen)
+{
+	char ebuf[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	int rc;
+
+	*npkt = 0;
+	rc = cap_open(&r, p, ebuf);
+	if (rc) {
+		snprintf(err, errlen, "%s", ebuf);
+		return rc;
+	}
+	while ((rc = cap_next(r, &pkt)) == 1)
+		(*npkt)++;
+	snprintf(err, errlen, "%s", cap_error(r));
+	cap_close(r);
+	return rc;
+}
+
+START_TEST(round_trip)
+{
+	const char *p = write_sample("a.pcapng");
+	char ebuf[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	struct cap_stats st;
+	const struct cap_iface *ifc;
+
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	ck_assert_int_eq(cap_format(r), CAP_PCAPNG);
+	for (int i = 0; i < NPKT; i++) {
+		uint32_t snap = i % 2 ? 96 : 1600;
+		uint32_t want = pkt_len(i) < snap ? pkt_len(i) : snap;
+
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+		ck_assert(pkt.ts_ns == pkt_ts(i));
+		ck_assert_uint_eq(pkt.iface, (uint32_t)(i % 2));
+		ck_assert_uint_eq(pkt.caplen, want);
+		ck_assert_uint_eq(pkt.origlen, pkt_len(i) + (i % 3));
+		ck_assert_int_eq(pkt.dir, i % 3);
+		for (uint32_t k = 0; k < pkt.caplen; k++)
+			ck_assert_uint_eq(pkt.data[k], (unsigned char)(i + k));
+	}
+	ck_assert_int_eq(cap_next(r, &pkt), 0);
+	ck_assert_str_eq(cap_error(r), "");
+	ck_assert_uint_eq(cap_iface_count(r), 2);
+	ifc = cap_iface(r, 0);
+	ck_assert_str_eq(ifc->name, "eth1");
+	ck_assert_int_eq(ifc->resolution_ns, 1);
+	ck_assert(ifc->src_known);
+	ck_assert(ifc->src.hw);
+	ck_assert_int_eq(ifc->src.phc, 2);
+	ck_assert_int_eq(ifc->src.timescale, TS_SCALE_TAI);
+	ck_assert_str_eq(ifc->src.note, "rx all");
+	ifc = cap_iface(r, 1);
+	ck_assert(ifc->src_known && !ifc->src.hw);
+	ck_assert_int_eq(ifc->src.timescale, TS_SCALE_UTC);
+	ck_assert_ptr_null(cap_iface(r, 2));
+	cap_stats(r, &st);
+	ck_assert_uint_eq(st.packets, NPKT);
+	ck_assert_uint_eq(st.blocks_skipped, 1);	/* the ISB */
+	cap_close(r);
+}
+END_TEST
+
+START_TEST(discard_and_exclusive)
+{
+	struct pcapng_section sec = { 0 };
+	struct pcapng_writer *w, *w2;
+	const char *p = path_of("d.pcapng");
+	char part[160];
+
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	/* A second writer on the same name is refused, not interleaved. */
+	ck_assert_int_eq(pcapng_open(&w2, p, &sec), -EEXIST);
+	snprintf(part, sizeof(part), "%s.part", p);
+	ck_assert(exists(part));
+	ck_assert_int_eq(pcapng_close(w, true), 0);
+	ck_assert(!exists(part));
+	ck_assert(!exists(p));
+}
+END_TEST
+
+START_TEST(truncated_everywhere)
+{
+	const char *p = write_sample("t.pcapng");
+	char cut[160], err[CAP_ERRBUF];
+	unsigned char *all;
+	long size;
+	FILE *f = fopen(p, "rb");
+	int full, rc;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	all = malloc((size_t)size);
+	ck_assert_int_eq(fread(all, 1, (size_t)size, f), size);
+	fclose(f);
+	ck_assert_int_eq(read_all(p, &full, err, sizeof(err)), 0);
+	ck_assert_int_eq(full, NPKT);
+
+	snprintf(cut, sizeof(cut), "%s/cut.pcapng", dir);
+	/* Every cut point in the first 2 KiB, then every 97 bytes. */
+	for (long n = 1; n < size; n += n < 2048 ? 1 : 97) {
+		long off = 0;
+		int got, whole = 0;
+		bool boundary = false;
+
+		/* Walk the blocks: packets wholly before the cut, and
+		 * whether the cut falls between two blocks. */
+		while (off < size) {
+			uint32_t type, len;
+
+			memcpy(&type, all + off, 4);
+			memcpy(&len, all + off + 4, 4);
+			if (off + len > n)
+				break;
+			whole += type == PCAPNG_BT_EPB;
+			off += len;
+			boundary = off == n;
+		}
+		f = fopen(cut, "wb");
+		ck_assert_int_eq(fwrite(all, 1, (size_t)n, f), n);
+		fclose(f);
+		rc = read_all(cut, &got, err, sizeof(err));
+		if (boundary) {
+			/* A shorter file, and a valid one. */
+			ck_assert_msg(rc == 0, "cut at block end %ld: rc %d", n, rc);
+		} else {
+			/* Then a clear error naming the file and an offset. */
+			ck_assert_msg(rc == -EBADMSG, "cut at %ld: rc %d", n, rc);
+			ck_assert_msg(strstr(err, cut) && strstr(err, "offset "),
+				      "cut at %ld: message '%s'", n, err);
+		}
+		/* Every whole packet before the cut, none after. */
+		ck_assert_msg(got == whole, "cut at %ld: %d packets, want %d",
+			      n, got, whole);
+	}
+	free(all);
+}
+END_TEST
+
+/* ---- hand-built files for what our writer never produces ------------ */
+
+struct blob {
+	unsigned char b[4096];
+	size_t n;
+	bool be;
+};
+
+static void put32(struct blob *x, uint32_t v)
+{
+	if (x->be)
+		v = bswap_32(v);
+	memcpy(x->b + x->n, &v, 4);
+	x->n += 4;
+}
+
+static void put16(struct blob *x, uint16_t v)
+{
+	if (x->be)
+		v = bswap_16(v);
+	memcpy(x->b + x->n, &v, 2);
+	x->n += 2;
+}
+
+static void shb(struct blob *x)
+{
+	put32(x, PCAPNG_BT_SHB);
+	put32(x, 28);
+	put32(x, PCAPNG_BYTE_ORDER_MAGIC);
+	put16(x, 1);
+	put16(x, 0);
+	put32(x, 0xffffffff);
+	put32(x, 0xffffffff);
+	put32(x, 28);
+}
+
+/* IDB with an if_tsresol option (0xff: none, default µs). */
+static void idb(struct blob *x, uint8_t tsresol)
+{
+	uint32_t len = tsresol == 0xff ? 20 : 32;
+
+	put32(x, PCAPNG_BT_IDB);
+	put32(x, len);
+	put16(x, 1);
+	put16(x, 0);
+	put32(x, 0);
+	if (tsresol != 0xff) {
+		put16(x, PCAPNG_IF_TSRESOL);
+		put16(x, 1);
+		x->b[x->n++] = tsresol;
+		x->b[x->n++] = 0;
+		x->b[x->n++] = 0;
+		x->b[x->n++] = 0;
+		put32(x, 0);	/* opt_endofopt */
+	}
+	put32(x, len);
+}
+
+static void epb(struct blob *x, uint32_t ifid, uint64_t ts, uint32_t caplen)
+{
+	uint32_t len = 32 + ((caplen + 3) & ~3u);
+
+	put32(x, PCAPNG_BT_EPB);
+	put32(x, len);
+	put32(x, ifid);
+	put32(x, (uint32_t)(ts >> 32));
+	put32(x, (uint32_t)ts);
+	put32(x, caplen);
+	put32(x, caplen);
+	memset(x->b + x->n, 0xab, (caplen + 3) & ~3u);
+	x->n += (caplen + 3) & ~3u;
+	put32(x, len);
+}
+
+static const char *save(struct blob *x, const char *name)
+{
+	const char *p = path_of(name);
+	FILE *f = fopen(p, "wb");
+
+	ck_assert_int_eq(fwrite(x->b, 1, x->n, f), x->n);
+	fclose(f);
+	return p;
+}
+
+/* Packet data lives only until the reader moves on: keep its last byte. */
+static unsigned char last_byte;
+
+static int first_packet(const char *p, struct cap_packet *pkt, char *err)
+{
+	struct cap_reader *r;
+	int rc = cap_open(&r, p, err);
+
+	if (rc)
+		return rc;
+	rc = cap_next(r, pkt);
+	if (rc == 1) {
+		last_byte = pkt->caplen ? pkt->data[pkt->caplen - 1] : 0;
+		pkt->data = NULL;
+	}
+	strcpy(err, cap_error(r));
+	cap_close(r);
+	return rc;
+}
+
+START_TEST(big_endian_and_resolutions)
+{
+	static const struct {
+		bool be;
+		uint8_t tsresol;
+		uint64_t ts;
+		int64_t ns;
+	} cases[] = {
+		{ true, 0xff, 1700000000123456ULL, 1700000000123456000LL },
+		{ true, 9, 1700000000123456789ULL, 1700000000123456789LL },
+		{ false, 3, 1700000000123ULL, 1700000000123000000LL },
+		/* 2^-30 s units: 1.5 s is 3 << 29. */
+		{ false, 0x80 | 30, 3ULL << 29, 1500000000LL },
+		/* Picoseconds: finer than ns, divided down. */
+		{ false, 12, 1000000000123456ULL, 1000000000123LL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct blob x = { .n = 0, .be = cases[i].be };
+		struct cap_packet pkt;
+		char err[CAP_ERRBUF];
+
+		shb(&x);
+		idb(&x, cases[i].tsresol);
+		epb(&x, 0, cases[i].ts, 5);
+		ck_assert_int_eq(first_packet(save(&x, "r.pcapng"), &pkt, err), 1);
+		ck_assert_msg(pkt.ts_ns == cases[i].ns, "case %zu: %lld", i,
+			      (long long)pkt.ts_ns);
+		ck_assert_uint_eq(pkt.caplen, 5);
+		ck_assert_uint_eq(last_byte, 0xab);
+	}
+}
+END_TEST
+
+START_TEST(sections_renumber_interfaces)
+{
+	struct blob x = { .n = 0 };
+	char ebuf[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+
+	shb(&x);
+	idb(&x, 9);
+	epb(&x, 0, 1, 4);
+	shb(&x);
+	idb(&x, 9);
+	idb(&x, 9);
+	epb(&x, 1, 2, 4);	/* interface 1 of the second section */
+	ck_assert_int_eq(cap_open(&r, save(&x, "s.pcapng"), ebuf), 0);
+	ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_uint_eq(pkt.iface, 0);
+	ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_uint_eq(pkt.iface, 2);
+	ck_assert_int_eq(cap_next(r, &pkt), 0);
+	cap_close(r);
+}
+END_TEST
+
+START_TEST(hostile_blocks)
+{
+	struct cap_packet pkt;
+	char err[CAP_ERRBUF];
+	struct blob x;
+
+	/* Huge block length: refused before any allocation. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	put32(&x, PCAPNG_BT_EPB);
+	put32(&x, 0xfffffff0);
+	ck_assert_int_eq(first_packet(save(&x, "h1"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "offset 32") && strstr(err, "limit"), "%s", err);
+
+	/* Length not a multiple of 4. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	put32(&x, PCAPNG_BT_EPB);
+	put32(&x, 33);
+	ck_assert_int_eq(first_packet(save(&x, "h2"), &pkt, err), -EBADMSG);
+
+	/* Captured length past the block. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	idb(&x, 9);
+	epb(&x, 0, 1, 8);
+	memcpy(x.b + 28 + 32 + 20, &(uint32_t){ 5000 }, 4);
+	ck_assert_int_eq(first_packet(save(&x, "h3"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "captured length 5000"), "%s", err);
+
+	/* A packet on an interface the section never described. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	idb(&x, 9);
+	epb(&x, 3, 1, 4);
+	ck_assert_int_eq(first_packet(save(&x, "h4"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "interface 3"), "%s", err);
+
+	/* An option running past its block. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	idb(&x, 9);
+	memcpy(x.b + 28 + 16 + 2, &(uint16_t){ 400 }, 2);	/* if_tsresol len */
+	ck_assert_int_eq(first_packet(save(&x, "h5"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "runs past"), "%s", err);
+
+	/* Start and end lengths differ. */
+	x = (struct blob){ .n = 0 };
+	shb(&x);
+	idb(&x, 9);
+	x.b[x.n - 4] = 99;
+	ck_assert_int_eq(first_packet(save(&x, "h6"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "differs"), "%s", err);
+
+	/* Not a capture at all. */
+	x = (struct blob){ .n = 0 };
+	memcpy(x.b, "hello, world", 12);
+	x.n = 12;
+	ck_assert_int_eq(first_packet(save(&x, "h7"), &pkt, err), -EBADMSG);
+	ck_assert_msg(strstr(err, "not a pcap or pcapng"), "%s", err);
+
+	/* Missing file. */
+	ck_assert_int_eq(first_packet(path_of("none"), &pkt, err), -ENOENT);
+	ck_assert_msg(strstr(err, "none"), "%s", err);
+}
+END_TEST
+
+static const char *write_pcap(const char *name, int precision, int n)
+{
+	const char *p = path_of(name);
+	pcap_t *pc = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+							   precision);
+	pcap_dumper_t *d = pcap_dump_open(pc, p);
+	unsigned char data[64] = { 1, 2, 3 };
+
+	ck_assert_ptr_nonnull(d);
+	for (int i = 0; i < n; i++) {
+		struct pcap_pkthdr h = { .caplen = 60, .len = 60 };
+
+		h.ts.tv_sec = 1700000000 + i;
+		h.ts.tv_usec = precision == PCAP_TSTAMP_PRECISION_NANO ?
+			       123456789 : 123456;
+		pcap_dump((u_char *)d, &h, data);
+	}
+	pcap_dump_close(d);
+	pcap_close(pc);
+	return p;
+}
+
+START_TEST(classic_pcap)
+{
+	static const struct {
+		int precision;
+		int64_t frac, res;
+	} cases[] = {
+		{ PCAP_TSTAMP_PRECISION_MICRO, 123456000, 1000 },
+		{ PCAP_TSTAMP_PRECISION_NANO, 123456789, 1 },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *p = write_pcap("c.pcap", cases[i].precision, 10);
+		char ebuf[CAP_ERRBUF];
+		struct cap_reader *r;
+		struct cap_packet pkt;
+
+		ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+		ck_assert_int_eq(cap_format(r), CAP_PCAP);
+		ck_assert_int_eq(cap_iface(r, 0)->resolution_ns, cases[i].res);
+		ck_assert_int_eq(cap_iface(r, 0)->linktype, DLT_EN10MB);
+		for (int k = 0; k < 10; k++) {
+			ck_assert_int_eq(cap_next(r, &pkt), 1);
+			ck_assert(pkt.ts_ns == (1700000000LL + k) * 1000000000 +
+						cases[i].frac);
+			ck_assert_int_eq(pkt.dir, PCAPNG_DIR_UNKNOWN);
+			ck_assert_uint_eq(pkt.data[2], 3);
+		}
+		ck_assert_int_eq(cap_next(r, &pkt), 0);
+		cap_close(r);
+		unlink(p);
+	}
+}
+END_TEST
+
+START_TEST(classic_pcap_truncated)
+{
+	const char *p = write_pcap("t.pcap", PCAP_TSTAMP_PRECISION_NANO, 10);
+	char err[CAP_ERRBUF];
+	int n;
+
+	/* 24-byte header + 3 whole records of 76 bytes + a piece. */
+	ck_assert_int_eq(truncate(p, 24 + 3 * 76 + 30), 0);
+	ck_assert_int_eq(read_all(p, &n, err, sizeof(err)), -EBADMSG);
+	ck_assert_int_eq(n, 3);
+	ck_assert_msg(strstr(err, "offset 252"), "%s", err);
+}
+END_TEST
+
+START_TEST(description_round_trip)
+{
+	struct pcapng_source a = { true, 7, TS_SCALE_PHC, "narrowed rx filter" }, b;
+	char buf[200];
+
+	ck_assert_int_eq(pcapng_describe(&a, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "tapless: source=hw phc=7 timescale=phc; "
+			 "narrowed rx filter");
+	ck_assert_int_eq(pcapng_parse_description(buf, &b), 0);
+	ck_assert(b.hw && b.phc == 7 && b.timescale == TS_SCALE_PHC);
+	ck_assert_str_eq(b.note, "narrowed rx filter");
+	ck_assert_int_eq(pcapng_parse_description("Intel(R) Ethernet", &b), -EINVAL);
+	ck_assert_int_eq(pcapng_describe(&a, buf, 10), -ENOSPC);
+}
+END_TEST
+
+static Suite *pcapng_suite(void)
+{
+	Suite *s = suite_create("pcapng");
+	TCase *t = tcase_create("pcapng");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, round_trip);
+	tcase_add_test(t, discard_and_exclusive);
+	tcase_add_test(t, truncated_everywhere);
+	tcase_add_test(t, big_endian_and_resolutions);
+	tcase_add_test(t, sections_renumber_interfaces);
+	tcase_add_test(t, hostile_blocks);
+	tcase_add_test(t, classic_pcap);
+	tcase_add_test(t, classic_pcap_truncated);
+	tcase_add_test(t, description_round_trip);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(pcapng_suite)
