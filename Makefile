@@ -2,7 +2,8 @@
 #
 #   make            build bin/ (programs) with -Werror
 #   make check      install missing packages (root), unit tests under
-#                   ASan+UBSan, man page lint, namespace tests (root)
+#                   ASan+UBSan, replay tests on files, man page lint,
+#                   namespace tests (root)
 #   make demo       the main job: see README.md
 #   make bench      benchmarks (figures printed, never pass/fail)
 #   make fuzz       fuzz targets (clang/libFuzzer)
@@ -38,7 +39,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
 
-.PHONY: all check unit system manlint demo bench fuzz install deps clean
+.PHONY: all check unit replay system manlint demo bench fuzz install deps clean
 all: $(PROGS) $(TOOL_BINS)
 
 build/obj/%.o: src/%.c
@@ -74,10 +75,13 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@$(MAKE) --no-print-directory unit manlint system
+	@$(MAKE) --no-print-directory unit replay manlint system
 
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
+
+replay: all
+	@tests/replay/run
 
 manlint: all
 	@tests/manlint
