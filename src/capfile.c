@@ -78,13 +78,7 @@ fail:
 		snprintf(errbuf, CAP_ERRBUF, "%s", r->error);
 	else
 		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(-err));
-	if (r->ops)
-		r->ops->close(r);
-	if (r->f)
-		fclose(r->f);
-	free(r->ifaces);
-	free(r->path);
-	free(r);
+	cap_close(r);
 	return err;
 }
 
@@ -131,7 +125,8 @@ void cap_close(struct cap_reader *r)
 {
 	if (!r)
 		return;
-	r->ops->close(r);
+	if (r->ops)	/* NULL when cap_open() failed before choosing */
+		r->ops->close(r);
 	if (r->f)
 		fclose(r->f);
 	free(r->ifaces);

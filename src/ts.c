@@ -114,32 +114,34 @@ void ts_config_init(struct ts_config *cfg)
 
 /* ---- control message parsing ---------------------------------------- */
 
-/* Both layouts are three (sec, nsec) pairs of 64-bit fields on 64-bit
- * targets; SCM_TIMESTAMPING_NEW is 64-bit everywhere. Read field by field so
- * a 32-bit build of the OLD layout would still be right. */
+/* SCM_TIMESTAMPING_NEW carries three 64-bit (sec, nsec) pairs on every ABI;
+ * the old message carries struct timespec, 32-bit on 32-bit targets. */
 static int ts_read_stamps(const struct cmsghdr *c, int64_t ns[3])
 {
-	size_t need;
-	int i;
+	bool is_new = c->cmsg_type == SCM_TIMESTAMPING_NEW;
+	size_t each = is_new ? sizeof(struct __kernel_timespec)
+			     : sizeof(struct timespec);
+	const unsigned char *p = CMSG_DATA(c);
 
-	if (c->cmsg_type == SCM_TIMESTAMPING_NEW) {
-		struct __kernel_timespec t[3];
+	if (c->cmsg_len < CMSG_LEN(3 * each))
+		return -EBADMSG;
+	for (int i = 0; i < 3; i++, p += each) {
+		int64_t sec, nsec;
 
-		need = CMSG_LEN(sizeof(t));
-		if (c->cmsg_len < need)
-			return -EBADMSG;
-		memcpy(t, CMSG_DATA(c), sizeof(t));
-		for (i = 0; i < 3; i++)
-			ns[i] = (int64_t)t[i].tv_sec * 1000000000 + t[i].tv_nsec;
-	} else {
-		struct timespec t[3];
+		if (is_new) {
+			struct __kernel_timespec t;
 
-		need = CMSG_LEN(sizeof(t));
-		if (c->cmsg_len < need)
-			return -EBADMSG;
-		memcpy(t, CMSG_DATA(c), sizeof(t));
-		for (i = 0; i < 3; i++)
-			ns[i] = (int64_t)t[i].tv_sec * 1000000000 + t[i].tv_nsec;
+			memcpy(&t, p, sizeof(t));
+			sec = t.tv_sec;
+			nsec = t.tv_nsec;
+		} else {
+			struct timespec t;
+
+			memcpy(&t, p, sizeof(t));
+			sec = t.tv_sec;
+			nsec = t.tv_nsec;
+		}
+		ns[i] = sec * 1000000000 + nsec;
 	}
 	return 0;
 }
@@ -599,7 +601,9 @@ static void ts_apply(struct ts_sock *ts, const struct ts_stamp *st)
 	 * missing hardware stamp is not inferred: NICs do skip stamps. */
 	if (!ts->stream || ts_stage_source(st->stage) != TS_SOURCE_SW)
 		return;
-	for (uint64_t i = ts->head; i < (uint64_t)at; i++) {
+	for (uint64_t i = ts->stamped_to[st->stage] > ts->head ?
+			  ts->stamped_to[st->stage] : ts->head;
+	     i < (uint64_t)at; i++) {
 		struct ts_pending *q = &ts->ring[i & ts->mask];
 
 		if (q->got & bit)
@@ -608,6 +612,8 @@ static void ts_apply(struct ts_sock *ts, const struct ts_stamp *st)
 		q->got |= bit;
 		q->shared |= bit;
 	}
+	if ((uint64_t)at + 1 > ts->stamped_to[st->stage])
+		ts->stamped_to[st->stage] = (uint64_t)at + 1;
 }
 
 int ts_tx_reap(struct ts_sock *ts)

@@ -55,6 +55,9 @@ struct ts_sock {
 	uint32_t mask;
 	uint64_t head, tail;
 	uint64_t offset;	/* TCP bytes / UDP datagrams recorded so far */
+	/* Per stage: every send before this index has that stage's stamp,
+	 * so inferring shared stamps never rescans the window. */
+	uint64_t stamped_to[TS_STAGE_COUNT];
 
 	struct ts_stats stats;
 };

@@ -113,6 +113,26 @@ static void tsx_config(const struct opts *o, struct ts_config *cfg)
 	cfg->ifname = opts_str(o, "interface");
 }
 
+/* Enable stamps on fd; 0, or 2 after saying why. */
+static int tsx_stamps(int fd, const struct ts_config *cfg, struct ts_sock **ts)
+{
+	int err = ts_sock_create(ts, fd, cfg);
+
+	if (err)
+		fprintf(stderr, "tsx: enabling stamps: %s\n", strerror(-err));
+	return err ? 2 : 0;
+}
+
+/* The --out file; NULL after saying why. */
+static FILE *tsx_out(const struct opts *o)
+{
+	FILE *f = fopen(opts_str(o, "out"), "w");
+
+	if (!f)
+		fprintf(stderr, "tsx: %s: %m\n", opts_str(o, "out"));
+	return f;
+}
+
 /* xorshift32: a size sequence that is the same on every run and host. */
 static uint32_t tsx_rand(uint32_t *s)
 {
@@ -181,16 +201,11 @@ static int tsx_send(const struct opts *o)
 	}
 	tsx_config(o, &cfg);
 	cfg.rx = false;
-	err = ts_sock_create(&ts, fd, &cfg);
-	if (err) {
-		fprintf(stderr, "tsx: enabling stamps: %s\n", strerror(-err));
+	if (tsx_stamps(fd, &cfg, &ts))
 		return 2;
-	}
-	out = fopen(opts_str(o, "out"), "w");
-	if (!out) {
-		fprintf(stderr, "tsx: %s: %m\n", opts_str(o, "out"));
+	out = tsx_out(o);
+	if (!out)
 		return 2;
-	}
 	buf = xcalloc(1, TSX_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long long i = 0; i < count; i++) {
@@ -333,18 +348,11 @@ static int tsx_recv(const struct opts *o)
 		fprintf(stderr, "tsx: enabling stamps: %s\n", strerror(-err));
 		return 2;
 	}
-	if (!proto) {
-		err = ts_sock_create(&ts, fd, &cfg);
-		if (err) {
-			fprintf(stderr, "tsx: enabling stamps: %s\n", strerror(-err));
-			return 2;
-		}
-	}
-	out = fopen(opts_str(o, "out"), "w");
-	if (!out) {
-		fprintf(stderr, "tsx: %s: %m\n", opts_str(o, "out"));
+	if (!proto && tsx_stamps(fd, &cfg, &ts))
 		return 2;
-	}
+	out = tsx_out(o);
+	if (!out)
+		return 2;
 	/* Scripts wait for this line before starting the sender. */
 	printf("ready\n");
 	fflush(stdout);
@@ -358,11 +366,8 @@ static int tsx_recv(const struct opts *o)
 		close(fd);
 		fd = c;
 		/* Stamping a stream must wait until it is connected. */
-		err = ts_sock_create(&ts, fd, &cfg);
-		if (err) {
-			fprintf(stderr, "tsx: enabling stamps: %s\n", strerror(-err));
+		if (tsx_stamps(fd, &cfg, &ts))
 			return 2;
-		}
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle));
 	buf = xmalloc(TSX_MAX);
