@@ -28,12 +28,12 @@ CFLAGS ?=
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The library: everything in src/ except the programs' own files.
-PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c)
+PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c) src/capd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
 SAN_LIB_OBJS := $(LIB_SRCS:src/%.c=build/san/%.o)
 
-PROGS := bin/tapless
+PROGS := bin/tapless bin/tapless-capd
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -54,7 +54,12 @@ build/libtapless.a: $(LIB_OBJS)
 build/san/libtapless.a: $(SAN_LIB_OBJS)
 	ar rcs $@ $^
 
-bin/tapless: $(PROG_SRCS:src/%.c=build/obj/%.o) build/libtapless.a
+TAPLESS_OBJS := build/obj/tapless.o $(patsubst src/%.c,build/obj/%.o,$(wildcard src/cmd_*.c))
+bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+bin/tapless-capd: build/obj/capd.o build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

@@ -84,6 +84,23 @@ int hwtstamp_get(const char *ifname, struct hwtstamp_state *st)
 	return 0;
 }
 
+int hwtstamp_set(const char *ifname, const struct hwtstamp_state *want,
+		 struct hwtstamp_state *applied)
+{
+	struct hwtstamp_config cfg = { 0 };
+	int err;
+
+	cfg.tx_type = want->tx_type;
+	cfg.rx_filter = want->rx_filter;
+	err = hwtstamp_ioctl(ifname, SIOCSHWTSTAMP, &cfg);
+	if (err)
+		return err;
+	/* The driver writes back what it applied. */
+	applied->tx_type = cfg.tx_type;
+	applied->rx_filter = cfg.rx_filter;
+	return 0;
+}
+
 bool hwtstamp_plan(const struct hwtstamp_state *cur, bool want_tx,
 		   bool want_rx, struct hwtstamp_state *next)
 {
@@ -103,7 +120,6 @@ int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 		    struct hwtstamp_state *now, bool *changed)
 {
 	struct hwtstamp_state cur, next;
-	struct hwtstamp_config cfg = { 0 };
 	int err;
 
 	*changed = false;
@@ -113,17 +129,12 @@ int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 	*now = cur;
 	if (!hwtstamp_plan(&cur, want_tx, want_rx, &next))
 		return 0;
-	cfg.tx_type = next.tx_type;
-	cfg.rx_filter = next.rx_filter;
-	err = hwtstamp_ioctl(ifname, SIOCSHWTSTAMP, &cfg);
+	err = hwtstamp_set(ifname, &next, now);
 	if (err)
 		return err;
-	/* The driver writes back what it applied, which may differ. */
-	now->tx_type = cfg.tx_type;
-	now->rx_filter = cfg.rx_filter;
 	*changed = true;
-	if ((want_rx && cfg.rx_filter != HWTSTAMP_FILTER_ALL) ||
-	    (want_tx && cfg.tx_type == HWTSTAMP_TX_OFF))
+	if ((want_rx && now->rx_filter != HWTSTAMP_FILTER_ALL) ||
+	    (want_tx && now->tx_type == HWTSTAMP_TX_OFF))
 		return -ERANGE;
 	return 0;
 }

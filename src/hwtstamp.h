@@ -27,6 +27,12 @@ int hwtstamp_get(const char *ifname, struct hwtstamp_state *st);
 int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 		    struct hwtstamp_state *now, bool *changed);
 
+/* Write want as it is; *applied is what the driver took, which may differ.
+ * For putting back a state another program changed: prefer
+ * hwtstamp_ensure(), which never narrows. */
+int hwtstamp_set(const char *ifname, const struct hwtstamp_state *want,
+		 struct hwtstamp_state *applied);
+
 /* The decision hwtstamp_ensure() makes, without touching a device: the
  * state to write so that TX stamping is on (want_tx) and every packet is
  * stamped on RX (want_rx), keeping everything already there that is at
