@@ -112,6 +112,9 @@ install: all
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in man/*.[158]; do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
+		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done
 
 clean:
 	rm -rf build bin
