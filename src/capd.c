@@ -173,16 +173,17 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 static void capd_log_stats(struct capd *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
-		uint64_t recv = 0, drop = 0;
+		uint64_t recv = 0, drop = 0, r, k;
 
-		for (int dir = CAPTURE_IN; dir <= CAPTURE_OUT; dir++) {
-			uint64_t r, k;
-
-			if (!capture_stats(d->ifc[i].cap, (enum capture_dir)dir, &r, &k)) {
-				recv += r;
-				drop += k;
-			}
+		/* Both handles see every frame that passes the filter (the
+		 * direction is chosen after the kernel), so frames are one
+		 * handle's count; drops can happen in either. */
+		if (!capture_stats(d->ifc[i].cap, CAPTURE_IN, &r, &k)) {
+			recv = r;
+			drop = k;
 		}
+		if (!capture_stats(d->ifc[i].cap, CAPTURE_OUT, &r, &k))
+			drop += k;
 		if (drop > d->ifc[i].drop_logged)
 			log_warn("%s: %llu frames, %llu dropped by the kernel "
 				 "(raise -B or lower the load)",
