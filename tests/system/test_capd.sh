@@ -93,5 +93,17 @@ bin/tapless-capd -i lo -w /nonexistent 2>"$out/e4"; [ $? -eq 1 ] && grep -q "/no
 printf 'snaplen 10\n' > "$out/bad.conf"
 bin/tapless-capd -f "$out/bad.conf" -i lo 2>"$out/e5"; [ $? -eq 1 ] && grep -q "bad.conf:1: snaplen: 10 is out of range" "$out/e5" || fail "bad config: $(cat "$out/e5")"
 
+# 4. valgrind-clean: memcheck over a run with traffic and a rotation.
+mkdir "$out/vg"
+tl_bg b valgrind -q --error-exitcode=9 --leak-check=full \
+	--errors-for-leak-kinds=definite,indirect \
+	bin/tapless-capd -i "$TL_IF_B" -w "$out/vg" -G 1 --duration 3 udp 2> "$out/vg.log"
+vg=$TL_LAST_PID
+sleep 1.5
+exchange udp 9304 200
+wait "$vg"
+rc=$?
+[ "$rc" -eq 0 ] || fail "valgrind: exit $rc: $(grep -v '^tapless-capd' "$out/vg.log" | head -20)"
+
 [ "$fails" -eq 0 ] && echo "ok: capd"
 [ "$fails" -eq 0 ]
