@@ -16,16 +16,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tapless-capset.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unit_tmpdir(dir, "capset");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	unit_rmdir(dir);
 }
 
 /* n packets at first, first + step, ...; leaves name.part if !finish. */

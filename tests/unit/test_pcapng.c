@@ -20,16 +20,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/tapless-pcapng.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unit_tmpdir(dir, "pcapng");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	unit_rmdir(dir);
 }
 
 static char *path_of(const char *name)

@@ -7,7 +7,25 @@
 #define TAPLESS_UNIT_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A fresh directory under /tmp for a test that writes files, and its
+ * removal: for tcase_add_checked_fixture(). dir holds at least 64 bytes. */
+static inline void unit_tmpdir(char *dir, const char *name)
+{
+	snprintf(dir, 64, "/tmp/tapless-%s.XXXXXX", name);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static inline void unit_rmdir(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
 
 #define UNIT_MAIN(suite_fn) \
 	int main(void) \
