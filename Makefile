@@ -6,7 +6,7 @@
 #                   namespace tests (root)
 #   make demo       the main job: see README.md
 #   make bench      benchmarks (figures printed, never pass/fail)
-#   make fuzz       fuzz targets (clang/libFuzzer)
+#   make fuzz       fuzz targets, FUZZ_SECONDS each (clang/libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing Debian packages (root)
 
@@ -103,8 +103,8 @@ bench: all
 	else echo "bench: no benchmarks yet"; fi
 
 fuzz:
-	@if ls tests/fuzz/*.c >/dev/null 2>&1; then tests/fuzz/run; \
-	else echo "fuzz: no fuzz targets yet"; fi
+	@if [ "$$(id -u)" -eq 0 ]; then scripts/install-deps --fuzz; fi
+	@tests/fuzz/run
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -67,6 +67,7 @@ struct capd {
 	uint64_t frames, max_frames;
 	uint64_t write_errors;
 	bool broken;		/* the current file failed: rotate */
+	int64_t retry_ns;	/* no new file before this after a failure */
 };
 
 static volatile sig_atomic_t capd_stop, capd_hup;
@@ -335,10 +336,11 @@ int main(int argc, char **argv)
 			.promisc = !opts_flag(o, "no-promiscuous"),
 		};
 		char err[CAPTURE_ERRBUF];
+		int cerr = capture_open(&d->ifc[d->n].cap, &cc, err);
 
-		if (capture_open(&d->ifc[d->n].cap, &cc, err)) {
+		if (cerr) {
 			fprintf(stderr, "tapless-capd: %s\n", err);
-			rc = errno == EPERM ? 2 : 1;
+			rc = cerr == -EPERM ? 2 : 1;
 			goto out;
 		}
 		capd_warn_iface(d->ifc[d->n].cap);
@@ -387,15 +389,22 @@ int main(int argc, char **argv)
 				log_warn_rl("%s", capture_error(d->ifc[i].cap));
 		}
 		now = ts_now_mono();
-		if (capd_hup || d->broken ||
+		/* A failed file is closed with what it holds at once; a new
+		 * one is tried a second later (a full disk would otherwise
+		 * turn every frame into a new, failing file). */
+		if (d->broken && d->w) {
+			capd_close_file(d);
+			d->retry_ns = now + 1000000000;
+		}
+		if ((!d->w && now >= d->retry_ns) || (d->w && (capd_hup ||
 		    (d->limit_bytes && pcapng_bytes(d->w) >= d->limit_bytes) ||
-		    (d->rotate_ns && now - d->opened_ns >= d->rotate_ns)) {
+		    (d->rotate_ns && now - d->opened_ns >= d->rotate_ns)))) {
 			if (capd_hup)
 				log_notice("SIGHUP: starting a new file");
 			capd_hup = 0;
 			capd_close_file(d);
 			if (capd_open_file(d))
-				sleep(1);	/* disk full or gone: retry */
+				d->retry_ns = now + 1000000000;
 		}
 		if (now >= next_stats) {
 			capd_log_stats(d);

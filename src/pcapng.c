@@ -46,8 +46,10 @@ static int pcapng_drain(struct pcapng_writer *w)
 			return w->err;
 		}
 		off += (size_t)n;
+		/* Counted as it reaches the file: after a failure part way,
+		 * close must know that the file holds something. */
+		w->written += (uint64_t)n;
 	}
-	w->written += w->used;
 	w->used = 0;
 	return 0;
 }
@@ -327,7 +329,9 @@ int pcapng_close(struct pcapng_writer *w, bool discard)
 	}
 	if (close(w->fd) && !err)
 		err = -errno;
-	if (discard)
+	/* A file that never got a byte to disk (full disk) holds nothing
+	 * worth keeping; one with whole blocks stays under .part. */
+	if (discard || (err && !w->written))
 		unlink(w->tmp);
 	else if (!err && rename(w->tmp, w->path))
 		err = -errno;

@@ -105,5 +105,35 @@ wait "$vg"
 rc=$?
 [ "$rc" -eq 0 ] || fail "valgrind: exit $rc: $(grep -v '^tapless-capd' "$out/vg.log" | head -20)"
 
+# 5. A full disk: capd keeps running, leaves nothing under a final name that
+#    is not whole, keeps what it wrote in .part, and exits 2 at the end.
+mnt=$out/full
+mkdir "$mnt"
+unshare -m sh -c "mount -t tmpfs -o size=300k tmpfs '$mnt' &&
+	ip netns exec $(tl_ns b) bin/tapless-capd -i $TL_IF_B -w '$mnt' --duration 3 udp 2> '$out/full.log';
+	echo \$? > '$out/full.rc';
+	for f in '$mnt'/*; do [ -e \"\$f\" ] && build/tools/capdump \"\$f\" > /dev/null 2>&1; echo \"\$? \$(stat -c %s \"\$f\") \$f\"; done > '$out/full.ls'" &
+full=$!
+sleep 0.7
+tl_bg b "$tsx" recv --proto udp --bind 198.18.5.2:9305 --count 2000 \
+	--out "$out/f.rx" --idle-ms 1000 > /dev/null 2>&1
+sleep 0.2
+tl_exec a "$tsx" send --proto udp --to 198.18.5.2:9305 --count 2000 \
+	--rate 2000 --min-size 1000 --max-size 1000 --out "$out/f.tx" 2>/dev/null
+wait "$full"
+[ "$(cat "$out/full.rc")" = 2 ] || fail "full disk: exit $(cat "$out/full.rc"), want 2"
+grep -q "No space left on device" "$out/full.log" || fail "full disk: not reported: $(cat "$out/full.log")"
+grep -q "stopped after" "$out/full.log" || fail "full disk: capd did not run to the end"
+# Final names must be whole (capdump 0); .part files may end mid-block, but
+# none may be empty (the tmpfs lives only in that mount namespace: sizes were
+# taken there).
+while read -r rc size f; do
+	case $f in
+	*.part) [ "$size" -gt 0 ] || fail "full disk: empty $f left behind" ;;
+	*) [ "$rc" -eq 0 ] || fail "full disk: $f under its final name is not whole" ;;
+	esac
+done < "$out/full.ls"
+grep -q '\.part$' "$out/full.ls" || fail "full disk: nothing kept: $(cat "$out/full.ls")"
+
 [ "$fails" -eq 0 ] && echo "ok: capd"
 [ "$fails" -eq 0 ]
