@@ -66,6 +66,7 @@ struct capd {
 	int64_t rotate_ns, opened_ns;
 	uint64_t frames, max_frames;
 	uint64_t write_errors;
+	uint64_t unwritten;	/* frames read while no file could take them */
 	bool broken;		/* the current file failed: rotate */
 	int64_t retry_ns;	/* no new file before this after a failure */
 };
@@ -157,8 +158,12 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	struct capd *d = x->d;
 	int err;
 
-	if (!d->w || d->broken)
+	if (d->max_frames && d->frames >= d->max_frames)
+		return;		/* -c N means N, as in tcpdump */
+	if (!d->w || d->broken) {
+		d->unwritten++;
 		return;
+	}
 	err = pcapng_write_packet(d->w, d->ifc[x->i].id[p->dir], p->ts_ns,
 				  p->data, p->caplen, p->len,
 				  p->dir == CAPTURE_IN ? PCAPNG_DIR_IN : PCAPNG_DIR_OUT);
@@ -429,6 +434,9 @@ int main(int argc, char **argv)
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
 		   d->write_errors ? ", with write errors" : "");
+	if (d->unwritten)
+		log_err("%llu frames were captured while no file could be written",
+			(unsigned long long)d->unwritten);
 	rc = d->write_errors ? 2 : 0;
 out:
 	for (unsigned i = 0; i < d->n; i++)

@@ -135,5 +135,15 @@ while read -r rc size f; do
 done < "$out/full.ls"
 grep -q '\.part$' "$out/full.ls" || fail "full disk: nothing kept: $(cat "$out/full.ls")"
 
+# 6. -c N stops after exactly N frames, as tcpdump does.
+mkdir "$out/cnt"
+tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cnt" -c 100 udp 2>/dev/null
+c=$TL_LAST_PID
+sleep 0.5
+tl_exec a build/tools/blast 198.18.5.2 9999 10000 0.1 > /dev/null
+wait "$c" || fail "-c 100: exit $?"
+k=$(build/tools/capdump "$out"/cnt/*.pcapng | grep -vc '^iface')
+[ "$k" -eq 100 ] || fail "-c 100: $k frames in the file"
+
 [ "$fails" -eq 0 ] && echo "ok: capd"
 [ "$fails" -eq 0 ]
