@@ -7,15 +7,9 @@
 # Figures only.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-if [ "$(id -u)" -ne 0 ]; then
-	echo "capd-rate: skipped: needs root for network namespaces"
-	exit 0
-fi
 . scripts/netns.sh
-tl_init
-out=$(mktemp -d /tmp/tapless-bench.XXXXXX)
-trap 'tl_cleanup; rm -rf "$out"' EXIT
-tl_pair a b 198.18.6 || exit 2
+tl_setup capd-rate 198.18.6
+out=$TL_OUT
 secs=${CAPD_RATE_SECONDS:-3}
 printf '%10s %14s %12s %10s %10s\n' offered sender_reached kernel_frames dropped in_file
 for rate in ${CAPD_RATE_RATES:-100000 250000 500000 750000 1000000}; do

@@ -6,15 +6,9 @@
 # Figures only: a benchmark never fails on a number.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-if [ "$(id -u)" -ne 0 ]; then
-	echo "ts-rate: skipped: needs root for network namespaces"
-	exit 0
-fi
 . scripts/netns.sh
-tl_init
-out=$(mktemp -d /tmp/tapless-bench.XXXXXX)
-trap 'tl_cleanup; rm -rf "$out"' EXIT
-tl_pair a b 198.18.2 || exit 2
+tl_setup ts-rate 198.18.2
+out=$TL_OUT
 tsx=build/tools/tsx
 secs=${TS_RATE_SECONDS:-2}
 

@@ -13,6 +13,10 @@
 #   tl_bg NAME CMD...       run CMD in namespace NAME in the background;
 #                           its pid is in TL_LAST_PID
 #   tl_cleanup              remove everything (also run by the trap)
+#   tl_setup NAME NET       the usual start of a script: without root say
+#                           "NAME: skipped" and exit 0; else tl_init, a
+#                           temporary directory in TL_OUT (removed on exit)
+#                           and tl_pair a b NET
 
 TL_NS=()
 TL_LINKS=()
@@ -85,4 +89,15 @@ tl_cleanup() {
 	done
 	TL_NS=()
 	TL_LINKS=()
+}
+
+tl_setup() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$1: skipped: needs root for network namespaces"
+		exit 0
+	fi
+	tl_init
+	TL_OUT=$(mktemp -d "/tmp/tapless-$1.XXXXXX")
+	trap 'tl_cleanup; rm -rf "$TL_OUT"' EXIT
+	tl_pair a b "$2" || { echo "FAIL: $1: could not build the namespaces"; exit 1; }
 }

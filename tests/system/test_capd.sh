@@ -6,10 +6,8 @@
 # files under final names; bad options fail with a clear message.
 set -u
 . scripts/netns.sh
-tl_init
-tl_pair a b 198.18.5 || { echo "FAIL: could not build the namespaces"; exit 1; }
-out=$(mktemp -d /tmp/tapless-capd.XXXXXX)
-trap 'tl_cleanup; rm -rf "$out"' EXIT
+tl_setup capd 198.18.5
+out=$TL_OUT
 tsx=build/tools/tsx
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -10,10 +10,8 @@
 # under TCP_CORK checks that merged writes still map to their bytes.
 set -u
 . scripts/netns.sh
-tl_init
-tl_pair a b 198.18.0 || { echo "FAIL: could not build the namespaces"; exit 1; }
-out=$(mktemp -d /tmp/tapless-test.XXXXXX)
-trap 'tl_cleanup; rm -rf "$out"' EXIT
+tl_setup exchange 198.18.0
+out=$TL_OUT
 tsx=build/tools/tsx
 fails=0
 
