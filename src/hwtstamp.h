@@ -23,13 +23,16 @@ int hwtstamp_get(const char *ifname, struct hwtstamp_state *st);
  * one of them, keeps a stronger TX mode (one-step) as it is, and reports in
  * *now what the driver actually applied, which may differ from the request.
  * *changed says whether we wrote anything. Returns 0 or -errno; -ERANGE when
- * the driver applied something narrower than asked. */
+ * the driver applied something narrower than asked (hwtstamp_narrower()),
+ * with *now and *changed set: the device did change. On other errors
+ * *changed is false, and *now is the state read if the read succeeded. */
 int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 		    struct hwtstamp_state *now, bool *changed);
 
 /* Write want as it is; *applied is what the driver took, which may differ.
  * For putting back a state another program changed: prefer
- * hwtstamp_ensure(), which never narrows. */
+ * hwtstamp_ensure(), which never narrows. Reads the device first only for
+ * the flags a bond needs to accept the write. */
 int hwtstamp_set(const char *ifname, const struct hwtstamp_state *want,
 		 struct hwtstamp_state *applied);
 
@@ -39,6 +42,13 @@ int hwtstamp_set(const char *ifname, const struct hwtstamp_state *want,
  * least as wide. Returns true when a write is needed. */
 bool hwtstamp_plan(const struct hwtstamp_state *cur, bool want_tx,
 		   bool want_rx, struct hwtstamp_state *next);
+
+/* Whether got stamps less than asked: TX asked on (or one-step) but got
+ * off; RX asked ALL but got anything else; RX asked any filter but got
+ * NONE. The PTP-only filters are not ordered among themselves. Pure: the
+ * check hwtstamp_ensure() applies to what the driver wrote back. */
+bool hwtstamp_narrower(const struct hwtstamp_state *asked,
+		       const struct hwtstamp_state *got);
 
 /* Names as the kernel and ethtool spell them: "on", "off", "onestep-sync";
  * "all", "none", "ptpv2-event", ... NULL for an unknown value. */

@@ -8,7 +8,7 @@
 #define TAPLESS_PHC_H
 
 #include <stdint.h>
-#include <time.h>
+#include <sys/types.h>	/* clockid_t, also without _GNU_SOURCE */
 
 struct phc;
 
@@ -27,7 +27,8 @@ struct phc_offset {
 	enum phc_method method;
 };
 
-/* Open /dev/ptp<index> read-only. Returns 0, -ENOENT, -EACCES, ... */
+/* Open /dev/ptp<index> read-only. Returns 0, -ENOENT, -EACCES, ...;
+ * -EINVAL for a negative index. */
 int phc_open(struct phc **out, int index);
 void phc_close(struct phc *phc);
 int phc_index(const struct phc *phc);
@@ -38,17 +39,22 @@ int phc_gettime(const struct phc *phc, int64_t *ns);
 
 /* Compare with CLOCK_REALTIME: PRECISE, else EXTENDED, else BASIC; samples
  * (1..25) readings, keep the narrowest window. Remembers which method the
- * device accepted. Returns 0 or -errno. */
+ * device accepted. Returns 0 or -errno: -EINVAL for samples out of range,
+ * -EAGAIN when the system clock was stepped during every sample. */
 int phc_sys_offset(struct phc *phc, int samples, struct phc_offset *out);
 
+/* "precise", "extended", "basic"; "?" for an unknown value. */
 const char *phc_method_name(enum phc_method m);
 
 struct ptp_sys_offset;
 struct ptp_sys_offset_extended;
 
 /* The narrowest (sys before, phc, sys after) sample of a reading, as an
- * offset with the PHC set against the midpoint of its sys bracket. Pure, so
- * tests run without a PHC. -EINVAL for 0 or more than 25 samples. */
+ * offset with the PHC set against the midpoint of its sys bracket (before +
+ * window / 2, integer ns); the first of equally narrow ones. Samples whose
+ * bracket is negative (CLOCK_REALTIME stepped back in between) are skipped.
+ * Pure, so tests run without a PHC. -EINVAL for 0 or more than 25 samples,
+ * -EAGAIN when every sample was skipped; *out is written only on success. */
 int phc_pick_extended(const struct ptp_sys_offset_extended *x,
 		      struct phc_offset *out);
 int phc_pick_basic(const struct ptp_sys_offset *x, struct phc_offset *out);
