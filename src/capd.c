@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <net/if.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -18,11 +19,19 @@
 #include "log.h"
 #include "opts.h"
 #include "pcapng.h"
+#include "reorder.h"
 #include "ts.h"
+#include "txsock.h"
 #include "xalloc.h"
 
 #define CAPD_VERSION "tapless-capd 0.1"
 #define CAPD_MAX_IFACES 16
+#define CAPD_MAX_CLIENTS 64
+/* A client's read buffer holds at least one whole record. */
+#define CAPD_CLIENT_BUF (2 * TXSOCK_MAX_RECORD)
+/* Frames held for reordering: ~260 ms at 500,000 frames/s. */
+#define CAPD_REORDER_ENTRIES (128u * 1024)
+#define CAPD_REORDER_BYTES (64u << 20)
 
 static const char *const capd_modes[] = { "auto", "hw", "sw", NULL };
 
@@ -41,6 +50,9 @@ static const struct opt_def capd_opts[] = {
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
 	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops this often", 0 },
+	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
+	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
+	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket)", 0 },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 },
@@ -53,8 +65,27 @@ static const struct opt_def capd_opts[] = {
 struct capd_iface {
 	struct capture *cap;
 	uint32_t id[2];		/* pcapng interface per direction */
+	uint32_t id_tx[2];	/* handed-over TX frames: [0] sw, [1] hw */
+	unsigned ifindex;
+	int phc;		/* for hardware TX stamps, -1: none */
+	int linktype;
+	bool hw_rx;		/* received frames carry PHC stamps */
 	uint64_t drop_logged;
 };
+
+/* A sender handing over TX stamps (txsock.h). */
+struct capd_client {
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	uint8_t *buf;
+	size_t have;
+	uint64_t offset;	/* stream bytes consumed, for error messages */
+	uint64_t records;
+};
+
+/* Frame flags carried through the reorder buffer. */
+enum { CAPD_F_OUT = 1 };
 
 struct capd {
 	struct capd_iface ifc[CAPD_MAX_IFACES];
@@ -69,6 +100,15 @@ struct capd {
 	uint64_t unwritten;	/* frames read while no file could take them */
 	bool broken;		/* the current file failed: rotate */
 	int64_t retry_ns;	/* no new file before this after a failure */
+
+	/* TX stamp hand-over, when --tx-socket is given. */
+	int lfd;
+	gid_t tx_gid;
+	struct capd_client cl[CAPD_MAX_CLIENTS];
+	unsigned ncl;
+	struct reorder *ro;
+	uint64_t taken;		/* frames accepted (for -c) */
+	uint64_t tx_records, tx_unmatched, forced;
 };
 
 static volatile sig_atomic_t capd_stop, capd_hup;
@@ -110,6 +150,27 @@ static int capd_open_file(struct capd *d)
 
 			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id[dir]);
 		}
+		/* Frames instrumented senders hand over get interfaces of
+		 * their own: their stamps are of another kind than what the
+		 * packet socket saw leave. */
+		for (int hw = 0; !err && d->lfd >= 0 && hw <= 1; hw++) {
+			struct pcapng_iface pi = {
+				.name = capture_ifname(d->ifc[i].cap),
+				.linktype = (uint16_t)info.linktype,
+				.snaplen = info.snaplen,
+				.src = {
+					.hw = hw, .phc = hw ? d->ifc[i].phc : -1,
+					.timescale = hw ? TS_SCALE_PHC : TS_SCALE_UTC,
+				},
+			};
+
+			if (hw && d->ifc[i].phc < 0)
+				break;
+			snprintf(pi.src.note, sizeof(pi.src.note),
+				 "sent, stamped by the sending program%s",
+				 hw ? "" : ", host stamps");
+			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id_tx[hw]);
+		}
 	}
 	if (err) {
 		log_err("%s: %s", path, strerror(-err));
@@ -123,12 +184,84 @@ static int capd_open_file(struct capd *d)
 	return 0;
 }
 
+static void capd_write(struct capd *d, uint32_t id, int64_t ts_ns,
+		       const uint8_t *data, uint32_t caplen, uint32_t len, bool out)
+{
+	int err;
+
+	if (!d->w || d->broken) {
+		d->unwritten++;
+		d->taken--;	/* -c N counts frames written */
+		return;
+	}
+	err = pcapng_write_packet(d->w, id, ts_ns, data, caplen, len,
+				  out ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN);
+	if (err) {
+		d->write_errors++;
+		d->broken = true;
+		d->taken--;
+		log_err("writing capture: %s", strerror(-err));
+		return;
+	}
+	d->frames++;
+}
+
+static void capd_write_entry(struct capd *d, const struct reorder_entry *e)
+{
+	capd_write(d, e->id, e->ts_ns, e->data, e->caplen, e->origlen,
+		   e->flags & CAPD_F_OUT);
+}
+
+/* Every frame goes through here: straight to the file, or through the
+ * reorder buffer when TX frames of senders join captured ones. */
+static void capd_take(struct capd *d, unsigned group, uint32_t id,
+		      int64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		      uint32_t len, bool out, int64_t now)
+{
+	struct reorder_entry e = {
+		.ts_ns = ts_ns, .arrival_ns = now, .id = id, .origlen = len,
+		.caplen = caplen, .flags = out ? CAPD_F_OUT : 0, .group = group,
+		.data = data,
+	};
+
+	if (d->max_frames && d->taken >= d->max_frames)
+		return;		/* -c N means N, as in tcpdump */
+	d->taken++;
+	if (!d->ro || !reorder_fits_ever(d->ro, caplen)) {
+		capd_write(d, id, ts_ns, data, caplen, len, out);
+		return;
+	}
+	while (!reorder_room(d->ro, caplen)) {
+		struct reorder_entry old;
+
+		if (!reorder_pop_oldest(d->ro, &old))
+			break;
+		capd_write_entry(d, &old);
+		d->forced++;
+	}
+	reorder_push(d->ro, &e);
+}
+
+/* Write the frames whose hold is up (now_ns), or all of them (< 0). */
+static void capd_release(struct capd *d, int64_t now_ns)
+{
+	struct reorder_entry e;
+
+	if (!d->ro)
+		return;
+	while (now_ns < 0 ? reorder_pop_oldest(d->ro, &e) :
+	       reorder_pop(d->ro, now_ns, &e))
+		capd_write_entry(d, &e);
+}
+
 /* Interface statistics into the file, then close it under its final name. */
 static void capd_close_file(struct capd *d)
 {
 	int64_t now = ts_now_real();
 	int err;
 
+	/* Whatever is held belongs in this file: a rotation is a clean cut. */
+	capd_release(d, -1);
 	if (!d->w)
 		return;
 	for (unsigned i = 0; i < d->n; i++)
@@ -150,30 +283,156 @@ static void capd_close_file(struct capd *d)
 struct capd_ctx {
 	struct capd *d;
 	unsigned i;
+	int64_t now;		/* one clock reading per batch */
 };
+
+/* Reorder groups: 0 is system time (host stamps); 1 + i the PHC of
+ * interface i. Stamps of different groups are never compared. */
+static unsigned capd_group(unsigned i, bool hw)
+{
+	return hw ? 1 + i : 0;
+}
 
 static void capd_packet(void *arg, const struct capture_packet *p)
 {
 	struct capd_ctx *x = arg;
 	struct capd *d = x->d;
-	int err;
+	bool hw = p->dir == CAPTURE_IN && d->ifc[x->i].hw_rx;
 
-	if (d->max_frames && d->frames >= d->max_frames)
-		return;		/* -c N means N, as in tcpdump */
-	if (!d->w || d->broken) {
-		d->unwritten++;
+	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
+		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, x->now);
+}
+
+/* ---- TX stamps handed over by instrumented senders ---- */
+
+static void capd_tx_record(struct capd *d, struct capd_client *c,
+			   const struct txsock_rec *r, int64_t now)
+{
+	bool hw = r->flags & TXSOCK_F_HW;
+	unsigned i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->ifc[i].ifindex == r->ifindex ||
+		    (r->ifindex == 0 && d->n == 1))
+			break;
+	if (i == d->n || d->ifc[i].linktype != r->linktype ||
+	    (hw && d->ifc[i].phc < 0)) {
+		d->tx_unmatched++;
+		log_warn_rl("tx socket: pid %d: frame for interface index %u "
+			    "(link type %u, %s stamp) matches no captured "
+			    "interface; dropped", (int)c->pid, r->ifindex,
+			    r->linktype, hw ? "hardware" : "host");
 		return;
 	}
-	err = pcapng_write_packet(d->w, d->ifc[x->i].id[p->dir], p->ts_ns,
-				  p->data, p->caplen, p->len,
-				  p->dir == CAPTURE_IN ? PCAPNG_DIR_IN : PCAPNG_DIR_OUT);
-	if (err) {
-		d->write_errors++;
-		d->broken = true;
-		log_err("writing capture: %s", strerror(-err));
-		return;
+	d->tx_records++;
+	capd_take(d, capd_group(i, hw), d->ifc[i].id_tx[hw], r->ts_ns,
+		  r->frame, r->caplen, r->origlen, true, now);
+}
+
+static void capd_accept(struct capd *d)
+{
+	for (;;) {
+		struct capd_client *c;
+		pid_t pid = 0;
+		uid_t uid = 0;
+		int fd = txsock_accept(d->lfd, d->tx_gid, &pid, &uid);
+
+		if (fd == -EAGAIN || fd == -EWOULDBLOCK || fd == -EINTR)
+			return;
+		if (fd == -EACCES) {
+			log_warn("tx socket: refused pid %d (uid %u): not root, "
+				 "not this daemon's user and not in --tx-group",
+				 (int)pid, (unsigned)uid);
+			continue;
+		}
+		if (fd < 0) {
+			log_warn_rl("tx socket: accept: %s", strerror(-fd));
+			return;
+		}
+		if (d->ncl == CAPD_MAX_CLIENTS) {
+			log_warn("tx socket: refused pid %d: %d senders already",
+				 (int)pid, CAPD_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		c = &d->cl[d->ncl++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->pid = pid;
+		c->uid = uid;
+		c->buf = xmalloc(CAPD_CLIENT_BUF);
+		log_info("tx socket: pid %d (uid %u) connected", (int)pid,
+			 (unsigned)uid);
 	}
-	d->frames++;
+}
+
+/* Read what a sender wrote and take its records. Returns false when the
+ * client is gone or broke the protocol: the caller drops it. */
+static bool capd_client_read(struct capd *d, struct capd_client *c, int64_t now)
+{
+	for (int round = 0; round < 8; round++) {
+		struct txsock_rec r;
+		size_t off = 0;
+		ssize_t n;
+		int k;
+
+		n = read(c->fd, c->buf + c->have, CAPD_CLIENT_BUF - c->have);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return true;
+			log_warn("tx socket: pid %d: %m; disconnecting", (int)c->pid);
+			return false;
+		}
+		if (n == 0) {
+			if (c->have)
+				log_warn("tx socket: pid %d: closed inside a record "
+					 "at byte %llu (%zu bytes of it lost)",
+					 (int)c->pid, (unsigned long long)c->offset,
+					 c->have);
+			log_info("tx socket: pid %d disconnected after %llu records",
+				 (int)c->pid, (unsigned long long)c->records);
+			return false;
+		}
+		c->have += (size_t)n;
+		while ((k = txsock_decode(c->buf + off, c->have - off, &r)) > 0) {
+			capd_tx_record(d, c, &r, now);
+			off += (size_t)k;
+			c->offset += (uint64_t)k;
+			c->records++;
+		}
+		if (k < 0) {
+			log_err("tx socket: pid %d: %s at byte %llu of its stream; "
+				"disconnecting", (int)c->pid,
+				k == -EPROTONOSUPPORT ? "unsupported record version" :
+				"malformed record", (unsigned long long)c->offset);
+			return false;
+		}
+		memmove(c->buf, c->buf + off, c->have - off);
+		c->have -= off;
+	}
+	return true;
+}
+
+static void capd_client_drop(struct capd *d, unsigned k)
+{
+	close(d->cl[k].fd);
+	free(d->cl[k].buf);
+	d->cl[k] = d->cl[--d->ncl];
+}
+
+/* Read every sender with something waiting (ready[k] from poll, or all
+ * when ready is NULL). */
+static void capd_clients(struct capd *d, const struct pollfd *ready, int64_t now)
+{
+	bool drop[CAPD_MAX_CLIENTS] = { false };
+	unsigned n = d->ncl;
+
+	for (unsigned k = 0; k < n; k++)
+		if (!ready || ready[k].revents)
+			drop[k] = !capd_client_read(d, &d->cl[k], now);
+	for (unsigned k = n; k-- > 0;)
+		if (drop[k])
+			capd_client_drop(d, k);
 }
 
 static void capd_log_stats(struct capd *d)
@@ -268,7 +527,7 @@ int main(int argc, char **argv)
 {
 	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
 	struct capd *d = xcalloc(1, sizeof(*d));
-	const char *const *ifnames;
+	const char *const *ifnames, *tx_path = NULL;
 	struct opts_error oerr;
 	struct opts *o = opts_create(capd_opts);
 	struct sigaction sa;
@@ -277,7 +536,10 @@ int main(int argc, char **argv)
 	char *filter = NULL;
 	int first, level, rc = 1;
 	size_t nif;
+	int poll_ms = 100;
 
+	d->lfd = -1;
+	d->tx_gid = (gid_t)-1;
 	log_init("tapless-capd", false, LOG_NOTICE);
 	first = opts_parse_args(o, argc, argv, &oerr);
 	if (first < 0) {
@@ -339,6 +601,12 @@ int main(int argc, char **argv)
 			.buffer_kib = (uint32_t)opts_int(o, "buffer-size"),
 			.filter = filter,
 			.promisc = !opts_flag(o, "no-promiscuous"),
+			/* The ring hands over a block of frames when it is
+			 * full or this old: under the reorder hold, or late
+			 * frames of a quiet link would miss their place. */
+			.timeout_ms = opts_str(o, "tx-socket") ?
+				      (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
+					    opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100,
 		};
 		char err[CAPTURE_ERRBUF];
 		int cerr = capture_open(&d->ifc[d->n].cap, &cc, err);
@@ -348,8 +616,51 @@ int main(int argc, char **argv)
 			rc = cerr == -EPERM ? 2 : 1;
 			goto out;
 		}
-		capd_warn_iface(d->ifc[d->n].cap);
+		struct capture_info info;
+		struct capd_iface *ifc = &d->ifc[d->n];
+
+		capture_info(ifc->cap, &info);
+		ifc->ifindex = if_nametoindex(ifnames[i]);
+		ifc->phc = info.phc;
+		ifc->linktype = info.linktype;
+		ifc->hw_rx = info.hw;
+		capd_warn_iface(ifc->cap);
 		d->n++;
+	}
+	if (opts_str(o, "tx-socket")) {
+		const char *path = opts_str(o, "tx-socket");
+		int err;
+
+		if (opts_str(o, "tx-group")) {
+			struct group *g = getgrnam(opts_str(o, "tx-group"));
+
+			if (!g) {
+				fprintf(stderr, "tapless-capd: --tx-group: no group "
+					"'%s'\n", opts_str(o, "tx-group"));
+				goto out;
+			}
+			d->tx_gid = g->gr_gid;
+		}
+		d->lfd = txsock_listen(path, d->tx_gid);
+		if (d->lfd < 0) {
+			err = d->lfd;
+			fprintf(stderr, "tapless-capd: --tx-socket %s: %s\n", path,
+				err == -EADDRINUSE ? "another tapless-capd is "
+				"listening there" : err == -EEXIST ? "a file that is "
+				"not a socket is in the way" : strerror(-err));
+			rc = 2;
+			goto out;
+		}
+		tx_path = path;
+		err = reorder_create(&d->ro, CAPD_REORDER_BYTES,
+				     CAPD_REORDER_ENTRIES, 1 + d->n,
+				     opts_int(o, "reorder-ms") * 1000000LL);
+		if (err) {
+			fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		log_notice("taking TX stamps of instrumented senders on %s", path);
 	}
 	/* The interfaces are open: nothing after this needs privileges. */
 	if (opts_str(o, "user") && capd_drop_privileges(opts_str(o, "user")))
@@ -374,8 +685,12 @@ int main(int argc, char **argv)
 	/* The loop never exits on an error: a file that fails is closed with
 	 * what it holds and a new one opened; only a signal, --count or
 	 * --duration end it. */
+	if (d->ro)
+		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
+				opts_int(o, "reorder-ms") / 4 + 1 : 100);
 	while (!capd_stop) {
-		struct pollfd pfd[2 * CAPD_MAX_IFACES];
+		struct pollfd pfd[2 * CAPD_MAX_IFACES + 1 + CAPD_MAX_CLIENTS];
+		unsigned np = 2 * d->n;
 		int64_t now;
 
 		for (unsigned i = 0; i < d->n; i++) {
@@ -385,14 +700,27 @@ int main(int argc, char **argv)
 			pfd[2 * i] = (struct pollfd){ .fd = fds[0], .events = POLLIN };
 			pfd[2 * i + 1] = (struct pollfd){ .fd = fds[1], .events = POLLIN };
 		}
-		if (poll(pfd, 2 * d->n, 100) < 0 && errno != EINTR)
+		if (d->lfd >= 0) {
+			pfd[np++] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
+			for (unsigned k = 0; k < d->ncl; k++)
+				pfd[np++] = (struct pollfd){ .fd = d->cl[k].fd,
+							     .events = POLLIN };
+		}
+		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
 			log_warn_rl("poll: %m");
+		now = ts_now_mono();
 		for (unsigned i = 0; i < d->n; i++) {
-			struct capd_ctx x = { d, i };
+			struct capd_ctx x = { d, i, now };
 
 			if (capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) < 0)
 				log_warn_rl("%s", capture_error(d->ifc[i].cap));
 		}
+		if (d->lfd >= 0) {
+			capd_clients(d, pfd + 2 * d->n + 1, now);
+			if (pfd[2 * d->n].revents)
+				capd_accept(d);
+		}
+		capd_release(d, now);
 		now = ts_now_mono();
 		/* A failed file is closed with what it holds at once; a new
 		 * one is tried a second later (a full disk would otherwise
@@ -415,7 +743,7 @@ int main(int argc, char **argv)
 			capd_log_stats(d);
 			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
 		}
-		if ((d->max_frames && d->frames >= d->max_frames) ||
+		if ((d->max_frames && d->taken >= d->max_frames) ||
 		    (end_ns && now >= end_ns))
 			break;
 	}
@@ -423,22 +751,39 @@ int main(int argc, char **argv)
 	 * hands over only when the block times out (100 ms): keep reading
 	 * past that so a stop loses nothing that was captured. */
 	for (int64_t until = ts_now_mono() + 250000000; ts_now_mono() < until;) {
+		int64_t now = ts_now_mono();
+
 		for (unsigned i = 0; i < d->n; i++) {
-			struct capd_ctx x = { d, i };
+			struct capd_ctx x = { d, i, now };
 
 			capture_dispatch(d->ifc[i].cap, 0, capd_packet, &x);
 		}
+		if (d->lfd >= 0)
+			capd_clients(d, NULL, now);
 		usleep(10000);
 	}
 	capd_log_stats(d);
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
 		   d->write_errors ? ", with write errors" : "");
+	if (d->lfd >= 0)
+		log_notice("tx socket: %llu frames handed over, %llu matched no "
+			   "interface; %llu written out of order (reorder buffer "
+			   "full)", (unsigned long long)d->tx_records,
+			   (unsigned long long)d->tx_unmatched,
+			   (unsigned long long)d->forced);
 	if (d->unwritten)
 		log_err("%llu frames were captured while no file could be written",
 			(unsigned long long)d->unwritten);
 	rc = d->write_errors ? 2 : 0;
 out:
+	while (d->ncl)
+		capd_client_drop(d, d->ncl - 1);
+	if (d->lfd >= 0) {
+		close(d->lfd);
+		unlink(tx_path);
+	}
+	reorder_destroy(d->ro);
 	for (unsigned i = 0; i < d->n; i++)
 		capture_close(d->ifc[i].cap);
 	free(filter);

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <net/if.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,10 @@
 #include "log.h"
 #include "opts.h"
 #include "print.h"
+#include "sockcap.h"
 #include "summary.h"
 #include "ts.h"
+#include "txsock.h"
 #include "xalloc.h"
 
 #define TSX_MAGIC 0x54535831u	/* "TSX1" */
@@ -64,6 +67,7 @@ static const struct opt_def tsx_send_opts[] = {
 	{ "out", 'o', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write TX records to FILE", 0 },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, tsx_modes, "MODE", "stamp source: auto, hw or sw", 0 },
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface (for hardware stamps)", 0 },
+	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "hand each sent frame and its stamp to tapless-capd at PATH (instead of --out)", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -153,11 +157,15 @@ static void tsx_write_tx(FILE *f, const struct ts_tx_record *r)
 		r->lost, r->shared, r->app_ns);
 }
 
-static int tsx_drain(struct ts_sock *ts, FILE *out, int64_t now)
+/* Finished sends: to the --out file, or as frames to capd (--tx-socket). */
+static int tsx_drain(struct ts_sock *ts, struct sockcap *sc, FILE *out,
+		     int64_t now)
 {
 	struct ts_tx_record r;
 	int n = 0;
 
+	if (sc)
+		return sockcap_poll(sc, now);
 	while (ts_tx_next(ts, &r, now) == 1) {
 		tsx_write_tx(out, &r);
 		n++;
@@ -179,7 +187,9 @@ static int tsx_send(const struct opts *o)
 	struct timespec next;
 	unsigned char *buf;
 	socklen_t tolen;
-	FILE *out;
+	FILE *out = NULL;
+	struct txsock_client *txc = NULL;
+	struct sockcap *sc = NULL;
 	int fd, err, one = 1, zero = 0;
 	unsigned retrans = 0;
 	char rbuf[48] = "";
@@ -190,8 +200,10 @@ static int tsx_send(const struct opts *o)
 	}
 	if (tsx_addr(opts_str(o, "to"), &to, &tolen))
 		return 1;
-	if (!opts_str(o, "out")) {
-		fprintf(stderr, "tsx: --out is required\n");
+	if (!opts_str(o, "out") == !opts_str(o, "tx-socket") ||
+	    (opts_str(o, "tx-socket") && cork)) {
+		fprintf(stderr, "tsx: give one of --out and --tx-socket (not "
+			"with --cork)\n");
 		return 1;
 	}
 	fd = socket(to.ss_family, proto ? SOCK_STREAM : SOCK_DGRAM, 0);
@@ -203,9 +215,25 @@ static int tsx_send(const struct opts *o)
 	cfg.rx = false;
 	if (tsx_stamps(fd, &cfg, &ts))
 		return 2;
-	out = tsx_out(o);
-	if (!out)
-		return 2;
+	if (opts_str(o, "tx-socket")) {
+		struct sockcap_config scc = {
+			.ifindex = opts_str(o, "interface") ?
+				   if_nametoindex(opts_str(o, "interface")) : 0,
+		};
+
+		err = txsock_connect(&txc, opts_str(o, "tx-socket"));
+		scc.txsock = txc;
+		if (!err)
+			err = sockcap_create(&sc, ts, fd, &scc);
+		if (err) {
+			fprintf(stderr, "tsx: --tx-socket: %s\n", strerror(-err));
+			return 2;
+		}
+	} else {
+		out = tsx_out(o);
+		if (!out)
+			return 2;
+	}
 	buf = xcalloc(1, TSX_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (long long i = 0; i < count; i++) {
@@ -231,12 +259,14 @@ static int tsx_send(const struct opts *o)
 					ts_tx_sent(ts, (uint64_t)i, (size_t)n, app);
 				else
 					n = -errno;
+			} else if (sc) {
+				n = sockcap_send(sc, buf + done, len - done, 0);
 			} else {
 				n = ts_send(ts, buf + done, len - done, 0, (uint64_t)i);
 			}
 			if (n == -ENOBUFS || n == -EINTR) {
 				ts_tx_wait(ts, 1);
-				tsx_drain(ts, out, ts_now_mono());
+				tsx_drain(ts, sc, out, ts_now_mono());
 				continue;
 			}
 			if (n < 0) {
@@ -248,7 +278,7 @@ static int tsx_send(const struct opts *o)
 		if (cork && (i % cork == cork - 1 || i == count - 1))
 			setsockopt(fd, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
 		ts_tx_reap(ts);
-		tsx_drain(ts, out, ts_now_mono());
+		tsx_drain(ts, sc, out, ts_now_mono());
 
 		/* Paced on an absolute schedule: a late send does not push
 		 * every later one back. */
@@ -264,9 +294,24 @@ static int tsx_send(const struct opts *o)
 	for (int64_t end = ts_now_mono() + 1000000000LL;
 	     ts_tx_pending(ts) && ts_now_mono() < end;) {
 		ts_tx_wait(ts, 10);
-		tsx_drain(ts, out, ts_now_mono());
+		tsx_drain(ts, sc, out, ts_now_mono());
 	}
-	tsx_drain(ts, out, -1);
+	tsx_drain(ts, sc, out, -1);
+	if (sc) {
+		struct sockcap_stats ss;
+		struct txsock_client_stats ts_st;
+
+		sockcap_stats(sc, &ss);
+		err = txsock_flush(txc, 2000);
+		txsock_client_stats(txc, &ts_st);
+		fprintf(stderr, "tsx: handed %" PRIu64 " frames to %s (%" PRIu64
+			" dropped, %" PRIu64 " unstamped)%s%s\n", ts_st.sent,
+			opts_str(o, "tx-socket"), ts_st.dropped, ss.tx_unstamped,
+			sockcap_relative(sc) ? ", relative TCP sequence numbers" : "",
+			err ? ", not all delivered" : "");
+		sockcap_destroy(sc);
+		txsock_close(txc);
+	}
 	ts_sock_info(ts, &info);
 	ts_sock_stats(ts, &st);
 	if (proto) {
@@ -284,7 +329,7 @@ static int tsx_send(const struct opts *o)
 		info.stream ? (info.opt_id_tcp ? " (OPT_ID_TCP)" : " (OPT_ID)") : "",
 		st.stamps, st.lost[TS_STAGE_SW_TX] + st.lost[TS_STAGE_HW_TX],
 		st.shared, st.unmatched, rbuf);
-	err = fclose(out) ? 2 : 0;
+	err = out && fclose(out) ? 2 : 0;
 	ts_sock_destroy(ts);
 	close(fd);
 	free(buf);
@@ -426,7 +471,7 @@ static int tsx_recv(const struct opts *o)
 	}
 	fprintf(stderr, "tsx: received %lld of %lld messages, %lld without a stamp\n",
 		got, count, unstamped);
-	err = fclose(out) ? 2 : 0;
+	err = out && fclose(out) ? 2 : 0;
 	ts_sock_destroy(ts);
 	close(fd);
 	free(buf);

@@ -1,0 +1,86 @@
+/* sockcap.h — a stamped socket's traffic as captured frames.
+ *
+ * An instrumented program (the FIX probes, tsx) sends and receives through a
+ * ts_sock; sockcap turns each send, once its TX stamp is in, and each receive
+ * into an Ethernet frame (frame.h) with the socket's real addresses and
+ * ports and, for TCP, the real sequence numbers, and hands it to:
+ * - a pcapng writer the caller owns (the probe's own capture file), and/or
+ * - a txsock client (TX frames only), so tapless-capd puts the hardware TX
+ *   stamp the packet socket cannot see into the host's capture file.
+ *
+ * Real TCP sequence numbers come from TCP_REPAIR's queue sequence numbers
+ * read once at create (CAP_NET_ADMIN; the socket leaves repair mode at once
+ * without a window probe). Without the capability, sequence numbers count
+ * from 1 in each direction (as Wireshark's relative numbers do) and
+ * sockcap_relative() says so; addresses and ports are real either way.
+ *
+ * A frame carries what one send() took or one recv() returned: TCP segments
+ * the kernel cut or merged are not re-created, and a TCP receive carries the
+ * stamp of the last segment it read (the kernel's rule).
+ *
+ * Sent bytes wait in a ring allocated once until their stamp arrives; a send
+ * that finds the ring full is recorded without bytes and counted.
+ */
+#ifndef TAPLESS_SOCKCAP_H
+#define TAPLESS_SOCKCAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pcapng_writer;
+struct sockcap;
+struct pcapng_iface;
+struct txsock_client;
+struct ts_sock;
+struct ts_stamp;
+
+struct sockcap_config {
+	struct pcapng_writer *w;	/* NULL: no file */
+	uint32_t id_tx, id_rx;		/* w's interfaces (sockcap_iface()) */
+	struct txsock_client *txsock;	/* NULL: no hand-over */
+	uint32_t ifindex;		/* interface for txsock records, 0 */
+	size_t ring_bytes;		/* 0: 4 MiB */
+};
+
+struct sockcap_stats {
+	uint64_t tx_frames;	/* sends written as frames */
+	uint64_t rx_frames;	/* receives written as frames */
+	uint64_t tx_unstamped;	/* sends whose stamp never came */
+	uint64_t rx_unstamped;	/* receives without a stamp */
+	uint64_t ring_full;	/* sends whose bytes were not kept */
+	uint64_t handed;	/* TX frames given to txsock */
+	uint64_t write_errors;	/* pcapng writes that failed */
+};
+
+/* Start recording fd, which ts wraps (connected TCP or UDP). Returns 0 or
+ * -errno (-ENOTCONN: no peer). */
+int sockcap_create(struct sockcap **out, struct ts_sock *ts, int fd,
+		   const struct sockcap_config *cfg);
+void sockcap_destroy(struct sockcap *sc);
+
+/* The pcapng interface that frames of ts in direction tx/rx belong on:
+ * name from ifname (or "sock"), the stamp source of ts. For
+ * pcapng_add_iface(). */
+void sockcap_iface(const struct ts_sock *ts, const char *ifname, bool tx,
+		   struct pcapng_iface *ifc);
+
+/* ts_send() and keep the bytes until their stamp. Same returns. */
+ssize_t sockcap_send(struct sockcap *sc, const void *buf, size_t len,
+		     int flags);
+
+/* ts_recv() and write the frame. Same returns; stamps and nstamps may be
+ * NULL when the caller does not want them. */
+ssize_t sockcap_recv(struct sockcap *sc, void *buf, size_t len, int flags,
+		     struct ts_stamp *stamps, int *nstamps);
+
+/* Reap TX stamps and write the frames of sends that are complete (now_ns is
+ * CLOCK_MONOTONIC; < 0 at shutdown: everything, lost or not). Returns the
+ * number of frames written or -errno. */
+int sockcap_poll(struct sockcap *sc, int64_t now_ns);
+
+bool sockcap_relative(const struct sockcap *sc);
+void sockcap_stats(const struct sockcap *sc, struct sockcap_stats *st);
+
+#endif

@@ -1,0 +1,257 @@
+/* test_sockcap.c — a TCP exchange over loopback, recorded by sockcap on both
+ * ends: each side's file holds its sends and receives as frames that parse
+ * back to the socket's real ports, the messages' bytes and matching TCP
+ * sequence numbers, with stamps in time order; the txsock hand-over carries
+ * the same TX frames. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "frame.h"
+#include "pcapng.h"
+#include "sockcap.h"
+#include "ts.h"
+#include "txsock.h"
+#include "unit.h"
+
+static char dir[64];
+
+static void setup(void) { unit_tmpdir(dir, "sockcap"); }
+static void teardown(void) { unit_rmdir(dir); }
+
+#define MSGS 50
+
+struct side {
+	int fd;
+	struct ts_sock *ts;
+	struct sockcap *sc;
+	struct pcapng_writer *w;
+	char path[128];
+};
+
+static void side_open(struct side *s, int fd, const char *name,
+		      struct txsock_client *tx)
+{
+	struct ts_config cfg;
+	struct pcapng_section sec = { .hostname = name, .userappl = "test" };
+	struct pcapng_iface ifc;
+	struct sockcap_config sc = { 0 };
+
+	s->fd = fd;
+	ts_config_init(&cfg);
+	cfg.mode = TS_MODE_SW;
+	ck_assert_int_eq(ts_sock_create(&s->ts, fd, &cfg), 0);
+	snprintf(s->path, sizeof(s->path), "%s/%s.pcapng", dir, name);
+	ck_assert_int_eq(pcapng_open(&s->w, s->path, &sec), 0);
+	sockcap_iface(s->ts, "lo", true, &ifc);
+	ck_assert_int_eq(pcapng_add_iface(s->w, &ifc, &sc.id_tx), 0);
+	sockcap_iface(s->ts, "lo", false, &ifc);
+	ck_assert_int_eq(pcapng_add_iface(s->w, &ifc, &sc.id_rx), 0);
+	sc.w = s->w;
+	sc.txsock = tx;
+	sc.ifindex = 1;
+	ck_assert_int_eq(sockcap_create(&s->sc, s->ts, fd, &sc), 0);
+}
+
+static void side_close(struct side *s)
+{
+	ck_assert_int_ge(sockcap_poll(s->sc, -1), 0);
+	sockcap_destroy(s->sc);
+	ts_sock_destroy(s->ts);
+	ck_assert_int_eq(pcapng_close(s->w, false), 0);
+	close(s->fd);
+}
+
+struct seen {
+	uint32_t seq[MSGS];
+	uint16_t sport[MSGS];
+	int n;
+};
+
+/* Read a side's file: messages are "msg NN" payloads; record each one's TCP
+ * seq and source port per direction, checking stamps rise per direction. */
+static void read_side(const char *path, struct seen *tx, struct seen *rx)
+{
+	char err[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet p;
+	int64_t last[3] = { 0 };
+	int rc;
+
+	ck_assert_msg(cap_open(&r, path, err) == 0, "%s", err);
+	while ((rc = cap_next(r, &p)) == 1) {
+		struct frame_info fi;
+		struct seen *s = p.dir == PCAPNG_DIR_OUT ? tx : rx;
+		int k;
+
+		ck_assert_int_eq(frame_parse(p.data, p.caplen, 1, &fi), 0);
+		ck_assert_int_eq(fi.flow.proto, IPPROTO_TCP);
+		ck_assert_uint_eq(p.origlen, p.caplen);
+		ck_assert_int_ge(p.ts_ns, last[p.dir]);
+		last[p.dir] = p.ts_ns;
+		/* One send or one recv per frame; a recv may hold several
+		 * messages when they queued up: take each. */
+		for (uint32_t off = 0; off + 6 <= fi.payload_len; off += 6) {
+			ck_assert_int_eq(sscanf((const char *)fi.payload + off,
+						"m%03d", &k), 1);
+			ck_assert_int_eq(k, s->n);
+			s->seq[s->n] = fi.seq + off;
+			s->sport[s->n] = fi.flow.sport;
+			s->n++;
+		}
+		ck_assert(cap_iface(r, p.iface)->src_known);
+		ck_assert(!cap_iface(r, p.iface)->src.hw);
+	}
+	ck_assert_int_eq(rc, 0);
+	cap_close(r);
+}
+
+START_TEST(tcp_exchange)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int lfd, cfd, afd, one = 1;
+	struct side c, s;
+	struct seen ctx = { 0 }, crx = { 0 }, stx = { 0 }, srx = { 0 };
+	char path[128], buf[4096];
+	struct txsock_client *tx;
+	struct sockcap_stats st;
+
+	snprintf(path, sizeof(path), "%s/capd.sock", dir);
+	int txl = txsock_listen(path, (gid_t)-1);
+	ck_assert_int_ge(txl, 0);
+	ck_assert_int_eq(txsock_connect(&tx, path), 0);
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(ts_listen_enable(lfd), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	afd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(afd, 0);
+	setsockopt(afd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	side_open(&c, cfd, "client", tx);
+	side_open(&s, afd, "server", NULL);
+	usleep(20000);	/* the RX software stamp switch (see ts.h) */
+
+	/* Client sends m000..; server echoes each back. */
+	for (int i = 0; i < MSGS; i++) {
+		char m[7];
+		int got = 0;
+
+		snprintf(m, sizeof(m), "m%03d ", i);
+		ck_assert_int_eq(sockcap_send(c.sc, m, 6, 0), 6);
+		while (got < 6) {
+			ssize_t n = sockcap_recv(s.sc, buf, 6 - got, 0, NULL, NULL);
+			ck_assert_int_gt(n, 0);
+			got += (int)n;
+		}
+		ck_assert_int_eq(sockcap_send(s.sc, m, 6, 0), 6);
+		for (got = 0; got < 6;) {
+			ssize_t n = sockcap_recv(c.sc, buf, 6 - got, 0, NULL, NULL);
+			ck_assert_int_gt(n, 0);
+			got += (int)n;
+		}
+		ts_tx_wait(c.ts, 0);
+		sockcap_poll(c.sc, ts_now_mono());
+		sockcap_poll(s.sc, ts_now_mono());
+	}
+	ts_tx_wait(c.ts, 50);
+	ts_tx_wait(s.ts, 50);
+	sockcap_stats(c.sc, &st);
+	bool relative = sockcap_relative(c.sc);
+	side_close(&c);
+	sockcap_stats(s.sc, &st);
+	ck_assert_uint_eq(st.rx_unstamped, 0);
+	side_close(&s);
+
+	read_side(c.path, &ctx, &crx);
+	read_side(s.path, &stx, &srx);
+	ck_assert_int_eq(ctx.n, MSGS);
+	ck_assert_int_eq(srx.n, MSGS);
+	ck_assert_int_eq(stx.n, MSGS);
+	ck_assert_int_eq(crx.n, MSGS);
+	for (int i = 0; i < MSGS; i++) {
+		/* Both ends agree on every byte's sequence number... */
+		ck_assert_uint_eq(ctx.seq[i], srx.seq[i]);
+		ck_assert_uint_eq(stx.seq[i], crx.seq[i]);
+		ck_assert_uint_eq(ctx.seq[i], ctx.seq[0] + 6u * (uint32_t)i);
+		ck_assert_uint_eq(ctx.sport[i], srx.sport[i]);
+		ck_assert_uint_eq(stx.sport[i], ntohs(a.sin_port));
+	}
+	/* ...and as root they are the kernel's, not relative ones (a random
+	 * ISN is 1 with probability 2^-32). */
+	if (geteuid() == 0) {
+		ck_assert(!relative);
+		ck_assert_uint_ne(ctx.seq[0], 1);
+	} else {
+		ck_assert_uint_eq(ctx.seq[0], 1);
+	}
+
+	/* The client's TX frames went to the listener too, in order. */
+	int fd = -1;
+	pid_t pid;
+	uid_t uid;
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		fd = txsock_accept(txl, (gid_t)-1, &pid, &uid);
+		if (fd < 0)
+			usleep(1000);
+	}
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(txsock_flush(tx, 1000), 0);
+	txsock_close(tx);
+	size_t have = 0;
+	int recs = 0;
+	uint8_t rb[1 << 16];
+	for (;;) {
+		ssize_t n = read(fd, rb + have, sizeof(rb) - have);
+		if (n < 0 && errno == EAGAIN) {
+			usleep(1000);
+			continue;
+		}
+		ck_assert_int_ge(n, 0);
+		if (!n)
+			break;
+		have += (size_t)n;
+	}
+	for (size_t off = 0; off < have;) {
+		struct txsock_rec rec;
+		struct frame_info fi;
+		int k = txsock_decode(rb + off, have - off, &rec);
+
+		ck_assert_int_gt(k, 0);
+		ck_assert_int_eq(frame_parse(rec.frame, rec.caplen, rec.linktype, &fi), 0);
+		ck_assert_uint_eq(fi.seq, ctx.seq[recs]);
+		ck_assert_uint_eq(rec.ifindex, 1);
+		ck_assert_uint_eq(rec.flags & TXSOCK_F_HW, 0);
+		recs++;
+		off += (size_t)k;
+	}
+	ck_assert_int_eq(recs, MSGS);
+	close(fd);
+	close(txl);
+	close(lfd);
+}
+END_TEST
+
+static Suite *sockcap_suite(void)
+{
+	Suite *s = suite_create("sockcap");
+	TCase *tc = tcase_create("sockcap");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, tcp_exchange);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(sockcap_suite)
