@@ -33,7 +33,11 @@ LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
 SAN_LIB_OBJS := $(LIB_SRCS:src/%.c=build/san/%.o)
 
-PROGS := bin/tapless bin/tapless-capd
+# Probes: probes/NAME.c is bin/tapless-NAME, one file each on the library.
+PROBE_SRCS := $(wildcard probes/*.c)
+PROBE_BINS := $(PROBE_SRCS:probes/%.c=bin/tapless-%)
+
+PROGS := bin/tapless bin/tapless-capd $(PROBE_BINS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -60,6 +64,14 @@ bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 bin/tapless-capd: build/obj/capd.o build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+build/obj/probes/%.o: probes/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
@@ -119,4 +131,4 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d) $(PROBE_SRCS:probes/%.c=build/obj/probes/%.d)

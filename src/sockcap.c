@@ -29,6 +29,7 @@ struct pending {
 	uint32_t len;		/* bytes sent */
 	uint32_t kept;		/* bytes kept (0 when the ring was full) */
 	uint32_t seq, ack;	/* TCP, of the first byte */
+	uint64_t first;		/* stream offset of the first byte */
 };
 
 struct sockcap {
@@ -39,6 +40,7 @@ struct sockcap {
 	bool tcp, relative;
 	uint32_t snd_base, rcv_base;	/* seq of the first byte we track */
 	uint64_t tx_off, rx_off;	/* stream bytes sent, received */
+	uint64_t tx_done;		/* sent bytes whose frames are out */
 	uint64_t next_cookie;
 
 	uint8_t *ring;
@@ -224,6 +226,7 @@ ssize_t sockcap_send(struct sockcap *sc, const void *buf, size_t len, int flags)
 	memset(p, 0, sizeof(*p));
 	p->cookie = cookie;
 	p->len = (uint32_t)n;
+	p->first = sc->tx_off;
 	p->seq = sc->snd_base + (uint32_t)sc->tx_off;
 	p->ack = sc->rcv_base + (uint32_t)sc->rx_off;
 	sc->tx_off += (uint64_t)n;
@@ -241,6 +244,8 @@ ssize_t sockcap_send(struct sockcap *sc, const void *buf, size_t len, int flags)
 static void pending_drop_front(struct sockcap *sc)
 {
 	struct pending *p = &sc->q[sc->qhead];
+
+	sc->tx_done = p->first + p->len;
 
 	sc->r_used -= p->span;
 	sc->qhead = (sc->qhead + 1) % sc->qcap;
@@ -313,9 +318,13 @@ ssize_t sockcap_recv(struct sockcap *sc, void *buf, size_t len, int flags,
 	if (!s) {
 		sc->st.rx_unstamped++;
 	} else if (!(flags & MSG_PEEK)) {
+		/* The peer's ACK is not known; claim no more than the bytes
+		 * whose TX frames are already in the file, or readers take
+		 * those frames, written once their stamps come, for
+		 * retransmissions of data already acknowledged. */
 		write_frame(sc, false, s->ns, s->phc, 0,
 			    sc->rcv_base + (uint32_t)sc->rx_off,
-			    sc->snd_base + (uint32_t)sc->tx_off, buf,
+			    sc->snd_base + (uint32_t)sc->tx_done, buf,
 			    (uint32_t)n);
 	}
 	if (!(flags & MSG_PEEK))

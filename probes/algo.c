@@ -1,0 +1,353 @@
+/* algo.c — tapless-algo: the trader side of the FTTC workload. Reads the
+ * venue's market data (session 1) and, on every bid whose price ends in
+ * .000, buys on the order session (2); on the fill it sells the same, which
+ * the venue fills too. Every message is stamped and recorded (probe.h). See
+ * tapless-algo(1).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fix.h"
+#include "fixsess.h"
+#include "log.h"
+#include "opts.h"
+#include "print.h"
+#include "probe.h"
+#include "ts.h"
+#include "xalloc.h"
+
+#define ALGO_VERSION "tapless-algo 0.1"
+
+static const struct opt_def algo_opts[] = {
+	{ "duration", 'd', OPT_INT, "0", 0, 86400, NULL, "SECONDS", "stop after SECONDS (0: when the venue logs out)", 0 },
+	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
+	{ "comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "our SenderCompID", 0 },
+	{ "peer-comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "the venue's CompID", 0 },
+	{ "connect-timeout", 0, OPT_INT, "30", 0, 86400, NULL, "SECONDS", "keep trying to reach the venue this long", 0 },
+	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
+	OPT_END
+};
+
+struct algo {
+	struct probe_conn md, ord;
+	int64_t qty;
+	uint64_t md_msgs, bids, bids_000, buys, sells;
+	uint64_t reports, news, fills_buy, fills_sell, rejects;
+};
+
+static volatile sig_atomic_t algo_stop;
+
+static void algo_signal(int sig)
+{
+	(void)sig;
+	algo_stop = 1;
+}
+
+static int algo_order(struct algo *a, bool buy, const char *sym, size_t symlen,
+		      int64_t now)
+{
+	struct fix_writer *w = fixsess_begin(a->ord.fs, "D", 0);
+	char id[32];
+
+	snprintf(id, sizeof(id), "TL%llu",
+		 (unsigned long long)(a->buys + a->sells + 1));
+	fix_add_str(w, 11, id);			/* ClOrdID, unique in the run */
+	fix_add(w, 55, sym, symlen);
+	fix_add_str(w, 54, buy ? "1" : "2");	/* Side */
+	fixsess_add_time(a->ord.fs, 60, 0);	/* TransactTime */
+	fix_add_int(w, 38, a->qty);		/* OrderQty */
+	fix_add_str(w, 40, "1");		/* OrdType: market */
+	if (fixsess_send(a->ord.fs, now))
+		return -EIO;
+	if (buy)
+		a->buys++;
+	else
+		a->sells++;
+	return 0;
+}
+
+/* Market data: a BUY for every bid whose price ends in .000. */
+static int algo_md(void *arg, struct fixsess *s, const struct fix_msg *m,
+		   int64_t now)
+{
+	struct algo *a = arg;
+	int pos = -1;
+
+	(void)s;
+	if (!fix_is(m, 35, "X"))
+		return 0;
+	a->md_msgs++;
+	/* Entries of the 268 group: each starts with 279 or 269; the 269,
+	 * 55 and 270 that follow belong to it. */
+	for (;;) {
+		const char *type, *px, *sym = NULL;
+		size_t tl, pl, sl = 0;
+		int tpos = pos, ppos, spos;
+
+		type = fix_next(m, 269, &tpos, &tl);
+		if (!type)
+			break;
+		ppos = tpos;
+		px = fix_next(m, 270, &ppos, &pl);
+		spos = tpos;
+		sym = fix_next(m, 55, &spos, &sl);
+		pos = tpos;
+		if (tl != 1 || type[0] != '0' || !px)
+			continue;
+		a->bids++;
+		if (pl > 4 && !memcmp(px + pl - 4, ".000", 4) && sym) {
+			a->bids_000++;
+			if (algo_order(a, true, sym, sl, now))
+				return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* Execution reports: a SELL of the same for every filled BUY. */
+static int algo_exec(void *arg, struct fixsess *s, const struct fix_msg *m,
+		     int64_t now)
+{
+	struct algo *a = arg;
+	const char *sym;
+	size_t sl;
+
+	(void)s;
+	if (!fix_is(m, 35, "8"))
+		return 0;
+	a->reports++;
+	if (fix_is(m, 39, "0"))
+		a->news++;
+	else if (fix_is(m, 39, "8"))
+		a->rejects++;
+	if (!fix_is(m, 39, "2"))
+		return 0;
+	if (fix_is(m, 54, "2")) {
+		a->fills_sell++;
+		return 0;
+	}
+	a->fills_buy++;
+	sym = fix_get(m, 55, &sl);
+	if (!sym) {
+		log_warn("orders: a fill without Symbol (55): no SELL");
+		return 0;
+	}
+	return algo_order(a, false, sym, sl, now) ? -EIO : 0;
+}
+
+static int algo_read(struct algo *a, struct probe_conn *c, int64_t now)
+{
+	int rc = fixsess_read(c->fs, now, c == &a->md ? algo_md : algo_exec, a);
+
+	if (rc == -EPROTO)
+		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
+	else if (rc == -ECONNRESET && fixsess_state(c->fs) != FIXSESS_CLOSED)
+		log_err("%s session: %s", c->name, fixsess_error(c->fs));
+	else if (rc && rc != -ECONNRESET)
+		log_err("%s session: %s", c->name, strerror(-rc));
+	return rc;
+}
+
+static void algo_summary(struct algo *a, bool json)
+{
+	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
+	uint64_t lost = 0;
+
+	print_text(p, "tapless-algo: ");
+	print_uint(p, "md_received", "%llu market data messages", a->md_msgs);
+	print_uint(p, "bids", ", %llu bids", a->bids);
+	print_uint(p, "bids_000", ", %llu at .000\n", a->bids_000);
+	print_uint(p, "buys", "orders: %llu BUY", a->buys);
+	print_uint(p, "sells", ", %llu SELL", a->sells);
+	print_uint(p, "reports", "; %llu execution reports", a->reports);
+	print_uint(p, "new", " (%llu new", a->news);
+	print_uint(p, "fills_buy", ", %llu BUY filled", a->fills_buy);
+	print_uint(p, "fills_sell", ", %llu SELL filled", a->fills_sell);
+	print_uint(p, "rejects", ", %llu rejected)\n", a->rejects);
+	if (a->md.fs)
+		lost += probe_conn_print(p, &a->md);
+	if (a->ord.fs)
+		lost += probe_conn_print(p, &a->ord);
+	print_uint(p, "stamps_lost", "stamps lost: %llu\n", lost);
+	print_destroy(p);
+}
+
+static int algo_connect(struct algo *a, const struct opts *o,
+			const struct probe_ctx *x)
+{
+	struct fixsess_config fc = {
+		.sender = opts_str(o, "comp-id"), .target = opts_str(o, "peer-comp-id"),
+		.heartbeat_s = (int)opts_int(o, "heartbeat"),
+		.max_msg = (size_t)opts_int(o, "max-msg"), .initiator = true,
+	};
+	struct probe_conn *conn[2] = { &a->md, &a->ord };
+	static const char *const names[2] = { "md", "orders" };
+	int64_t end;
+	char err[256];
+
+	for (int i = 0; i < 2; i++) {
+		int fd = probe_connect(opts_str(o, i ? "ord" : "md"),
+				       (int)opts_int(o, "connect-timeout") * 1000,
+				       err, sizeof(err));
+
+		if (fd < 0 || probe_conn_open(conn[i], names[i], fd, x, &fc, err,
+					      sizeof(err))) {
+			log_err("%s", err);
+			return -EIO;
+		}
+		if (fixsess_logon(conn[i]->fs, ts_now_mono())) {
+			log_err("%s session: sending Logon failed", names[i]);
+			return -EIO;
+		}
+	}
+	end = ts_now_mono() + 10000000000LL;
+	while (!algo_stop && ts_now_mono() < end) {
+		struct pollfd p[2] = { { .fd = a->md.fd, .events = POLLIN },
+				       { .fd = a->ord.fd, .events = POLLIN } };
+		int n = 0;
+
+		poll(p, 2, 100);
+		for (int i = 0; i < 2; i++) {
+			if (p[i].revents && algo_read(a, conn[i], ts_now_mono()))
+				return -EPROTO;
+			n += fixsess_state(conn[i]->fs) == FIXSESS_ACTIVE;
+		}
+		if (n == 2)
+			return 0;
+	}
+	log_err("the venue did not answer both Logons in 10 s");
+	return -ETIMEDOUT;
+}
+
+/* Trade until the venue logs out of market data, --duration, or a signal. */
+static int algo_run(struct algo *a, int64_t secs)
+{
+	int64_t end = secs ? ts_now_mono() + secs * 1000000000LL : 0;
+
+	while (!algo_stop) {
+		struct pollfd p[2] = { { .fd = a->md.fd, .events = POLLIN },
+				       { .fd = a->ord.fd, .events = POLLIN } };
+		int64_t now;
+		int rc = 0;
+
+		if (poll(p, 2, 100) < 0 && errno != EINTR)
+			return -errno;
+		now = ts_now_mono();
+		for (int i = 0; i < 2 && !rc; i++)
+			if (p[i].revents)
+				rc = algo_read(a, i ? &a->ord : &a->md, now);
+		probe_conn_stamps(&a->md, now);
+		probe_conn_stamps(&a->ord, now);
+		if (rc == -ECONNRESET || fixsess_state(a->md.fs) != FIXSESS_ACTIVE)
+			return 0;	/* the venue ended the run */
+		if (rc)
+			return rc;
+		rc = fixsess_tick(a->md.fs, now);
+		if (!rc)
+			rc = fixsess_tick(a->ord.fs, now);
+		if (rc) {
+			log_err("heartbeat: %s", strerror(-rc));
+			return rc;
+		}
+		if (end && now >= end)
+			return 0;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts_error oerr;
+	struct opts *o = opts_create(algo_opts);
+	struct algo *a = xcalloc(1, sizeof(*a));
+	struct probe_ctx x = { 0 };
+	struct sigaction sa = { .sa_handler = algo_signal };
+	int rc = 1, level, first;
+	char err[256];
+
+	a->md.fd = a->ord.fd = -1;
+	log_init("tapless-algo", false, LOG_NOTICE);
+	first = opts_parse_args(o, argc, argv, &oerr);
+	if (first < 0 || first < argc) {
+		fprintf(stderr, "tapless-algo: %s\ntry 'tapless-algo --help'\n",
+			first < 0 ? oerr.msg : "unexpected operand");
+		goto out;
+	}
+	if (opts_flag(o, "help")) {
+		printf("usage: tapless-algo [OPTIONS]\n\noptions:\n");
+		opts_usage(stdout, algo_opts);
+		rc = 0;
+		goto out;
+	}
+	if (opts_flag(o, "version")) {
+		printf("%s\n", ALGO_VERSION);
+		rc = 0;
+		goto out;
+	}
+	level = log_level_parse(opts_str(o, "log-level"));
+	if (level < 0) {
+		fprintf(stderr, "tapless-algo: bad --log-level\n");
+		goto out;
+	}
+	log_init("tapless-algo", false, level);
+	a->qty = opts_int(o, "qty");
+	if (probe_start(&x, o, ALGO_VERSION, err, sizeof(err))) {
+		fprintf(stderr, "tapless-algo: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = 2;
+	if (algo_connect(a, o, &x) || algo_run(a, opts_int(o, "duration")))
+		goto done;
+	rc = 0;
+done:
+	for (int i = 0; i < 2; i++) {
+		struct probe_conn *c = i ? &a->ord : &a->md;
+
+		if (c->fs && fixsess_state(c->fs) == FIXSESS_ACTIVE)
+			fixsess_logout(c->fs, "algo stopping", ts_now_mono());
+	}
+	/* Reports still on the way are read; the Logouts are answered. */
+	for (int64_t end = ts_now_mono() + 2000000000LL; ts_now_mono() < end;) {
+		struct pollfd p[2] = { { .fd = a->md.fd, .events = POLLIN },
+				       { .fd = a->ord.fd, .events = POLLIN } };
+		int open = 0;
+
+		for (int i = 0; i < 2; i++) {
+			struct probe_conn *c = i ? &a->ord : &a->md;
+
+			if (c->fs && fixsess_state(c->fs) != FIXSESS_CLOSED)
+				open++;
+			else
+				p[i].fd = -1;
+		}
+		if (!open)
+			break;
+		poll(p, 2, 50);
+		for (int i = 0; i < 2; i++)
+			if (p[i].revents)
+				algo_read(a, i ? &a->ord : &a->md, ts_now_mono());
+	}
+	probe_conn_stamps(&a->md, -1);
+	probe_conn_stamps(&a->ord, -1);
+	algo_summary(a, opts_flag(o, "json"));
+	if (probe_finish(&x)) {
+		fprintf(stderr, "tapless-algo: %s: could not be completed\n",
+			opts_str(o, "write"));
+		rc = 2;
+	}
+out:
+	probe_conn_close(&a->md);
+	probe_conn_close(&a->ord);
+	free(a);
+	opts_destroy(o);
+	return rc;
+}
