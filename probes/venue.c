@@ -312,7 +312,7 @@ static void venue_summary(struct venue *v, bool json, int64_t secs)
 	print_text(p, "tapless-venue: ");
 	print_uint(p, "md_published", "%llu market data messages", v->published);
 	print_double(p, "md_rate", " at %.0f/s", (double)v->published / (double)secs);
-	print_uint(p, "orders", ", %llu orders", v->orders);
+	print_uint(p, "orders_received", ", %llu orders", v->orders);
 	print_uint(p, "fills", ", %llu filled", v->fills);
 	print_uint(p, "rejects", ", %llu rejected\n", v->rejects);
 	print_text(p, "schedule slip (ns): ");
