@@ -215,12 +215,23 @@ static void fix_put(struct fix_writer *w, const char *s, size_t n)
 	w->pos += n;
 }
 
+/* Decimal digits of v, right-aligned ending at end; returns the first.
+ * The writer runs once per field of every message sent: printf's
+ * machinery was a tenth of the venue's time at 100,000 messages/s. */
+static char *fix_utoa(uint64_t v, char *end)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
 void fix_add(struct fix_writer *w, uint32_t tag, const char *value, size_t len)
 {
-	char t[16];
-	int n = snprintf(t, sizeof(t), "%" PRIu32 "=", tag);
+	char t[16], *p = fix_utoa(tag, t + sizeof(t) - 1);
 
-	fix_put(w, t, (size_t)n);
+	t[sizeof(t) - 1] = '=';
+	fix_put(w, p, (size_t)(t + sizeof(t) - p));
 	fix_put(w, value, len);
 	fix_put(w, "\x01", 1);
 }
@@ -232,10 +243,13 @@ void fix_add_str(struct fix_writer *w, uint32_t tag, const char *value)
 
 void fix_add_int(struct fix_writer *w, uint32_t tag, int64_t value)
 {
-	char v[24];
-	int n = snprintf(v, sizeof(v), "%" PRId64, value);
+	char v[24], *p;
+	uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
 
-	fix_add(w, tag, v, (size_t)n);
+	p = fix_utoa(mag, v + sizeof(v));
+	if (value < 0)
+		*--p = '-';
+	fix_add(w, tag, p, (size_t)(v + sizeof(v) - p));
 }
 
 void fix_add_fixed(struct fix_writer *w, uint32_t tag, int64_t units,
@@ -243,20 +257,23 @@ void fix_add_fixed(struct fix_writer *w, uint32_t tag, int64_t units,
 {
 	uint64_t mag = units < 0 ? (uint64_t)0 - (uint64_t)units : (uint64_t)units;
 	uint64_t scale = 1;
-	char v[48];
-	int n;
+	char v[48], *p = v + sizeof(v);
 
 	if (decimals > 18)
 		decimals = 18;
 	for (unsigned i = 0; i < decimals; i++)
 		scale *= 10;
-	if (decimals)
-		n = snprintf(v, sizeof(v), "%s%" PRIu64 ".%0*" PRIu64,
-			     units < 0 ? "-" : "", mag / scale, (int)decimals,
-			     mag % scale);
-	else
-		n = snprintf(v, sizeof(v), "%s%" PRIu64, units < 0 ? "-" : "", mag);
-	fix_add(w, tag, v, (size_t)n);
+	if (decimals) {
+		uint64_t frac = mag % scale;
+
+		for (unsigned i = 0; i < decimals; i++, frac /= 10)
+			*--p = (char)('0' + frac % 10);
+		*--p = '.';
+	}
+	p = fix_utoa(mag / scale, p);
+	if (units < 0)
+		*--p = '-';
+	fix_add(w, tag, p, (size_t)(v + sizeof(v) - p));
 }
 
 void fix_begin(struct fix_writer *w, char *buf, size_t cap,

@@ -136,7 +136,15 @@ static void sending_time(struct fixsess *s, int64_t real_ns, char out[32])
 		strftime(s->stamp, sizeof(s->stamp), "%Y%m%d-%H:%M:%S", &tm);
 		s->stamp_sec = sec;
 	}
-	snprintf(out, 32, "%s.%03d", s->stamp, (int)(real_ns % NS / 1000000));
+	int ms = (int)(real_ns % NS / 1000000);
+	size_t n = strlen(s->stamp);
+
+	memcpy(out, s->stamp, n);
+	out[n] = '.';
+	out[n + 1] = (char)('0' + ms / 100);
+	out[n + 2] = (char)('0' + ms / 10 % 10);
+	out[n + 3] = (char)('0' + ms % 10);
+	out[n + 4] = 0;
 }
 
 struct fix_writer *fixsess_begin(struct fixsess *s, const char *msg_type,
