@@ -146,7 +146,7 @@ static int algo_read(struct algo *a, struct probe_conn *c, int64_t now)
 
 	if (rc == -EPROTO)
 		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
-	else if (rc == -ECONNRESET && fixsess_state(c->fs) != FIXSESS_CLOSED)
+	else if (rc == -ECONNRESET && *fixsess_error(c->fs))
 		log_err("%s session: %s", c->name, fixsess_error(c->fs));
 	else if (rc && rc != -ECONNRESET)
 		log_err("%s session: %s", c->name, strerror(-rc));
@@ -243,10 +243,10 @@ static int algo_run(struct algo *a, int64_t secs)
 				rc = algo_read(a, i ? &a->ord : &a->md, now);
 		probe_conn_stamps(&a->md, now);
 		probe_conn_stamps(&a->ord, now);
+		if (rc && rc != -ECONNRESET)
+			return rc;	/* a protocol error, logged */
 		if (rc == -ECONNRESET || fixsess_state(a->md.fs) != FIXSESS_ACTIVE)
-			return 0;	/* the venue ended the run */
-		if (rc)
-			return rc;
+			return *fixsess_error(a->md.fs) ? -ECONNRESET : 0;
 		rc = fixsess_tick(a->md.fs, now);
 		if (!rc)
 			rc = fixsess_tick(a->ord.fs, now);

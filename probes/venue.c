@@ -170,7 +170,7 @@ static int venue_read(struct venue *v, struct probe_conn *c, int64_t now)
 
 	if (rc == -EPROTO)
 		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
-	else if (rc == -ECONNRESET && fixsess_state(c->fs) != FIXSESS_CLOSED)
+	else if (rc == -ECONNRESET && *fixsess_error(c->fs))
 		log_err("%s session: %s", c->name, fixsess_error(c->fs));
 	else if (rc && rc != -ECONNRESET)
 		log_err("%s session: %s", c->name, strerror(-rc));

@@ -54,7 +54,7 @@ struct sockcap {
 
 /* Read the next sequence numbers of both queues through TCP_REPAIR, then
  * leave repair mode without the window probe TCP_REPAIR_OFF would send. */
-static int tcp_queue_seqs(int fd, uint32_t *snd, uint32_t *rcv)
+int sockcap_tcp_seqs(int fd, uint32_t *snd, uint32_t *rcv)
 {
 	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP, q, err = 0;
 	socklen_t len = sizeof(*snd);
@@ -102,7 +102,7 @@ int sockcap_create(struct sockcap **out, struct ts_sock *ts, int fd,
 	sc->in = sc->out;
 	frame_flow_reverse(&sc->in);
 	sc->tcp = sc->out.proto == IPPROTO_TCP;
-	if (sc->tcp && tcp_queue_seqs(fd, &sc->snd_base, &sc->rcv_base)) {
+	if (sc->tcp && sockcap_tcp_seqs(fd, &sc->snd_base, &sc->rcv_base)) {
 		sc->relative = true;
 		sc->snd_base = sc->rcv_base = 1;
 	}
