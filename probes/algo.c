@@ -142,15 +142,7 @@ static int algo_exec(void *arg, struct fixsess *s, const struct fix_msg *m,
 
 static int algo_read(struct algo *a, struct probe_conn *c, int64_t now)
 {
-	int rc = fixsess_read(c->fs, now, c == &a->md ? algo_md : algo_exec, a);
-
-	if (rc == -EPROTO)
-		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
-	else if (rc == -ECONNRESET && *fixsess_error(c->fs))
-		log_err("%s session: %s", c->name, fixsess_error(c->fs));
-	else if (rc && rc != -ECONNRESET)
-		log_err("%s session: %s", c->name, strerror(-rc));
-	return rc;
+	return probe_conn_read(c, now, c == &a->md ? algo_md : algo_exec, a);
 }
 
 static void algo_summary(struct algo *a, bool json)
@@ -309,32 +301,12 @@ int main(int argc, char **argv)
 		goto done;
 	rc = 0;
 done:
-	for (int i = 0; i < 2; i++) {
-		struct probe_conn *c = i ? &a->ord : &a->md;
-
-		if (c->fs && fixsess_state(c->fs) == FIXSESS_ACTIVE)
-			fixsess_logout(c->fs, "algo stopping", ts_now_mono());
-	}
 	/* Reports still on the way are read; the Logouts are answered. */
-	for (int64_t end = ts_now_mono() + 2000000000LL; ts_now_mono() < end;) {
-		struct pollfd p[2] = { { .fd = a->md.fd, .events = POLLIN },
-				       { .fd = a->ord.fd, .events = POLLIN } };
-		int open = 0;
+	{
+		struct probe_conn *const conns[2] = { &a->md, &a->ord };
+		const fixsess_app_fn fns[2] = { algo_md, algo_exec };
 
-		for (int i = 0; i < 2; i++) {
-			struct probe_conn *c = i ? &a->ord : &a->md;
-
-			if (c->fs && fixsess_state(c->fs) != FIXSESS_CLOSED)
-				open++;
-			else
-				p[i].fd = -1;
-		}
-		if (!open)
-			break;
-		poll(p, 2, 50);
-		for (int i = 0; i < 2; i++)
-			if (p[i].revents)
-				algo_read(a, i ? &a->ord : &a->md, ts_now_mono());
+		probe_end(conns, fns, 2, a, "algo stopping");
 	}
 	probe_conn_stamps(&a->md, -1);
 	probe_conn_stamps(&a->ord, -1);

@@ -166,15 +166,7 @@ static int venue_order(void *arg, struct fixsess *s, const struct fix_msg *m,
 /* Read a session; a failure is logged and ends the run. */
 static int venue_read(struct venue *v, struct probe_conn *c, int64_t now)
 {
-	int rc = fixsess_read(c->fs, now, c == &v->ord ? venue_order : NULL, v);
-
-	if (rc == -EPROTO)
-		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
-	else if (rc == -ECONNRESET && *fixsess_error(c->fs))
-		log_err("%s session: %s", c->name, fixsess_error(c->fs));
-	else if (rc && rc != -ECONNRESET)
-		log_err("%s session: %s", c->name, strerror(-rc));
-	return rc;
+	return probe_conn_read(c, now, c == &v->ord ? venue_order : NULL, v);
 }
 
 /* Accept the algo's two connections and their Logons. */
@@ -410,32 +402,11 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 done:
-	/* Log out of both sessions and wait for the answers. */
-	for (int i = 0; i < 2; i++) {
-		struct probe_conn *c = i ? &v->ord : &v->md;
+	{
+		struct probe_conn *const conns[2] = { &v->md, &v->ord };
+		const fixsess_app_fn fns[2] = { NULL, venue_order };
 
-		if (c->fs && fixsess_state(c->fs) == FIXSESS_ACTIVE)
-			fixsess_logout(c->fs, "end of the run", ts_now_mono());
-	}
-	for (int64_t end = ts_now_mono() + 2000000000LL; ts_now_mono() < end;) {
-		struct pollfd p[2] = { { .fd = v->md.fd, .events = POLLIN },
-				       { .fd = v->ord.fd, .events = POLLIN } };
-		int open = 0;
-
-		for (int i = 0; i < 2; i++) {
-			struct probe_conn *c = i ? &v->ord : &v->md;
-
-			if (c->fs && fixsess_state(c->fs) != FIXSESS_CLOSED)
-				open++;
-			else
-				p[i].fd = -1;
-		}
-		if (!open)
-			break;
-		poll(p, 2, 50);
-		for (int i = 0; i < 2; i++)
-			if (p[i].revents)
-				venue_read(v, i ? &v->ord : &v->md, ts_now_mono());
+		probe_end(conns, fns, 2, v, "end of the run");
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);

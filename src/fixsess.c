@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "fix.h"
+#include "ts.h"
 #include "xalloc.h"
 
 #define FIXSESS_BEGIN "FIX.4.4"
@@ -115,14 +116,6 @@ const char *fixsess_error(const struct fixsess *s) { return s->error; }
 void fixsess_stats(const struct fixsess *s, struct fixsess_stats *st) { *st = s->st; }
 uint64_t fixsess_next_out_seq(const struct fixsess *s) { return s->out_seq; }
 
-static int64_t real_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * NS + t.tv_nsec;
-}
-
 /* SendingTime (52) as YYYYMMDD-HH:MM:SS.sss, UTC. */
 static void sending_time(struct fixsess *s, int64_t real_ns, char out[32])
 {
@@ -152,7 +145,7 @@ struct fix_writer *fixsess_begin(struct fixsess *s, const char *msg_type,
 {
 	char t[32];
 
-	sending_time(s, real_ns ? real_ns : real_now(), t);
+	sending_time(s, real_ns ? real_ns : ts_now_real(), t);
 	fix_begin(&s->w, s->wbuf, s->wcap, FIXSESS_BEGIN, msg_type);
 	fix_add_str(&s->w, 49, s->sender);
 	fix_add_str(&s->w, 56, s->target);
@@ -166,7 +159,7 @@ void fixsess_add_time(struct fixsess *s, uint32_t tag, int64_t real_ns)
 {
 	char t[32];
 
-	sending_time(s, real_ns ? real_ns : real_now(), t);
+	sending_time(s, real_ns ? real_ns : ts_now_real(), t);
 	fix_add_str(&s->w, tag, t);
 }
 

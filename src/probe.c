@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fixsess.h"
+#include "log.h"
 #include "opts.h"
 #include "pcapng.h"
 #include "print.h"
@@ -201,6 +202,49 @@ void probe_conn_close(struct probe_conn *c)
 	c->sc = NULL;
 	c->ts = NULL;
 	c->fd = -1;
+}
+
+int probe_conn_read(struct probe_conn *c, int64_t now_ns, fixsess_app_fn fn,
+		    void *arg)
+{
+	int rc = fixsess_read(c->fs, now_ns, fn, arg);
+
+	if (rc == -EPROTO)
+		log_err("%s session: %s; logged out", c->name, fixsess_error(c->fs));
+	else if (rc == -ECONNRESET && *fixsess_error(c->fs))
+		log_err("%s session: %s", c->name, fixsess_error(c->fs));
+	else if (rc && rc != -ECONNRESET)
+		log_err("%s session: %s", c->name, strerror(-rc));
+	return rc;
+}
+
+void probe_end(struct probe_conn *const *c, const fixsess_app_fn *fn, int n,
+	       void *arg, const char *text)
+{
+	struct pollfd p[8];
+
+	if (n > 8)
+		n = 8;
+	for (int i = 0; i < n; i++)
+		if (c[i]->fs && fixsess_state(c[i]->fs) == FIXSESS_ACTIVE)
+			fixsess_logout(c[i]->fs, text, ts_now_mono());
+	for (int64_t end = ts_now_mono() + 2000000000LL; ts_now_mono() < end;) {
+		int open = 0;
+
+		for (int i = 0; i < n; i++) {
+			bool live = c[i]->fs && fixsess_state(c[i]->fs) != FIXSESS_CLOSED;
+
+			p[i] = (struct pollfd){ .fd = live ? c[i]->fd : -1,
+						.events = POLLIN };
+			open += live;
+		}
+		if (!open)
+			break;
+		poll(p, (nfds_t)n, 50);
+		for (int i = 0; i < n; i++)
+			if (p[i].revents)
+				probe_conn_read(c[i], ts_now_mono(), fn[i], arg);
+	}
 }
 
 void probe_conn_stamps(struct probe_conn *c, int64_t now_ns)

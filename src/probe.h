@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-struct fixsess;
-struct fixsess_config;
+#include "fixsess.h"	/* fixsess_app_fn */
+
 struct opts;
 struct pcapng_writer;
 struct printer;
@@ -77,6 +77,18 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		    const struct probe_ctx *x, const struct fixsess_config *fc,
 		    char *err, size_t errlen);
 void probe_conn_close(struct probe_conn *c);
+
+/* fixsess_read() on c, logging why the session ended when it did (a
+ * protocol error, the peer leaving without Logout, an I/O error). Same
+ * returns. */
+int probe_conn_read(struct probe_conn *c, int64_t now_ns, fixsess_app_fn fn,
+		    void *arg);
+
+/* End a run: Logout with text on every session of c[0..n) still logged on,
+ * then keep reading (application messages to fn[i]) until each Logout is
+ * answered or 2 s pass. */
+void probe_end(struct probe_conn *const *c, const fixsess_app_fn *fn, int n,
+	       void *arg, const char *text);
 
 /* Reap TX stamps and write finished sends (now_ns < 0: all, at exit). */
 void probe_conn_stamps(struct probe_conn *c, int64_t now_ns);

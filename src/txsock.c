@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "ts.h"
 #include "xalloc.h"
 
 /* A sender that outruns capd keeps about this much queued before dropping:
@@ -121,14 +121,6 @@ struct txsock_client {
 	struct txsock_client_stats st;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static int set_addr(struct sockaddr_un *a, const char *path)
 {
 	if (!path || !*path || strlen(path) >= sizeof(a->sun_path))
@@ -147,25 +139,25 @@ static void client_drop_conn(struct txsock_client *c)
 	/* A record half written is useless to the daemon, which will see a new
 	 * connection start at a record boundary. */
 	c->head = c->tail = 0;
-	c->next_try = mono_ns() + RECONNECT_NS;
+	c->next_try = ts_now_mono() + RECONNECT_NS;
 }
 
 static void client_try_connect(struct txsock_client *c)
 {
 	int fd;
 
-	if (c->fd >= 0 || mono_ns() < c->next_try)
+	if (c->fd >= 0 || ts_now_mono() < c->next_try)
 		return;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		c->next_try = mono_ns() + RECONNECT_NS;
+		c->next_try = ts_now_mono() + RECONNECT_NS;
 		return;
 	}
 	/* A non-blocking connect on a UNIX stream socket completes or fails
 	 * at once (EAGAIN only when the backlog is full: retry later). */
 	if (connect(fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) < 0) {
 		close(fd);
-		c->next_try = mono_ns() + RECONNECT_NS;
+		c->next_try = ts_now_mono() + RECONNECT_NS;
 		return;
 	}
 	c->fd = fd;
@@ -244,11 +236,11 @@ int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
 
 int txsock_flush(struct txsock_client *c, int timeout_ms)
 {
-	int64_t end = mono_ns() + (int64_t)timeout_ms * 1000000LL;
+	int64_t end = ts_now_mono() + (int64_t)timeout_ms * 1000000LL;
 
 	while (c->fd >= 0 && c->head < c->tail) {
 		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-		int64_t left = end - mono_ns();
+		int64_t left = end - ts_now_mono();
 		int err;
 
 		if (left <= 0)
