@@ -23,15 +23,16 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc $(PKG_CFLAGS)
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -Iptp $(PKG_CFLAGS)
 CFLAGS ?=
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-# The library: everything in src/ except the programs' own files.
-PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c) src/capd.c
-LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c))
-LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
-SAN_LIB_OBJS := $(LIB_SRCS:src/%.c=build/san/%.o)
+# The library: everything in src/ and ptp/ except the programs' own files.
+PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c) src/capd.c ptp/syncd.c
+LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c) $(wildcard ptp/*.c))
+LIB_OBJS := $(patsubst %.c,build/obj/%.o,$(notdir $(LIB_SRCS)))
+SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(notdir $(LIB_SRCS)))
+vpath %.c src ptp
 
 # Probes: probes/NAME.c is bin/tapless-NAME, one file each on the library.
 PROBE_SRCS := $(wildcard probes/*.c)
@@ -46,10 +47,10 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
 .PHONY: all check unit replay system manlint demo bench fuzz install deps clean
 all: $(PROGS) $(TOOL_BINS)
 
-build/obj/%.o: src/%.c
+build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
-build/san/%.o: src/%.c
+build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -MMD -MP -c -o $@ $<
 

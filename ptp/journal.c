@@ -1,0 +1,380 @@
+/* journal.c — see journal.h. */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+#define JOURNAL_LINE_MAX 1024
+
+struct journal_writer {
+	int fd;
+};
+
+struct journal_reader {
+	FILE *f;
+	char *path;
+	char host[64];
+	unsigned line;
+	unsigned bad;
+	bool torn;
+	char err[JOURNAL_ERRBUF];
+	char buf[JOURNAL_LINE_MAX + 2];
+};
+
+/* One write(2) per line: with O_APPEND the line lands whole or, after a
+ * crash mid-write, as a torn tail the reader drops. */
+static int journal_put(struct journal_writer *w, const char *line, size_t len)
+{
+	ssize_t n = write(w->fd, line, len);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int journal_writer_open(struct journal_writer **out, const char *path,
+			const char *host)
+{
+	struct journal_writer *w;
+	struct stat st;
+	char head[128];
+	int fd, n, ret;
+
+	*out = NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (st.st_size == 0) {
+		n = snprintf(head, sizeof(head),
+			     "# tapless-journal %d host %s\n"
+			     "# time_ns sample clock state offset_ns delay_ns "
+			     "freq_ppb gm steps servo sync bound_ns\n",
+			     JOURNAL_VERSION, host && *host ? host : "-");
+		ret = journal_put(w, head, (size_t)n);
+		if (ret)
+			goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	close(fd);
+	free(w);
+	return ret;
+}
+
+static void journal_fmt_i64(char *b, size_t len, int64_t v)
+{
+	if (v == JOURNAL_NONE)
+		snprintf(b, len, "-");
+	else
+		snprintf(b, len, "%" PRId64, v);
+}
+
+static const char *journal_word(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+int journal_format_sample(char *buf, unsigned len,
+			  const struct journal_sample *s)
+{
+	char off[24], delay[24], bound[24], freq[32], steps[16];
+	int n;
+
+	journal_fmt_i64(off, sizeof(off), s->offset_ns);
+	journal_fmt_i64(delay, sizeof(delay), s->delay_ns);
+	journal_fmt_i64(bound, sizeof(bound), s->bound_ns);
+	if (isfinite(s->freq_ppb))
+		snprintf(freq, sizeof(freq), "%.3f", s->freq_ppb);
+	else
+		snprintf(freq, sizeof(freq), "-");
+	if (s->steps >= 0)
+		snprintf(steps, sizeof(steps), "%d", s->steps);
+	else
+		snprintf(steps, sizeof(steps), "-");
+	n = snprintf(buf, len, "%" PRId64 " sample %s %s %s %s %s %s %s %s %d %s\n",
+		     s->ts_ns, journal_word(s->clock), journal_word(s->state),
+		     off, delay, freq, journal_word(s->gm), steps,
+		     journal_word(s->servo), s->in_sync ? 1 : 0, bound);
+	return n < 0 || (unsigned)n >= len ? -ENOSPC : n;
+}
+
+int journal_write_sample(struct journal_writer *w,
+			 const struct journal_sample *s)
+{
+	char line[JOURNAL_LINE_MAX];
+	int n = journal_format_sample(line, sizeof(line), s);
+
+	return n < 0 ? n : journal_put(w, line, (size_t)n);
+}
+
+int journal_write_event(struct journal_writer *w, int64_t ts_ns,
+			const char *clock, const char *name, const char *text)
+{
+	char line[JOURNAL_LINE_MAX];
+	int n;
+
+	n = snprintf(line, sizeof(line) - 1, "%" PRId64 " event %s %s%s%s",
+		     ts_ns, journal_word(clock), journal_word(name),
+		     text && *text ? " " : "", text ? text : "");
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(line) - 1)
+		n = sizeof(line) - 2;	/* an event's text may be cut */
+	for (int i = 0; i < n; i++)
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	line[n++] = '\n';
+	return journal_put(w, line, (size_t)n);
+}
+
+void journal_writer_close(struct journal_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	free(w);
+}
+
+/* Reading. */
+
+static int journal_i64(const char *s, int64_t *v, bool dash_ok)
+{
+	char *end;
+	long long x;
+
+	if (dash_ok && !strcmp(s, "-")) {
+		*v = JOURNAL_NONE;
+		return 0;
+	}
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || end == s || *end || x == INT64_MIN)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int journal_copy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		return -EINVAL;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+#define JOURNAL_SAMPLE_FIELDS 12
+
+int journal_parse_line(const char *line, struct journal_record *rec,
+		       const char **why)
+{
+	char tmp[JOURNAL_LINE_MAX + 1];
+	char *f[JOURNAL_SAMPLE_FIELDS + 1], *save = NULL, *p;
+	int nf = 0;
+	int64_t t, v;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line || *line == '#')
+		return 1;
+	if (strlen(line) > JOURNAL_LINE_MAX) {
+		*why = "line too long";
+		return -EBADMSG;
+	}
+	strcpy(tmp, line);
+	memset(rec, 0, sizeof(*rec));
+	for (p = strtok_r(tmp, " \t", &save); p && nf < JOURNAL_SAMPLE_FIELDS;
+	     p = strtok_r(NULL, " \t", &save))
+		f[nf++] = p;
+	if (nf < 3 || journal_i64(f[0], &t, false) < 0) {
+		*why = "expected TIME_NS TYPE CLOCK ...";
+		return -EBADMSG;
+	}
+	if (!strcmp(f[1], "event")) {
+		struct journal_event *e = &rec->event;
+		const char *rest;
+
+		if (nf < 4 || journal_copy(e->clock, sizeof(e->clock), f[2]) ||
+		    journal_copy(e->name, sizeof(e->name), f[3])) {
+			*why = "event: expected TIME_NS event CLOCK NAME [TEXT]";
+			return -EBADMSG;
+		}
+		rec->type = JOURNAL_EVENT;
+		e->ts_ns = t;
+		/* The text is the rest of the original line, spaces kept. */
+		rest = line + (f[3] - tmp) + strlen(f[3]);
+		while (*rest == ' ' || *rest == '\t')
+			rest++;
+		snprintf(e->text, sizeof(e->text), "%s", rest);
+		return 0;
+	}
+	if (strcmp(f[1], "sample")) {
+		*why = "type is neither sample nor event";
+		return -EBADMSG;
+	}
+	if (nf != JOURNAL_SAMPLE_FIELDS || p) {
+		*why = "sample: expected 12 fields";
+		return -EBADMSG;
+	}
+	struct journal_sample *s = &rec->sample;
+	rec->type = JOURNAL_SAMPLE;
+	s->ts_ns = t;
+	if (journal_copy(s->clock, sizeof(s->clock), f[2]) ||
+	    journal_copy(s->state, sizeof(s->state), f[3])) {
+		*why = "clock or state name too long";
+		return -EBADMSG;
+	}
+	if (journal_i64(f[4], &s->offset_ns, true) ||
+	    journal_i64(f[5], &s->delay_ns, true)) {
+		*why = "offset or delay is not an integer";
+		return -EBADMSG;
+	}
+	if (!strcmp(f[6], "-")) {
+		s->freq_ppb = NAN;
+	} else {
+		char *end;
+
+		errno = 0;
+		s->freq_ppb = strtod(f[6], &end);
+		if (errno || end == f[6] || *end || !isfinite(s->freq_ppb)) {
+			*why = "frequency is not a number";
+			return -EBADMSG;
+		}
+	}
+	if (journal_copy(s->gm, sizeof(s->gm), f[7]) ||
+	    journal_copy(s->servo, sizeof(s->servo), f[9])) {
+		*why = "grandmaster or servo field too long";
+		return -EBADMSG;
+	}
+	if (journal_i64(f[8], &v, true) || (v != JOURNAL_NONE &&
+					    (v < 0 || v > 255))) {
+		*why = "steps removed is not 0..255";
+		return -EBADMSG;
+	}
+	s->steps = v == JOURNAL_NONE ? -1 : (int)v;
+	if (strcmp(f[10], "0") && strcmp(f[10], "1")) {
+		*why = "sync is neither 0 nor 1";
+		return -EBADMSG;
+	}
+	s->in_sync = f[10][0] == '1';
+	if (journal_i64(f[11], &s->bound_ns, true) ||
+	    (s->bound_ns != JOURNAL_NONE && s->bound_ns < 0)) {
+		*why = "bound is not a non-negative integer";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int journal_open(struct journal_reader **out, const char *path,
+		 char errbuf[JOURNAL_ERRBUF])
+{
+	struct journal_reader *r;
+	FILE *f;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		int e = errno;
+
+		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->f = f;
+	r->path = xstrdup(path);
+	*out = r;
+	return 0;
+}
+
+int journal_next(struct journal_reader *r, struct journal_record *rec)
+{
+	for (;;) {
+		const char *why = NULL;
+		size_t n;
+		int ret;
+
+		if (!fgets(r->buf, sizeof(r->buf), r->f))
+			return 0;
+		r->line++;
+		n = strlen(r->buf);
+		if (!n || r->buf[n - 1] != '\n') {
+			if (feof(r->f)) {
+				/* The torn tail of a crash: not a record. */
+				r->torn = true;
+				return 0;
+			}
+			/* Too long: drop the rest of the line. */
+			int c;
+
+			while ((c = fgetc(r->f)) != EOF && c != '\n')
+				;
+			r->bad++;
+			snprintf(r->err, sizeof(r->err), "%s:%u: line too long",
+				 r->path, r->line);
+			return -EBADMSG;
+		}
+		r->buf[--n] = '\0';
+		if (r->line == 1 && !strncmp(r->buf, "# tapless-journal ", 18)) {
+			const char *h = strstr(r->buf, " host ");
+
+			if (h)
+				snprintf(r->host, sizeof(r->host), "%s", h + 6);
+		}
+		ret = journal_parse_line(r->buf, rec, &why);
+		if (ret == 1)
+			continue;
+		if (ret < 0) {
+			r->bad++;
+			snprintf(r->err, sizeof(r->err), "%s:%u: %s", r->path,
+				 r->line, why);
+			return ret;
+		}
+		return 1;
+	}
+}
+
+const char *journal_error(const struct journal_reader *r)
+{
+	return r->err;
+}
+
+const char *journal_host(const struct journal_reader *r)
+{
+	return r->host;
+}
+
+unsigned journal_bad_lines(const struct journal_reader *r)
+{
+	return r->bad;
+}
+
+bool journal_torn(const struct journal_reader *r)
+{
+	return r->torn;
+}
+
+void journal_close(struct journal_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->path);
+	free(r);
+}

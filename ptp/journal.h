@@ -1,0 +1,103 @@
+/* journal.h — the sync journal: how well a host's clocks followed PTP time,
+ * one text line per sample or event, appended as they happen.
+ *
+ * tapless-syncd writes it; tapless correlate reads it to put an error bound
+ * on every one-way latency and to set apart samples taken while a host was
+ * out of sync; tapless sim writes it for generated hosts. The format is
+ * documented in tapless-journal(5):
+ *
+ *   # tapless-journal 1 host NAME
+ *   TIME_NS sample CLOCK STATE OFFSET_NS DELAY_NS FREQ_PPB GM STEPS SERVO SYNC BOUND_NS
+ *   TIME_NS event CLOCK NAME [TEXT...]
+ *
+ * Fields are separated by one space; "-" stands for a value not known.
+ * CLOCK is "sys" (CLOCK_REALTIME) or "phcN" (/dev/ptpN). TIME_NS is the
+ * sample's time in nanoseconds since 1970 on the UTC timescale.
+ *
+ * Every line is written with one write(2) on a file opened O_APPEND, so a
+ * crash can tear only the last line; the reader ignores a last line without
+ * its newline. The reader never stops at a bad line: it reports it (path and
+ * line number) and goes on with the next.
+ */
+#ifndef TAPLESS_JOURNAL_H
+#define TAPLESS_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define JOURNAL_VERSION 1
+#define JOURNAL_NONE INT64_MIN		/* a value written as "-" */
+#define JOURNAL_ERRBUF 512
+
+struct journal_writer;
+struct journal_reader;
+
+struct journal_sample {
+	int64_t ts_ns;
+	char clock[16];		/* "sys", "phc0" */
+	char state[16];		/* port state (SLAVE, MASTER, ...), or "-" */
+	int64_t offset_ns;	/* from the master / reference, or NONE */
+	int64_t delay_ns;	/* mean path delay, or NONE */
+	double freq_ppb;	/* frequency adjustment; NAN when unknown */
+	char gm[32];		/* grandmaster identity, or "-" */
+	int steps;		/* steps removed, -1 when unknown */
+	char servo[8];		/* s0 unlocked, s1 stepped, s2 locked, "-" */
+	bool in_sync;
+	int64_t bound_ns;	/* |clock - PTP time| <= bound while in sync;
+				 * NONE when not known */
+};
+
+struct journal_event {
+	int64_t ts_ns;
+	char clock[16];		/* or "-" */
+	char name[32];		/* ptp4l_exit, port_state, gm_change, step,
+				 * link_down, link_up, hwtstamp_change,
+				 * utc_offset, ... */
+	char text[256];		/* the rest of the line, or "" */
+};
+
+struct journal_record {
+	enum { JOURNAL_SAMPLE = 1, JOURNAL_EVENT = 2 } type;
+	union {
+		struct journal_sample sample;
+		struct journal_event event;
+	};
+};
+
+/* Open path for appending (created 0644 if missing; the header line is
+ * written when the file is empty). Returns 0 or -errno. */
+int journal_writer_open(struct journal_writer **out, const char *path,
+			const char *host);
+int journal_write_sample(struct journal_writer *w,
+			 const struct journal_sample *s);
+/* text may be NULL; newlines in it are written as spaces. */
+int journal_write_event(struct journal_writer *w, int64_t ts_ns,
+			const char *clock, const char *name, const char *text);
+void journal_writer_close(struct journal_writer *w);
+
+/* Format one record as its line (with the newline) into buf; returns the
+ * length, or -ENOSPC. Used by the writer and by tests. */
+int journal_format_sample(char *buf, unsigned len,
+			  const struct journal_sample *s);
+
+/* Read a journal. Returns 0, or -errno with errbuf naming the path. */
+int journal_open(struct journal_reader **out, const char *path,
+		 char errbuf[JOURNAL_ERRBUF]);
+/* The next record: 1 with *rec filled, 0 at the end (a torn last line is
+ * not a record), or -EBADMSG for a line that is not one: journal_error()
+ * says "PATH:LINE: why", and the next call reads the line after. */
+int journal_next(struct journal_reader *r, struct journal_record *rec);
+const char *journal_error(const struct journal_reader *r);
+/* The host named in the header, or "". */
+const char *journal_host(const struct journal_reader *r);
+/* Lines rejected so far, and whether a torn last line was dropped. */
+unsigned journal_bad_lines(const struct journal_reader *r);
+bool journal_torn(const struct journal_reader *r);
+void journal_close(struct journal_reader *r);
+
+/* Parse one line (without its newline). Returns 0 (a record), 1 (a comment
+ * or empty line), or -EBADMSG with why set. */
+int journal_parse_line(const char *line, struct journal_record *rec,
+		       const char **why);
+
+#endif

@@ -1,0 +1,86 @@
+/* corr.h — the correlator: several hosts' captures in, one-way latency per
+ * hop, transaction latency per host and switch latency out, each with what
+ * bounds its error. The semantics are tapless-correlate(8)'s.
+ *
+ * Hosts' captures are read once, merged in time order (stamps brought to
+ * one timescale first). Each capture's flows are reassembled into FIX
+ * messages (fixstream.h); each message seen at one host is matched to the
+ * same message seen at the others, by flow and TCP sequence number of its
+ * first byte, or, where the flows differ (NAT, a gateway), by SenderCompID,
+ * TargetCompID, MsgSeqNum and MsgType. A match of a send at A and a receive
+ * at B is one sample of the hop A→B: RX stamp at B − TX stamp at A.
+ *
+ * Memory is bounded by the matching window (messages waiting for their
+ * peer, at most max_pending), the flows seen and the histograms (hist.h);
+ * never by the length of the captures.
+ *
+ * Errors in the input are counted and reported, never fatal: a damaged
+ * file ends its own stream, a bad FIX message is skipped. The library does
+ * not print: warnings are collected for the program (corr_warning()).
+ */
+#ifndef TAPLESS_CORR_H
+#define TAPLESS_CORR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct corr;
+struct printer;
+struct topo;
+
+#define CORR_ERRBUF 1024
+#define CORR_MAX_HOSTS 64
+#define CORR_MAX_RATES 32
+
+struct corr_config {
+	int64_t window_ns;	/* how long a message waits for its peers */
+	int64_t hold_ns;	/* how long a TCP hole may stay open */
+	bool last_byte;		/* stamp of the frame with the last byte */
+	bool by_rate;		/* results per market data rate bucket */
+	double rates[CORR_MAX_RATES];	/* bucket centres, messages/s */
+	unsigned nrates;
+	bool utc_offset_known;	/* TAI - UTC given by the caller */
+	int utc_offset_s;
+	const struct topo *topo;	/* or NULL */
+	int64_t sync_max_age_ns;	/* a journal sample vouches this long */
+	unsigned max_pending;	/* messages waiting for their peers */
+};
+
+/* Defaults: window 1 s, hold 200 ms, first byte, the FTTC report's eight
+ * rates, 3 s sync age, 262144 pending. */
+void corr_config_init(struct corr_config *cfg);
+
+int corr_create(struct corr **out, const struct corr_config *cfg);
+void corr_destroy(struct corr *c);
+
+/* A host and its captures (files or directories of rotated files). Returns
+ * 0, -EEXIST for a name given twice, -E2BIG past CORR_MAX_HOSTS, or the
+ * error of opening a capture, with err saying which. */
+int corr_add_host(struct corr *c, const char *name, const char *const *paths,
+		  unsigned npaths, char err[CORR_ERRBUF]);
+/* The host's sync journal. Returns 0, -ENOENT (no such host), or the
+ * error of reading it, with err. */
+int corr_set_journal(struct corr *c, const char *host, const char *path,
+		     char err[CORR_ERRBUF]);
+/* Say which timescale a host's stamps are on when its files do not
+ * (enum ts_timescale: TS_SCALE_UTC or TS_SCALE_TAI). */
+int corr_set_timescale(struct corr *c, const char *host, int timescale);
+
+/* Read everything. Returns 0 (results are ready; see corr_measured()) or
+ * -EINVAL when there is nothing to correlate. */
+int corr_run(struct corr *c, char err[CORR_ERRBUF]);
+
+/* Whether any latency at all was measured. */
+bool corr_measured(const struct corr *c);
+
+/* Warnings about the input, in the order met ("venue: ..."). */
+unsigned corr_warnings(const struct corr *c);
+const char *corr_warning(const struct corr *c, unsigned i);
+
+/* Print the results (inputs, hops, transactions, switches, unmatched).
+ * With a baseline (a back-to-back run correlated the same way), switch
+ * latency is also given as through-switch minus back-to-back per hop. */
+void corr_print(const struct corr *c, const struct corr *baseline,
+		struct printer *p);
+
+#endif

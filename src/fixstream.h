@@ -1,0 +1,84 @@
+/* fixstream.h — one direction of one flow, as seen by one capture, turned
+ * back into FIX messages, each with the stamps of the frames that carried
+ * its first and last bytes.
+ *
+ * TCP: segments are put back in sequence order. A retransmitted byte keeps
+ * the stamp of its first transmission in this capture (a retransmission is
+ * counted, its bytes are not used again). A segment after a hole is held
+ * until the hole fills; a hole still open when the held bytes pass
+ * FIXSTREAM_HOLD_BYTES, or older than the hold time, is given up: its bytes
+ * are counted as lost and parsing resumes at the next "8=". A capture that
+ * starts in the middle of a stream (no SYN seen) resumes the same way: the
+ * bytes before the first whole message are counted, not parsed. Sequence
+ * numbers wrap (serial arithmetic).
+ *
+ * UDP: each datagram is parsed on its own; a message cut at the end of one
+ * is an error.
+ *
+ * A message whose BodyLength or CheckSum is wrong is counted and skipped,
+ * never fatal. Memory per stream is a buffer for one partial message and a
+ * small fixed area for held segments; no allocation per segment once a
+ * stream has grown to its largest message.
+ */
+#ifndef TAPLESS_FIXSTREAM_H
+#define TAPLESS_FIXSTREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fix_msg;
+struct fixstream;
+
+#define FIXSTREAM_MAX_MSG (64u << 10)	/* longest FIX message accepted */
+#define FIXSTREAM_HOLD_BYTES (256u << 10)	/* held past a hole, at most */
+#define FIXSTREAM_HOLD_SEGS 64
+
+/* One message handed to the caller. */
+struct fixstream_msg {
+	const struct fix_msg *fix;	/* parsed, checksum good */
+	uint32_t seq;		/* TCP: sequence number of the first byte */
+	int64_t ts_first;	/* stamp of the frame carrying the first byte */
+	int64_t ts_last;	/* ... and the last byte */
+	uint32_t wire_first;	/* that frame's length on the wire */
+	uint32_t wire_last;
+};
+
+typedef void (*fixstream_fn)(void *arg, const struct fixstream_msg *m);
+
+struct fixstream_stats {
+	uint64_t segments;	/* with payload */
+	uint64_t bytes;		/* payload bytes used */
+	uint64_t messages;	/* good messages handed out */
+	uint64_t retransmits;	/* segments carrying bytes seen before */
+	uint64_t out_of_order;	/* segments held for a hole */
+	uint64_t lost_bytes;	/* in holes given up */
+	uint64_t skipped_bytes;	/* not part of any FIX message */
+	uint64_t midstream_bytes;	/* skipped before the first message */
+	uint64_t bad_checksum;	/* messages dropped: CheckSum wrong */
+	uint64_t bad_framing;	/* BodyLength wrong, fields malformed, ... */
+	uint64_t truncated;	/* cut by snaplen or a datagram's end */
+};
+
+/* A stream for TCP (tcp true) or UDP. scratch is where messages are
+ * parsed (shared by the caller's streams: it is only used during a call).
+ * hold_ns: how long a hole may stay open (stamp time). */
+struct fixstream *fixstream_create(bool tcp, struct fix_msg *scratch,
+				   int64_t hold_ns, fixstream_fn fn, void *arg);
+void fixstream_destroy(struct fixstream *s);
+
+/* One segment or datagram: TCP seq and flags (SYN: the next byte is
+ * seq + 1), payload[0..caplen) of wire_payload bytes (less when the
+ * capture cut it), the frame's stamp and wire length. Messages completed by
+ * it are handed to fn before this returns. */
+void fixstream_segment(struct fixstream *s, uint32_t seq, uint8_t tcp_flags,
+		       const uint8_t *payload, uint32_t caplen,
+		       uint32_t wire_payload, int64_t ts, uint32_t wire_len);
+
+/* The end of the capture: give up open holes, parse what was held. */
+void fixstream_finish(struct fixstream *s);
+
+const struct fixstream_stats *fixstream_stats(const struct fixstream *s);
+/* Newest stamp seen, for expiring idle streams. */
+int64_t fixstream_last_ts(const struct fixstream *s);
+
+#endif
