@@ -98,6 +98,11 @@ tl_setup() {
 	fi
 	tl_init
 	TL_OUT=$(mktemp -d "/tmp/tapless-$1.XXXXXX")
-	trap 'tl_cleanup; rm -rf "$TL_OUT"' EXIT
+	# TL_KEEP=1 keeps the output directory for a post-mortem.
+	if [ "${TL_KEEP:-0}" = 1 ]; then
+		trap "tl_cleanup; echo '$1: kept $TL_OUT'" EXIT
+	else
+		trap 'tl_cleanup; rm -rf "$TL_OUT"' EXIT
+	fi
 	tl_pair a b "$2" || { echo "FAIL: $1: could not build the namespaces"; exit 1; }
 }

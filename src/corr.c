@@ -222,7 +222,7 @@ struct corr {
 	uint32_t *bucket1, *bucket2;
 	uint32_t nbuckets;
 	int64_t now;
-	uint64_t window_overflow, dir_unknown_pairs, extra_obs;
+	uint64_t window_overflow, dir_unknown_pairs, extra_obs, by_session;
 	/* Paths between hosts. */
 	struct topo_path path[CORR_MAX_HOSTS][CORR_MAX_HOSTS];
 	int8_t path_known[CORR_MAX_HOSTS][CORR_MAX_HOSTS];	/* 0 ?, 1, -1 */
@@ -788,6 +788,39 @@ static void corr_entry_unlink(struct corr *c, uint32_t idx)
 	e->live = false;
 }
 
+static void corr_pair(struct corr *c, struct corr_entry *e,
+		      const struct corr_obs *o);
+
+/* The same FIX message on another flow (NAT, a gateway): an entry nobody
+ * matched by flow and sequence, paired by its session keys with another
+ * such entry from another host. Tried only when the entry leaves the
+ * window, so that matching by flow had every chance first, and only
+ * between flows neither host's capture has the other of: two sessions
+ * between the same hosts often share their CompIDs, and their Logons
+ * (34=1) would otherwise pair up across sessions. */
+static bool corr_pair_by_session(struct corr *c, struct corr_entry *e)
+{
+	uint32_t i = c->bucket2[e->k2 & (c->nbuckets - 1)];
+	const struct corr_obs *a = &e->obs[0];
+
+	while (i) {
+		struct corr_entry *x = &c->ring[i - 1];
+
+		if (x != e && x->live && !x->paired && x->k2 == e->k2 &&
+		    x->flow != e->flow && x->obs[0].host != a->host &&
+		    !(c->flows[x->flow].hosts & (1ull << a->host)) &&
+		    !(c->flows[e->flow].hosts & (1ull << x->obs[0].host))) {
+			corr_pair(c, x, a);
+			x->paired = true;
+			corr_entry_unlink(c, i - 1);
+			c->by_session++;
+			return true;
+		}
+		i = x->next2;
+	}
+	return false;
+}
+
 /* An entry leaves: if only one host ever saw it, that is unmatched. */
 static void corr_entry_expire(struct corr *c, uint32_t idx)
 {
@@ -795,7 +828,7 @@ static void corr_entry_expire(struct corr *c, uint32_t idx)
 
 	if (!e->live)
 		return;
-	if (!e->paired)
+	if (!e->paired && !(e->k2 && corr_pair_by_session(c, e)))
 		c->hosts[e->obs[0].host]->only_here++;
 	corr_entry_unlink(c, idx);
 }
@@ -849,9 +882,8 @@ static struct corr_entry *corr_entry_new(struct corr *c, uint32_t flow,
 	return e;
 }
 
-static struct corr_entry *corr_entry_find(struct corr *c, unsigned host,
-					  uint32_t flow, uint32_t seq,
-					  uint64_t k2, uint32_t *idx_out)
+static struct corr_entry *corr_entry_find(struct corr *c, uint32_t flow,
+					  uint32_t seq, uint32_t *idx_out)
 {
 	uint32_t i = c->bucket1[corr_k1_bucket(c, flow, seq)];
 
@@ -863,24 +895,6 @@ static struct corr_entry *corr_entry_find(struct corr *c, unsigned host,
 			return e;
 		}
 		i = e->next1;
-	}
-	if (!k2)
-		return NULL;
-	/* The same FIX message on another flow: NAT, or a gateway. Only
-	 * where neither capture has the other's flow: two sessions between
-	 * the same pair of hosts often share their CompIDs, and their
-	 * Logons (34=1) would otherwise match each other. */
-	i = c->bucket2[k2 & (c->nbuckets - 1)];
-	while (i) {
-		struct corr_entry *e = &c->ring[i - 1];
-
-		if (e->k2 == k2 && e->flow != flow &&
-		    !(c->flows[e->flow].hosts & (1ull << host)) &&
-		    !(c->flows[flow].hosts & (1ull << e->obs[0].host))) {
-			*idx_out = i - 1;
-			return e;
-		}
-		i = e->next2;
 	}
 	return NULL;
 }
@@ -937,31 +951,10 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 	}
 }
 
-static void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
-		       uint64_t k2)
+/* Samples from o with each observation e already has. */
+static void corr_pair(struct corr *c, struct corr_entry *e,
+		      const struct corr_obs *o)
 {
-	struct corr_entry *e;
-	uint32_t idx;
-
-	corr_expire(c, o->ts);
-	e = corr_entry_find(c, o->host, o->flow, seq, k2, &idx);
-	if (!e) {
-		e = corr_entry_new(c, o->flow, seq, k2, o->ts, &idx);
-		e->obs[e->nobs++] = *o;
-		return;
-	}
-	for (unsigned i = 0; i < e->nobs; i++) {
-		if (e->obs[i].host == o->host) {
-			/* Seen here already: a second capture of one host,
-			 * or a resend of the same FIX message. */
-			c->hosts[o->host]->duplicates++;
-			return;
-		}
-	}
-	if (e->nobs == CORR_MAX_OBS) {
-		c->extra_obs++;
-		return;
-	}
 	for (unsigned i = 0; i < e->nobs; i++) {
 		struct corr_obs *p = &e->obs[i];
 		struct corr_obs a = *p, b = *o;
@@ -979,6 +972,34 @@ static void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
 		else if (a.dir == DIR_UNKNOWN)
 			c->dir_unknown_pairs++;
 	}
+}
+
+static void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
+		       uint64_t k2)
+{
+	struct corr_entry *e;
+	uint32_t idx;
+
+	corr_expire(c, o->ts);
+	e = corr_entry_find(c, o->flow, seq, &idx);
+	if (!e) {
+		e = corr_entry_new(c, o->flow, seq, k2, o->ts, &idx);
+		e->obs[e->nobs++] = *o;
+		return;
+	}
+	for (unsigned i = 0; i < e->nobs; i++) {
+		if (e->obs[i].host == o->host) {
+			/* Seen here already: a second capture of one host,
+			 * or a resend of the same FIX message. */
+			c->hosts[o->host]->duplicates++;
+			return;
+		}
+	}
+	if (e->nobs == CORR_MAX_OBS) {
+		c->extra_obs++;
+		return;
+	}
+	corr_pair(c, e, o);
 	e->obs[e->nobs++] = *o;
 	e->paired = true;
 	/* Every host has seen it: nothing more can match. */
@@ -1704,6 +1725,8 @@ static void corr_print_unmatched(const struct corr *c, struct printer *p)
 	print_uint(p, "window_overflow", ", %llu left the window early",
 		   c->window_overflow);
 	print_uint(p, "beyond_hosts", NULL, c->extra_obs);
+	print_uint(p, "matched_by_session", ", %llu matched by FIX session keys",
+		   c->by_session);
 	print_array_begin(p, "hosts");
 	for (unsigned i = 0; i < c->nhosts; i++) {
 		const struct corr_host *h = c->hosts[i];
@@ -1744,12 +1767,91 @@ static int64_t corr_hist_error(const struct corr *c)
 	return e;
 }
 
+/* One FTTC row: a figure per rate bucket, from the entries of one kind. */
+static void corr_fttc_row(const struct corr *c, struct printer *p,
+			  const struct corr_stats_set *set, const char *label,
+			  int kind, const char *sw, unsigned host, int what)
+{
+	print_text(p, "  %-22s", label);
+	for (unsigned b = 0; b < c->cfg.nrates; b++) {
+		const struct corr_stat *s = NULL;
+		struct summary sm;
+
+		for (size_t i = 0; i < set->n && !s; i++)
+			if (set->v[i].bucket == (int)b && set->v[i].kind == kind &&
+			    (sw ? set->v[i].sw && !strcmp(set->v[i].sw, sw) :
+			     set->v[i].from == host))
+				s = &set->v[i];
+		if (!s || !hist_count(s->h)) {
+			print_text(p, " %9s", "-");
+			continue;
+		}
+		hist_summary(s->h, &sm);
+		if (what == 0)
+			print_text(p, " %9.3f", sm.mean / 1000.0);
+		else if (what == 1)
+			print_text(p, " %9.3f", sm.sd / 1000.0);
+		else
+			print_text(p, " %9llu", (unsigned long long)sm.n);
+	}
+	print_text(p, "\n");
+}
+
+/* The FTTC report's tables: BUY and SELL (and switches) by market data
+ * rate, in microseconds. Text only: JSON and CSV have every figure
+ * already, each entry with its "rate". */
+static void corr_print_fttc(const struct corr *c, struct printer *p)
+{
+	char label[64];
+
+	if (!c->cfg.by_rate || print_format(p) != PRINT_TEXT)
+		return;
+	print_text(p, "\nby market data rate (us)\n  %-22s", "messages/s");
+	for (unsigned b = 0; b < c->cfg.nrates; b++)
+		print_text(p, " %9.0f", c->cfg.rates[b]);
+	print_text(p, "\n");
+	for (unsigned h = 0; h < c->nhosts; h++) {
+		bool any = false;
+
+		for (size_t i = 0; i < c->txns.n; i++)
+			any |= c->txns.v[i].from == h && c->txns.v[i].bucket >= 0;
+		if (!any)
+			continue;
+		snprintf(label, sizeof(label), "BUY  (%.14s)", c->hosts[h]->name);
+		corr_fttc_row(c, p, &c->txns, label, TXN_TICK_TO_TRADE, NULL, h, 0);
+		snprintf(label, sizeof(label), "SELL (%.14s)", c->hosts[h]->name);
+		corr_fttc_row(c, p, &c->txns, label, TXN_FILL_TO_SELL, NULL, h, 0);
+		corr_fttc_row(c, p, &c->txns, "SD B", TXN_TICK_TO_TRADE, NULL, h, 1);
+		corr_fttc_row(c, p, &c->txns, "SD S", TXN_FILL_TO_SELL, NULL, h, 1);
+	}
+	for (size_t i = 0; i < c->switches.n; i++) {
+		const struct corr_stat *s = &c->switches.v[i];
+		bool first = true;
+
+		if (s->bucket != NO_BUCKET)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (c->switches.v[k].bucket == NO_BUCKET &&
+			    !strcmp(c->switches.v[k].sw, s->sw))
+				first = false;
+		if (!first)
+			continue;
+		snprintf(label, sizeof(label), "%.16s mean", s->sw);
+		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 0);
+		snprintf(label, sizeof(label), "%.16s SD", s->sw);
+		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 1);
+		snprintf(label, sizeof(label), "%.16s packets", s->sw);
+		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 2);
+	}
+}
+
 void corr_print(const struct corr *c, const struct corr *baseline,
 		struct printer *p)
 {
 	corr_print_inputs(c, p);
 	corr_print_hops(c, p);
 	corr_print_txns(c, p);
+	corr_print_fttc(c, p);
 	corr_print_switches(c, baseline, p);
 	corr_print_unmatched(c, p);
 	print_int(p, "histogram_error_ns", NULL, corr_hist_error(c));

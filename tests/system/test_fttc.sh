@@ -59,6 +59,21 @@ check() {
 		fail "$1: market data in the venue's file not marked outbound"
 	build/tools/capdump "$out/$1.venue.pcapng" | awk -v t0="$T0" '$1 !~ /iface/ && $1 < t0 { bad++ } END { exit bad > 0 }' ||
 		fail "$1: frames stamped before the run"
+	# The correlator on the two files: a tick-to-trade per BUY, a
+	# fill-to-sell per SELL, every market data message matched one way.
+	local c=$out/$1.correlate.json
+	bin/tapless correlate --json venue="$out/$1.venue.pcapng" \
+		algo="$out/$1.algo.pcapng" > "$c" 2> "$out/$1.correlate.log" ||
+		fail "$1: correlate exit $?: $(cat "$out/$1.correlate.log")"
+	jq -s -e '(.[0].transactions[] | select(.name == "tick_to_trade" and .host == "algo") | .count) == .[1].buys' "$c" "$a" > /dev/null ||
+		fail "$1: correlate: tick_to_trade count is not the number of BUYs"
+	jq -s -e '(.[0].transactions[] | select(.name == "fill_to_sell" and .host == "algo") | .count) == .[1].sells' "$c" "$a" > /dev/null ||
+		fail "$1: correlate: fill_to_sell count is not the number of SELLs"
+	jq -s -e '(.[0].transactions[] | select(.name == "order_to_fill") | .count) == (.[1].buys + .[1].sells)' "$c" "$a" > /dev/null ||
+		fail "$1: correlate: order_to_fill count is not the number of orders"
+	want "$c" "(.hops[] | select(.from == \"venue\" and .to == \"algo\" and .flow == \"all\") | .messages) >= $n" "$1: correlate: market data matched venue -> algo"
+	want "$c" ".unmatched.seen_at_one_host == 0 and .unmatched.duplicates == 0" "$1: correlate: unmatched messages"
+	want "$c" "[.hops[] | .latency_ns.min] | all(. > 0)" "$1: correlate: one-way latency not positive on one clock"
 }
 
 # 1. Loopback.
