@@ -137,6 +137,9 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 	*bound_ns = -1;
 	if (!b)
 		return BOUND_UNKNOWN;
+	/* A journal without a single sample vouches for nothing. */
+	if (!b->samples)
+		return BOUND_OUT_OF_SYNC;
 	for (unsigned i = 0; i < b->nclocks; i++)
 		if (!strcmp(b->clock[i].name, clock))
 			c = &b->clock[i];
@@ -159,7 +162,9 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 		return BOUND_OUT_OF_SYNC;
 	}
 	const struct bound_point *p = &c->p[lo - 1];
-	if (t - p->ts > b->max_age || !p->in_sync)
+	/* t >= p->ts: the age fits in 64 bits unsigned, not always signed. */
+	if ((uint64_t)t - (uint64_t)p->ts > (uint64_t)b->max_age ||
+	    b->max_age < 0 || !p->in_sync)
 		return BOUND_OUT_OF_SYNC;
 	*bound_ns = p->bound;
 	return BOUND_IN_SYNC;

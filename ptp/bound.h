@@ -32,7 +32,8 @@ int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
 void bound_destroy(struct bound *b);
 
 /* State of clock ("sys", "phc0") at t (UTC ns). When the journal has no
- * samples for that clock but has exactly one clock, that one is used.
+ * samples for that clock but has exactly one clock, that one is used; a
+ * journal with no samples at all makes every moment out of sync.
  * *bound_ns is set for BOUND_IN_SYNC, or -1 when the sample gave none. */
 enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 			  int64_t *bound_ns);

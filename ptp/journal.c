@@ -303,38 +303,61 @@ int journal_open(struct journal_reader **out, const char *path,
 	return 0;
 }
 
+/* One line into r->buf, without its newline: its length (over
+ * JOURNAL_LINE_MAX when too long: the rest is read and dropped), or -1 at
+ * the end. *nl says whether the newline was there, *nul whether the line
+ * held a NUL byte (as a file can after a crash). */
+static long journal_getline(struct journal_reader *r, bool *nl, bool *nul)
+{
+	long n = 0;
+	int c;
+
+	*nl = *nul = false;
+	while ((c = getc(r->f)) != EOF) {
+		if (c == '\n') {
+			*nl = true;
+			break;
+		}
+		if (!c)
+			*nul = true;
+		if (n <= JOURNAL_LINE_MAX)
+			r->buf[n] = (char)c;
+		n++;
+	}
+	if (!n && !*nl)
+		return -1;
+	r->buf[n <= JOURNAL_LINE_MAX ? n : JOURNAL_LINE_MAX + 1] = '\0';
+	return n;
+}
+
 int journal_next(struct journal_reader *r, struct journal_record *rec)
 {
 	for (;;) {
 		const char *why = NULL;
-		size_t n;
+		bool nl, nul;
+		long n = journal_getline(r, &nl, &nul);
 		int ret;
 
-		if (!fgets(r->buf, sizeof(r->buf), r->f))
+		if (n < 0)
 			return 0;
 		r->line++;
-		n = strlen(r->buf);
-		if (!n || r->buf[n - 1] != '\n') {
-			if (feof(r->f)) {
-				/* The torn tail of a crash: not a record. */
-				r->torn = true;
-				return 0;
-			}
-			/* Too long: drop the rest of the line. */
-			int c;
-
-			while ((c = fgetc(r->f)) != EOF && c != '\n')
-				;
+		if (!nl) {
+			/* The torn tail of a crash: not a record. */
+			r->torn = true;
+			return 0;
+		}
+		if (n > JOURNAL_LINE_MAX || nul) {
 			r->bad++;
-			snprintf(r->err, sizeof(r->err), "%s:%u: line too long",
-				 r->path, r->line);
+			snprintf(r->err, sizeof(r->err), "%s:%u: %s", r->path,
+				 r->line, nul ? "NUL byte in line" :
+				 "line too long");
 			return -EBADMSG;
 		}
-		r->buf[--n] = '\0';
 		if (r->line == 1 && !strncmp(r->buf, "# tapless-journal ", 18)) {
 			const char *h = strstr(r->buf, " host ");
 
-			if (h)
+			/* The writer puts "-" for a host not named. */
+			if (h && strcmp(h + 6, "-"))
 				snprintf(r->host, sizeof(r->host), "%s", h + 6);
 		}
 		ret = journal_parse_line(r->buf, rec, &why);

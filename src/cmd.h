@@ -13,6 +13,7 @@ struct opts;
 enum { CMD_OK = 0, CMD_USAGE = 1, CMD_SYSTEM = 2 };
 
 int cmd_ifinfo(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 int cmd_correlate(int argc, char **argv);
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)

@@ -63,11 +63,18 @@ static void correlate_split(const char *arg, char *name, size_t len,
 		n = (size_t)(eq - arg);
 		*path = eq + 1;
 	} else {
-		const char *slash = strrchr(arg, '/'), *dot;
+		/* The last path component, trailing slashes aside. */
+		size_t end = strlen(arg), start;
+		const char *dot;
 
-		from = slash && slash[1] ? slash + 1 : arg;
-		dot = strchr(from, '.');
-		n = dot && dot != from ? (size_t)(dot - from) : strlen(from);
+		while (end > 1 && arg[end - 1] == '/')
+			end--;
+		start = end;
+		while (start > 0 && arg[start - 1] != '/')
+			start--;
+		from = arg + start;
+		dot = memchr(from, '.', end - start);
+		n = dot && dot != from ? (size_t)(dot - from) : end - start;
 		*path = arg;
 	}
 	if (n >= len)

@@ -43,6 +43,10 @@
 #define CORR_MAX_WARNINGS 64
 #define CORR_JUMP_NS 1000000000LL	/* a step back this big is a jump */
 #define NO_BUCKET (-1)
+/* TAI - UTC since 2017, for journal lookups of TAI stamps when nobody told
+ * us the offset (a second off in the lookup matters little; a warning says
+ * it was assumed). */
+#define CORR_TAI_UTC_GUESS 37
 #define ALL_FLOWS UINT32_MAX
 
 static const double corr_fttc_rates[] = {
@@ -81,6 +85,7 @@ struct corr_iface {
 	bool assumed;		/* the file did not say: we assumed */
 	char clock[16];		/* journal clock: "sys", "phcN" */
 	uint16_t linktype;
+	int64_t resolution_ns;	/* of its stamps: 1 ns, 1000 for µs files */
 };
 
 struct corr_ring {
@@ -125,6 +130,7 @@ struct corr_host {
 	struct corr_iface *ifs;
 	unsigned nifs, cap_ifs;
 	struct corr_iface *last_if;
+	struct corr_stream *last_stream;	/* most packets follow the last */
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
@@ -248,14 +254,19 @@ static uint64_t corr_mix(uint64_t x)
 static uint64_t corr_hash_bytes(const void *p, size_t n, uint64_t h)
 {
 	const uint8_t *b = p;
+	uint64_t x;
 
-	/* FNV-1a, then mixed: keys are short (addresses, FIX values). */
-	h ^= 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
+	/* Eight bytes at a time, each word mixed in: keys are short
+	 * (addresses, FIX values) and hashed per message. */
+	h ^= 0x9e3779b97f4a7c15ULL * (n + 1);
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&x, b, 8);
+		h = (h ^ x) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return corr_mix(h);
+	x = 0;
+	memcpy(&x, b, n);
+	return corr_mix(h ^ x);
 }
 
 static void corr_map_init(struct corr_map *m, size_t cap)
@@ -360,7 +371,10 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	c->scratch = xmalloc(sizeof(*c->scratch));
 	c->ring_cap = cfg->max_pending;
 	c->ring = xcalloc(c->ring_cap, sizeof(*c->ring));
-	while (cap < c->ring_cap * 2)
+	/* Most entries live microseconds (matched as soon as the peer's
+	 * copy comes); a table a sixteenth the ring's size keeps chains short
+	 * and fits in cache, where a bigger one would miss on every look. */
+	while (cap < c->ring_cap / 16)
 		cap *= 2;
 	c->nbuckets = cap;
 	c->bucket1 = xcalloc(cap, sizeof(uint32_t));
@@ -502,6 +516,7 @@ static struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	r = capset_reader(h->cs, file);
 	ci = r ? cap_iface(r, id) : NULL;
 	f->linktype = ci ? ci->linktype : 0;
+	f->resolution_ns = ci && ci->resolution_ns > 1 ? ci->resolution_ns : 1;
 	snprintf(f->clock, sizeof(f->clock), "sys");
 	if (ci && ci->src_known && ci->src.hw && ci->src.phc >= 0)
 		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);
@@ -638,13 +653,16 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m);
 static struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 				       const struct frame_flow *f, uint8_t dir)
 {
-	uint64_t hash = corr_flow_hash(f, ((uint64_t)h->idx << 8) | dir);
+	uint64_t hash;
 	size_t i = (size_t)-1;
-	struct corr_stream *s;
+	struct corr_stream *s = h->last_stream;
 
+	if (s && s->dir == dir && corr_flow_eq(&s->key, f))
+		return s;
+	hash = corr_flow_hash(f, ((uint64_t)h->idx << 8) | dir);
 	while ((s = corr_map_next(&c->stream_map, hash, &i)))
 		if (s->h == h && s->dir == dir && corr_flow_eq(&s->key, f))
-			return s;
+			return h->last_stream = s;
 	s = xcalloc(1, sizeof(*s));
 	s->c = c;
 	s->h = h;
@@ -662,7 +680,7 @@ static struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 				      c->cap_streams * sizeof(*c->streams));
 	}
 	c->streams[c->nstreams++] = s;
-	return s;
+	return h->last_stream = s;
 }
 
 /* ---- results ---- */
@@ -671,10 +689,12 @@ static struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 				   uint16_t to, uint32_t flow, int bucket,
 				   int kind, const char *sw)
 {
-	uint64_t key[4] = { ((uint64_t)from << 16) | to, flow,
-			    (uint64_t)(int64_t)bucket, (uint64_t)(kind + 1) };
-	uint64_t h = corr_hash_bytes(key, sizeof(key),
-				     sw ? corr_hash_bytes(sw, strlen(sw), 0) : 0);
+	/* sw points into the topology, which outlives us: its address is
+	 * as good a key as its name. */
+	uint64_t h = corr_mix((((uint64_t)from << 48) | ((uint64_t)to << 32) |
+			       flow) ^
+			      corr_mix(((uint64_t)(uint32_t)bucket << 8 |
+					(uint64_t)(kind + 1)) ^ (uintptr_t)sw));
 	size_t i = (size_t)-1;
 	void *v;
 
@@ -869,6 +889,10 @@ static struct corr_entry *corr_entry_new(struct corr *c, uint32_t flow,
 	e->seq = seq;
 	e->k2 = k2;
 	e->created = ts;
+	/* Matching by session keys is for flows only one capture has (NAT,
+	 * a gateway): a flow both hosts have matches by sequence. */
+	if (k2 && (c->flows[flow].hosts & (c->flows[flow].hosts - 1)))
+		e->k2 = k2 = 0;
 	e->live = true;
 	b = corr_k1_bucket(c, flow, seq);
 	e->next1 = c->bucket1[b];
@@ -1050,22 +1074,26 @@ static struct corr_sym *corr_sym(struct corr_host *h, const char *s,
 	return y;
 }
 
+/* An order by ClOrdID hash. Finished orders keep their slot until they
+ * age out of the window, so that probing never stops short of a live
+ * order placed past them. */
 static struct corr_order *corr_order(struct corr *c, struct corr_host *h,
 				     uint64_t key, int64_t ts)
 {
 	struct corr_order *o, *victim = NULL;
 	size_t k = key & (CORR_ORDERS - 1);
 
-	for (unsigned i = 0; i < 8; i++, k = (k + 1) & (CORR_ORDERS - 1)) {
+	for (unsigned i = 0; i < 16; i++, k = (k + 1) & (CORR_ORDERS - 1)) {
 		o = &h->orders[k];
-		if (o->key == key)
+		if (o->key == key && o->created >= ts - c->cfg.window_ns)
 			return o;
 		if (!o->key || o->created < ts - c->cfg.window_ns) {
+			if (!victim || victim->key)
+				victim = o;
+		} else if (!victim || (victim->key &&
+				       o->created < victim->created)) {
 			victim = o;
-			break;
 		}
-		if (!victim || o->created < victim->created)
-			victim = o;
 	}
 	memset(victim, 0, sizeof(*victim));
 	victim->key = key;
@@ -1099,8 +1127,6 @@ static void corr_order_check(struct corr *c, struct corr_host *h,
 		corr_txn_sample(c, h, TXN_ORDER_TO_FILL, o->fill - o->tx);
 		o->done |= 2;
 	}
-	if (o->done == 3)
-		o->key = 0;
 }
 
 /* The fields the rules look at, found in one pass. */
@@ -1245,7 +1271,17 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.bucket = corr_bucket(c, h);
 	o.bound = -1;
 	if (h->bound) {
-		enum bound_state st = bound_at(h->bound, s->ifc->clock, ts, &b);
+		/* Journals keep UTC time. */
+		int64_t t_utc = ts;
+		enum bound_state st;
+
+		if (c->target_scale == TS_SCALE_TAI)
+			t_utc -= (int64_t)(c->utc_known ? c->utc_offset :
+					   CORR_TAI_UTC_GUESS) * 1000000000LL;
+		st = bound_at(h->bound, s->ifc->clock, t_utc, &b);
+		/* A stamp cut to its resolution is up to that much early. */
+		if (st == BOUND_IN_SYNC && b >= 0)
+			b += s->ifc->resolution_ns - 1;
 
 		o.sync = st == BOUND_IN_SYNC ? SYNC_IN :
 			 st == BOUND_OUT_OF_SYNC ? SYNC_OUT : SYNC_NONE;
@@ -1253,7 +1289,11 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	}
 	if (s->proto != IPPROTO_TCP)
 		seq = (uint32_t)corr_hash_bytes(m->fix->buf, m->fix->len, 0);
-	if (f.v[F_49] && f.v[F_56] && f.v[F_34] && f.v[F_35]) {
+	/* Session keys only where a flow is in one capture alone (see
+	 * corr_entry_new()): most messages never need them. */
+	uint64_t fh = c->flows[s->flow].hosts;
+	if (!(fh & (fh - 1)) && f.v[F_49] && f.v[F_56] && f.v[F_34] &&
+	    f.v[F_35]) {
 		uint64_t x = 0;
 
 		for (int k = F_35; k <= F_34; k++)
@@ -1402,6 +1442,21 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 				  (unsigned long long)h->st.bad_checksum,
 				  (unsigned long long)h->st.bad_framing);
 	}
+	for (unsigned i = 0; i < c->nhosts; i++)
+		if (c->hosts[i]->bound && c->target_scale == TS_SCALE_TAI &&
+		    !c->utc_known) {
+			corr_warn(c, "stamps are TAI and no UTC offset is known: "
+				  "sync journals (UTC) were read with TAI - UTC "
+				  "= %d s assumed (--utc-offset to set it)",
+				  CORR_TAI_UTC_GUESS);
+			break;
+		}
+	if (c->warn_dropped) {
+		/* The last slot says how many did not fit. */
+		free(c->warn[CORR_MAX_WARNINGS - 1]);
+		c->nwarn--;
+		corr_warn(c, "... and %u more warnings", c->warn_dropped + 1);
+	}
 	if (c->window_overflow)
 		corr_warn(c, "%llu messages left the matching window early "
 			  "(more than %u waiting): raise --max-pending or "
@@ -1461,8 +1516,10 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr_stat *s)
 {
 	print_object_begin(p, "out_of_sync");
 	print_uint(p, "messages", "  out of sync: %llu", hist_count(s->out));
-	if (hist_count(s->out))
+	if (hist_count(s->out)) {
+		print_text(p, "\n     ");
 		corr_print_latency(p, "latency_ns", s->out);
+	}
 	else
 		print_text(p, "\n");
 	print_object_end(p);
@@ -1521,12 +1578,17 @@ static void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_uint(p, "packets", " %llu packets", h->packets);
 		print_uint(p, "fix_messages", ", %llu FIX messages", h->messages);
 		print_str(p, "timescale", ", timescale %s", scale);
+		int64_t res = 0;
+		for (unsigned k = 0; k < h->nifs; k++)
+			if (h->ifs[k].resolution_ns > res)
+				res = h->ifs[k].resolution_ns;
+		print_int(p, "resolution_ns", res > 1 ? ", %lld ns stamps" : NULL, res);
 		print_bool(p, "timescale_assumed", NULL, assumed);
 		print_str(p, "direction", ", direction from %s",
 			  h->dir_flags && h->dir_addr ? "flags+addresses" :
 			  h->dir_flags ? "epb_flags" : h->dir_addr ? "addresses" :
 			  "peers");
-		print_uint(p, "only_here", ", %llu seen only here", h->only_here);
+		print_uint(p, "seen_only_here", ", %llu seen only here", h->only_here);
 		print_uint(p, "duplicates", NULL, h->duplicates);
 		print_uint(p, "non_ip", NULL, h->non_ip);
 		print_uint(p, "bad_frames", NULL, h->bad_frames);
@@ -1585,7 +1647,9 @@ static void corr_print_hops(const struct corr *c, struct printer *p)
 		print_str(p, "flow", "  %s", s->flow == ALL_FLOWS ? "all" :
 			  c->flows[s->flow].name);
 		corr_print_rate(p, c, s->bucket);
-		print_uint(p, "messages", "  %llu messages", hist_count(s->h));
+		/* All matched; the figures are of those in sync. */
+		print_uint(p, "messages", "  %llu messages",
+			   hist_count(s->h) + hist_count(s->out));
 		corr_print_bound(p, s);
 		print_text(p, "\n   ");
 		corr_print_latency(p, "latency_ns", s->h);
@@ -1612,7 +1676,8 @@ static void corr_print_txns(const struct corr *c, struct printer *p)
 		corr_print_rate(p, c, s->bucket);
 		print_uint(p, "count", "  %llu\n   ", hist_count(s->h));
 		corr_print_latency(p, "latency_ns", s->h);
-		if (s->bucket == NO_BUCKET)
+		if (s->bucket == NO_BUCKET && (s->kind == TXN_TICK_TO_TRADE ||
+						s->kind == TXN_FILL_TO_SELL))
 			print_uint(p, "no_trigger", NULL,
 				   c->hosts[s->from]->no_trigger[s->kind]);
 		print_object_end(p);
@@ -1653,6 +1718,7 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 		print_str(p, "to", " -> %s", c->hosts[s->to]->name);
 		print_str(p, "method", "  (%s)", "topology");
 		corr_print_rate(p, c, s->bucket);
+		/* The samples behind the figures; out of sync apart. */
 		print_uint(p, "messages", "  %llu messages", sm.n);
 		if (sm.n > 1)
 			print_double(p, "ci95_ns", "  mean ±%.1f (95%%)",
@@ -1662,6 +1728,8 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 		corr_print_bound(p, s);
 		print_text(p, "\n   ");
 		corr_print_latency(p, "latency_ns", s->h);
+		print_text(p, "   ");
+		corr_print_out_of_sync(p, s);
 		print_object_end(p);
 	}
 	/* Through-switch minus back-to-back, hop by hop, as the FTTC report
@@ -1720,8 +1788,8 @@ static void corr_print_unmatched(const struct corr *c, struct printer *p)
 	print_uint(p, "seen_at_one_host", "  %llu messages seen at one host only",
 		   only);
 	print_uint(p, "duplicates", ", %llu seen twice at one host", dup);
-	print_uint(p, "direction_unknown", ", %llu pairs of unknown direction",
-		   c->dir_unknown_pairs);
+	print_uint(p, "direction_unknown_pairs",
+		   ", %llu pairs of unknown direction", c->dir_unknown_pairs);
 	print_uint(p, "window_overflow", ", %llu left the window early",
 		   c->window_overflow);
 	print_uint(p, "beyond_hosts", NULL, c->extra_obs);
@@ -1770,7 +1838,8 @@ static int64_t corr_hist_error(const struct corr *c)
 /* One FTTC row: a figure per rate bucket, from the entries of one kind. */
 static void corr_fttc_row(const struct corr *c, struct printer *p,
 			  const struct corr_stats_set *set, const char *label,
-			  int kind, const char *sw, unsigned host, int what)
+			  int kind, const char *sw, unsigned host, unsigned to,
+			  int what)
 {
 	print_text(p, "  %-22s", label);
 	for (unsigned b = 0; b < c->cfg.nrates; b++) {
@@ -1779,8 +1848,8 @@ static void corr_fttc_row(const struct corr *c, struct printer *p,
 
 		for (size_t i = 0; i < set->n && !s; i++)
 			if (set->v[i].bucket == (int)b && set->v[i].kind == kind &&
-			    (sw ? set->v[i].sw && !strcmp(set->v[i].sw, sw) :
-			     set->v[i].from == host))
+			    set->v[i].from == host && set->v[i].to == to &&
+			    (!sw || (set->v[i].sw && !strcmp(set->v[i].sw, sw))))
 				s = &set->v[i];
 		if (!s || !hist_count(s->h)) {
 			print_text(p, " %9s", "-");
@@ -1818,30 +1887,29 @@ static void corr_print_fttc(const struct corr *c, struct printer *p)
 		if (!any)
 			continue;
 		snprintf(label, sizeof(label), "BUY  (%.14s)", c->hosts[h]->name);
-		corr_fttc_row(c, p, &c->txns, label, TXN_TICK_TO_TRADE, NULL, h, 0);
+		corr_fttc_row(c, p, &c->txns, label, TXN_TICK_TO_TRADE, NULL, h, h, 0);
 		snprintf(label, sizeof(label), "SELL (%.14s)", c->hosts[h]->name);
-		corr_fttc_row(c, p, &c->txns, label, TXN_FILL_TO_SELL, NULL, h, 0);
-		corr_fttc_row(c, p, &c->txns, "SD B", TXN_TICK_TO_TRADE, NULL, h, 1);
-		corr_fttc_row(c, p, &c->txns, "SD S", TXN_FILL_TO_SELL, NULL, h, 1);
+		corr_fttc_row(c, p, &c->txns, label, TXN_FILL_TO_SELL, NULL, h, h, 0);
+		corr_fttc_row(c, p, &c->txns, "SD B", TXN_TICK_TO_TRADE, NULL, h, h, 1);
+		corr_fttc_row(c, p, &c->txns, "SD S", TXN_FILL_TO_SELL, NULL, h, h, 1);
 	}
 	for (size_t i = 0; i < c->switches.n; i++) {
 		const struct corr_stat *s = &c->switches.v[i];
-		bool first = true;
+		char dir[48];
 
+		/* A row group per switch and direction: the two directions
+		 * differ by twice the clocks' offset. */
 		if (s->bucket != NO_BUCKET)
 			continue;
-		for (size_t k = 0; k < i; k++)
-			if (c->switches.v[k].bucket == NO_BUCKET &&
-			    !strcmp(c->switches.v[k].sw, s->sw))
-				first = false;
-		if (!first)
-			continue;
-		snprintf(label, sizeof(label), "%.16s mean", s->sw);
-		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 0);
-		snprintf(label, sizeof(label), "%.16s SD", s->sw);
-		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 1);
-		snprintf(label, sizeof(label), "%.16s packets", s->sw);
-		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, 0, 2);
+		snprintf(dir, sizeof(dir), "%.10s>%.10s", c->hosts[s->from]->name,
+			 c->hosts[s->to]->name);
+		snprintf(label, sizeof(label), "%.10s %s", s->sw, dir);
+		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, s->from,
+			      s->to, 0);
+		corr_fttc_row(c, p, &c->switches, "  SD", -1, s->sw, s->from,
+			      s->to, 1);
+		corr_fttc_row(c, p, &c->switches, "  packets", -1, s->sw,
+			      s->from, s->to, 2);
 	}
 }
 

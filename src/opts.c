@@ -85,7 +85,9 @@ static int opts_convert(const struct opt_def *d, const char *text,
 		long long x;
 
 		errno = 0;
-		x = strtoll(text, &end, 0);
+		/* Decimal, or hex with 0x; never octal: "037" is 37. */
+		x = strtoll(text, &end, (text[0] == '0' && (text[1] == 'x' ||
+							text[1] == 'X')) ? 16 : 10);
 		if (!*text || *end || isspace((unsigned char)*text))
 			return opts_fail(err, "%s: '%s' is not a number", where, text);
 		if (errno == ERANGE)

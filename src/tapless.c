@@ -22,6 +22,7 @@ static int cmd_help(int argc, char **argv);
 static const struct cmd_entry cmd_table[] = {
 	{ "ifinfo", cmd_ifinfo, "timestamping capabilities of network interfaces" },
 	{ "correlate", cmd_correlate, "one-way, transaction and switch latency from several hosts' captures" },
+	{ "sim", cmd_sim, "captures with known truth, for testing the correlator" },
 	{ "help", cmd_help, "list commands, or show a command's options" },
 };
 

@@ -17,6 +17,7 @@
 
 struct topo_node {
 	char name[64];
+	bool declared;		/* by a host or switch line, not only a link */
 	bool is_switch;
 	bool store_forward;
 	double speed_bps;
@@ -72,7 +73,7 @@ static int topo_speed(const char *s, double *bps)
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v <= 0)
+	if (end == s || !isfinite(v) || v <= 0)
 		return -EINVAL;
 	if (!strcmp(end, "G") || !strcmp(end, "g"))
 		v *= 1e9;
@@ -99,6 +100,7 @@ static int topo_line(struct topo *t, char **f, int nf, const char **why)
 			*why = "host: name already used by a switch";
 			return -EINVAL;
 		}
+		t->node[i].declared = true;
 		for (int k = 2; k < nf; k++) {
 			struct topo_node *n = &t->node[i];
 
@@ -124,12 +126,15 @@ static int topo_line(struct topo *t, char **f, int nf, const char **why)
 			       "store-and-forward [SPEED]'";
 			return -EINVAL;
 		}
-		if (topo_find(t, f[1]) >= 0) {
+		/* A link may name the switch before its switch line. */
+		i = topo_find(t, f[1]);
+		if (i >= 0 && t->node[i].declared) {
 			*why = "switch: name already used";
 			return -EINVAL;
 		}
-		if ((i = topo_node(t, f[1], why)) < 0)
+		if (i < 0 && (i = topo_node(t, f[1], why)) < 0)
 			return -EINVAL;
+		t->node[i].declared = true;
 		t->node[i].is_switch = true;
 		t->node[i].store_forward = !strcmp(f[2], "store-and-forward");
 		t->node[i].speed_bps = 10e9;

@@ -1,0 +1,194 @@
+#!/bin/sh
+# The correlator against tapless sim's ground truth: the figures computed
+# from the stamps written must come back exactly, the true latencies within
+# the error bound reported, through every fault the generator models
+# (retransmissions, reordering, split and coalesced segments, a capture
+# starting mid-stream, non-FIX traffic, out-of-sync stretches, TAI and UTC
+# hosts, classic pcap without directions, microsecond stamps), switch
+# latency both ways (topology and back-to-back baseline), rate buckets, and
+# bad input of every kind giving a clear message.
+set -u
+d=$(mktemp -d /tmp/tapless-correlate.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+T=bin/tapless
+
+# sim NAME ARGS...: generate into $d/NAME
+sim() {
+	n=$1; shift
+	$T sim --out "$d/$n" "$@" > "$d/$n.sim.log" 2>&1 ||
+		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
+}
+
+# corr NAME [OPTIONS]: correlate $d/NAME's two hosts with their journals
+# and topology into $d/NAME.json (stderr in $d/NAME.err).
+corr() {
+	n=$1; shift
+	a=$(ls "$d/$n"/algo.pcap* | head -1)
+	v=$(ls "$d/$n"/venue.pcap* | head -1)
+	$T correlate --json --sync algo="$d/$n/algo.journal" \
+		--sync venue="$d/$n/venue.journal" --topology "$d/$n/topology" \
+		"$@" algo="$a" venue="$v" > "$d/$n.json" 2> "$d/$n.err"
+}
+
+# truth NAME: the correlator's figures against the truth file
+truth() {
+	jq -r --slurpfile truth "$d/$1/truth.json" -f tests/replay/truth.jq \
+		"$d/$1.json" > "$d/$1.diff" 2>&1 || fail "$1: jq: $(cat "$d/$1.diff")"
+	[ -s "$d/$1.diff" ] && fail "$1: disagrees with the truth:
+$(head -20 "$d/$1.diff")"
+	return 0
+}
+
+# want NAME FILTER MESSAGE: jq -e on $d/NAME.json
+want() { jq -e "$2" "$d/$1.json" > /dev/null || fail "$1: $3"; }
+
+# 1. The FTTC workload through a cut-through switch, nothing unusual.
+sim plain && corr plain || fail "plain: correlate exit $?: $(cat "$d/plain.err")"
+truth plain
+want plain '[.hops[] | select(.flow != "all")] | length == 4' "expected 4 flows (2 sessions, 2 directions)"
+want plain '.unmatched.seen_at_one_host == 0' "messages left unmatched"
+# The text output has the same figures, readable.
+$T correlate --sync algo="$d/plain/algo.journal" --sync venue="$d/plain/venue.journal" \
+	--topology "$d/plain/topology" algo="$d/plain/algo.pcapng" venue="$d/plain/venue.pcapng" \
+	> "$d/plain.txt" 2>&1 || fail "plain: text output exit $?"
+grep -q "tick_to_trade" "$d/plain.txt" && grep -q "arista\|sw1" "$d/plain.txt" ||
+	fail "plain: text output lacks transactions or the switch: $(head -5 "$d/plain.txt")"
+
+# CSV: a table per section, the hop figures the same as in JSON.
+$T correlate --csv --sync algo="$d/plain/algo.journal" --sync venue="$d/plain/venue.journal" \
+	--topology "$d/plain/topology" algo="$d/plain/algo.pcapng" venue="$d/plain/venue.pcapng" \
+	> "$d/plain.csv" 2>/dev/null || fail "plain: CSV exit $?"
+p50=$(jq '.hops[] | select(.from == "venue" and .to == "algo" and .flow == "all") | .latency_ns.p50' "$d/plain.json")
+awk -F, -v want="$p50" '/^from,to,flow,/ { for (i = 1; i <= NF; i++) col[$i] = i; t = 1; next }
+	t && $1 == "venue" && $2 == "algo" && $3 == "all" { found = ($col["latency_ns.p50"] == want) }
+	END { exit !found }' "$d/plain.csv" || fail "plain: CSV hop p50 is not the JSON's $p50"
+
+# 2. Every fault at once.
+sim faults --seed 7 --rate 5000 --duration 2 --retransmit 0.02 --reorder 0.02 \
+	--mss 80 --coalesce 0.5 --start-late venue=0.5 --noise 0.02 --pure-acks 0.3 &&
+	corr faults || fail "faults: correlate exit $?: $(cat "$d/faults.err")"
+truth faults
+want faults '[.inputs[].streams.retransmits] | add > 0' "no retransmission seen"
+want faults '[.inputs[].streams.midstream_bytes] | add > 0' "the late capture did not start mid-stream"
+want faults '[.inputs[].streams.out_of_order] | add > 0' "no segment out of order"
+# Messages split across segments: by their last byte they arrive later
+# than by their first, never earlier.
+corr faults --last-byte && cp "$d/faults.json" "$d/faults-last.json" && corr faults ||
+	fail "faults: --last-byte exit $?"
+jq -s -e '[.[0].hops[] | select(.flow == "all")] as $f | [.[1].hops[] | select(.flow == "all")] as $l
+	| ($f | length) == ($l | length) and ([$f, $l] | transpose | all(.[0].messages == .[1].messages))
+	and ([.[1].transactions[] | .latency_ns.max] | add) != ([.[0].transactions[] | .latency_ns.max] | add)' \
+	"$d/faults.json" "$d/faults-last.json" > /dev/null || fail "faults: --last-byte gives the same transaction figures or other counts"
+
+# 3. Store and forward: serialisation taken out per frame.
+sim sf --switch gnodal-gs7200 --seed 3 && corr sf || fail "sf: correlate exit $?"
+truth sf
+
+# 4. A host out of sync for a second: its samples are set apart.
+sim unsync --unsync venue=1-2 --seed 4 && corr unsync || fail "unsync: correlate exit $?"
+truth unsync
+want unsync '[.hops[] | select(.flow == "all") | .out_of_sync.messages] | add > 0' "no sample set apart as out of sync"
+
+# 5. TAI and UTC hosts: the journals carry the UTC offset.
+sim mixed --timescale venue=utc --seed 5 && corr mixed || fail "mixed: correlate exit $?"
+truth mixed
+# Without journals or --utc-offset they cannot be compared, and we say so.
+$T correlate --json algo="$d/mixed/algo.pcapng" venue="$d/mixed/venue.pcapng" \
+	> "$d/mixed-nooff.json" 2> "$d/mixed-nooff.err"
+grep -q "no UTC offset is known" "$d/mixed-nooff.err" || fail "mixed: no warning about the UTC offset: $(cat "$d/mixed-nooff.err")"
+jq -e '[.hops[] | select(.from != .to)] | length == 0' "$d/mixed-nooff.json" > /dev/null ||
+	fail "mixed: TAI and UTC stamps compared without an offset"
+$T correlate --json --utc-offset 37 algo="$d/mixed/algo.pcapng" venue="$d/mixed/venue.pcapng" \
+	> "$d/mixed-off.json" 2> /dev/null || fail "mixed: --utc-offset 37: exit $?"
+jq -e --slurpfile t "$d/mixed/truth.json" '(.hops[] | select(.from == "venue" and .to == "algo" and .flow == "all") | .latency_ns.p50) == ($t[0].hops[] | select(.from == "venue" and .to == "algo") | .in_sync.stamped_ns.p50)' \
+	"$d/mixed-off.json" > /dev/null || fail "mixed: --utc-offset 37 gives other figures than the journals' offset"
+
+# 6. Classic pcap without directions: the topology's addresses say them;
+# microsecond stamps are correlated as written, the bound widened by their
+# resolution.
+sim pcap --format venue=pcap --format algo=pcap-us --seed 6 &&
+	corr pcap --timescale algo=tai --timescale venue=tai || fail "pcap: correlate exit $?: $(cat "$d/pcap.err")"
+truth pcap
+# Without --timescale, we say what was assumed.
+corr pcap
+grep -q "does not say which timescale" "$d/pcap.err" || fail "pcap: no warning that the timescale was assumed"
+corr pcap --timescale algo=tai --timescale venue=tai
+want pcap '.inputs[] | select(.host == "venue") | .direction == "addresses"' "direction not taken from the topology"
+want pcap '.inputs[] | select(.host == "algo") | .resolution_ns == 1000' "microsecond stamps not noticed"
+
+# 7. Switch latency the FTTC way: through-switch minus back-to-back. The
+# clocks are the same in both runs, so their offsets cancel; the extra
+# cable of the switched path (2 m, 9.8 ns) stays in.
+sim base --switch none --seed 8 || true
+corr plain --baseline algo="$d/base/algo.pcapng" --baseline venue="$d/base/venue.pcapng" ||
+	fail "baseline: correlate exit $?: $(cat "$d/plain.err")"
+jq -e --slurpfile t "$d/plain/truth.json" '
+	($t[0].switches[] | select(.from == "algo" and .to == "venue") | .true_ns.mean) as $sw
+	| [.switches[] | select(.method == "baseline" and .from == "algo" and .to == "venue")] | length == 1 and
+	  (((.[0].latency_ns.mean - ($sw + 9.8)) | if . < 0 then -. else . end) < 20)' "$d/plain.json" > /dev/null ||
+	fail "baseline: switch latency not within 20 ns of truth + one cable: $(jq -c '.switches' "$d/plain.json")"
+
+# 8. By rate: each run's figures in its own bucket.
+sim rates --rates 500,5000 --duration 4 --seed 9 && corr rates --by-rate || fail "rates: correlate exit $?"
+truth rates
+jq -e --slurpfile t "$d/rates/truth.json" '
+	[$t[0].by_rate[] | {rate: .rate, n: (.transactions[] | select(.name == "tick_to_trade") | .count)}] as $want
+	| [.transactions[] | select(.name == "tick_to_trade" and .rate != null) | {rate: .rate, n: .count}] | sort_by(.rate) == ($want | sort_by(.rate))' \
+	"$d/rates.json" > /dev/null || fail "rates: tick_to_trade per rate bucket differs from truth: $(jq -c '[.transactions[] | select(.rate != null) | [.name, .rate, .count]]' "$d/rates.json")"
+
+# 9. Bad input.
+# A file cut short: what is whole is used, the cut is reported with its offset.
+size=$(stat -c %s "$d/plain/algo.pcapng")
+head -c $((size / 2 + 13)) "$d/plain/algo.pcapng" > "$d/cut.pcapng"
+$T correlate --json algo="$d/cut.pcapng" venue="$d/plain/venue.pcapng" > "$d/cut.json" 2> "$d/cut.err" ||
+	fail "cut file: exit $? although half the file is good"
+grep -q "offset" "$d/cut.err" || fail "cut file: no byte offset in: $(cat "$d/cut.err")"
+jq -e '.inputs[] | select(.host == "algo") | .error != null' "$d/cut.json" > /dev/null || fail "cut file: no error in inputs"
+jq -e '.transactions[] | select(.name == "tick_to_trade") | .count > 0' "$d/cut.json" > /dev/null || fail "cut file: nothing measured from the good half"
+# The same host name twice.
+$T correlate algo="$d/plain/algo.pcapng" algo="$d/plain/venue.pcapng" > /dev/null 2> "$d/dup.err"
+[ $? -eq 1 ] && grep -q "given twice" "$d/dup.err" || fail "duplicate name: $(cat "$d/dup.err")"
+# No such file; not a capture.
+$T correlate x="$d/nonexistent.pcapng" > /dev/null 2> "$d/nofile.err"
+[ $? -eq 1 ] && grep -q "nonexistent" "$d/nofile.err" || fail "missing file: $(cat "$d/nofile.err")"
+echo "not a capture" > "$d/junk.pcapng"
+$T correlate x="$d/junk.pcapng" > /dev/null 2> "$d/junk.err"
+[ $? -eq 1 ] && grep -q "junk.pcapng" "$d/junk.err" || fail "junk file: $(cat "$d/junk.err")"
+# A bad topology line is named.
+printf 'host algo 198.18.0.1\nlink algo\n' > "$d/bad.topo"
+$T correlate --topology "$d/bad.topo" algo="$d/plain/algo.pcapng" > /dev/null 2> "$d/topo.err"
+[ $? -eq 1 ] && grep -q "bad.topo:2:" "$d/topo.err" || fail "bad topology: $(cat "$d/topo.err")"
+# A sync journal with a bad line and a torn tail: both reported, the rest used.
+cp "$d/plain/venue.journal" "$d/bad.journal"
+bad=$(grep -n ' sample ' "$d/bad.journal" | sed -n 3p | cut -d: -f1)
+sed -i "${bad}s/ sample / smaple /" "$d/bad.journal"
+printf '1763900009000000000 sample ph' >> "$d/bad.journal"
+$T correlate --json --sync venue="$d/bad.journal" --sync algo="$d/plain/algo.journal" \
+	algo="$d/plain/algo.pcapng" venue="$d/plain/venue.pcapng" > "$d/badj.json" 2> "$d/badj.err" ||
+	fail "bad journal: exit $?"
+grep -q "bad.journal:$bad:" "$d/badj.err" || fail "bad journal: line $bad not named: $(cat "$d/badj.err")"
+jq -e '.inputs[] | select(.host == "venue") | .journal.torn_tail and .journal.bad_lines == 1' "$d/badj.json" > /dev/null ||
+	fail "bad journal: torn tail or bad line not counted"
+# A clock stepping back mid-file: counted and said.
+n=$(capinfos -c -M "$d/plain/algo.pcapng" 2>/dev/null | awk '/Number of packets/ { print $NF }')
+editcap -r "$d/plain/algo.pcapng" "$d/p1.pcapng" 1-$((n / 2)) 2>/dev/null &&
+editcap -r "$d/plain/algo.pcapng" "$d/p2.pcapng" $((n / 2 + 1))-$n 2>/dev/null &&
+editcap -t -10 "$d/p2.pcapng" "$d/p2s.pcapng" 2>/dev/null &&
+mergecap -a -w "$d/jump.pcapng" "$d/p1.pcapng" "$d/p2s.pcapng" 2>/dev/null || fail "could not build the clock-jump file"
+$T correlate --json algo="$d/jump.pcapng" venue="$d/plain/venue.pcapng" > "$d/jump.json" 2> "$d/jump.err"
+jq -e '.inputs[] | select(.host == "algo") | .clock_jumps >= 1' "$d/jump.json" > /dev/null || fail "clock jump not counted"
+grep -q "went back" "$d/jump.err" || fail "clock jump not reported: $(cat "$d/jump.err")"
+# A host whose peer is not in the input: said, and its transactions still count.
+sim other --start 1763990000 --seed 11 || true
+$T correlate --json algo="$d/plain/algo.pcapng" other="$d/other/venue.pcapng" > "$d/nopeer.json" 2> "$d/nopeer.err" ||
+	fail "no peer: exit $? although the algo's transactions are measurable"
+grep -q "was seen by another host" "$d/nopeer.err" || fail "no peer: not reported: $(cat "$d/nopeer.err")"
+# Nothing measurable: exit 1.
+build/tools/capgen "$d/udp.pcapng" 100 > /dev/null 2>&1
+$T correlate x="$d/udp.pcapng" > /dev/null 2> "$d/none.err"
+[ $? -eq 1 ] && grep -q "nothing could be measured" "$d/none.err" || fail "nothing measurable: $(cat "$d/none.err")"
+
+[ "$fails" -eq 0 ] && echo "correlate: all checks passed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,506 @@
+/* test_journal.c — the sync journal: what the writer writes the reader
+ * reads back field for field ("-" for unknown values too); a torn last line
+ * is dropped, not reported; a bad line is reported as PATH:LINE and the
+ * lines after it still read. Then bound_at() over a journal: in sync while
+ * samples say so, out of sync in a sync-0 stretch, after a gap longer than
+ * max_age and before the first sample, unknown for a clock the journal does
+ * not know (unless it knows only one), and the utc_offset event. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "bound.h"
+#include "journal.h"
+#include "unit.h"
+
+#define S 1000000000LL
+#define T0 1700000000000000000LL
+
+static char dir[64], path[128];
+
+static void setup(void)
+{
+	unit_tmpdir(dir, "journal");
+	snprintf(path, sizeof(path), "%s/sync.journal", dir);
+}
+
+static void teardown(void)
+{
+	unit_rmdir(dir);
+}
+
+/* Append raw bytes to path. */
+static void put(const char *bytes, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+}
+
+static void puts_file(const char *s)
+{
+	put(s, strlen(s));
+}
+
+static struct journal_sample sample(int64_t ts, const char *clock, int i)
+{
+	struct journal_sample s = {
+		.ts_ns = ts, .offset_ns = -17 * i, .delay_ns = 300 + i,
+		.freq_ppb = -1234.5 + i * 0.125, .steps = i % 3,
+		.in_sync = i % 2, .bound_ns = 40 + i,
+	};
+
+	snprintf(s.clock, sizeof(s.clock), "%s", clock);
+	snprintf(s.state, sizeof(s.state), "%s", i % 2 ? "SLAVE" : "UNCALIBRATED");
+	snprintf(s.gm, sizeof(s.gm), "001122.fffe.33445%d", i % 10);
+	snprintf(s.servo, sizeof(s.servo), "s%d", i % 3);
+	return s;
+}
+
+static void expect_sample(const struct journal_record *r,
+			  const struct journal_sample *w)
+{
+	const struct journal_sample *s = &r->sample;
+
+	ck_assert_int_eq(r->type, JOURNAL_SAMPLE);
+	ck_assert_int_eq(s->ts_ns, w->ts_ns);
+	ck_assert_str_eq(s->clock, w->clock[0] ? w->clock : "-");
+	ck_assert_str_eq(s->state, w->state[0] ? w->state : "-");
+	ck_assert_int_eq(s->offset_ns, w->offset_ns);
+	ck_assert_int_eq(s->delay_ns, w->delay_ns);
+	if (isnan(w->freq_ppb))
+		ck_assert(isnan(s->freq_ppb));
+	else
+		ck_assert_double_eq(s->freq_ppb, w->freq_ppb);
+	ck_assert_str_eq(s->gm, w->gm[0] ? w->gm : "-");
+	ck_assert_int_eq(s->steps, w->steps);
+	ck_assert_str_eq(s->servo, w->servo[0] ? w->servo : "-");
+	ck_assert_int_eq(s->in_sync, w->in_sync);
+	ck_assert_int_eq(s->bound_ns, w->bound_ns);
+}
+
+static void expect_event(const struct journal_record *r, int64_t ts,
+			 const char *clock, const char *name, const char *text)
+{
+	ck_assert_int_eq(r->type, JOURNAL_EVENT);
+	ck_assert_int_eq(r->event.ts_ns, ts);
+	ck_assert_str_eq(r->event.clock, clock);
+	ck_assert_str_eq(r->event.name, name);
+	ck_assert_str_eq(r->event.text, text);
+}
+
+START_TEST(round_trip)
+{
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	struct journal_sample s[6];
+	char err[JOURNAL_ERRBUF];
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
+	for (int i = 0; i < 4; i++) {
+		s[i] = sample(T0 + i * S, i % 2 ? "phc0" : "sys", i);
+		ck_assert_int_eq(journal_write_sample(w, &s[i]), 0);
+	}
+	ck_assert_int_eq(journal_write_event(w, T0 + 5, "phc0", "port_state",
+					     "UNCALIBRATED to SLAVE on\nMASTER_CLOCK_SELECTED"), 0);
+	ck_assert_int_eq(journal_write_event(w, T0 + 6, NULL, "ptp4l_exit", NULL), 0);
+	journal_writer_close(w);
+	/* Reopened for appending: no second header. */
+	ck_assert_int_eq(journal_writer_open(&w, path, "other"), 0);
+	/* Every value unknown. */
+	memset(&s[4], 0, sizeof(s[4]));
+	s[4].ts_ns = -5;	/* before 1970: still a time */
+	snprintf(s[4].clock, sizeof(s[4].clock), "phc12");
+	s[4].offset_ns = s[4].delay_ns = s[4].bound_ns = JOURNAL_NONE;
+	s[4].freq_ppb = NAN;
+	s[4].steps = -1;
+	ck_assert_int_eq(journal_write_sample(w, &s[4]), 0);
+	/* Extremes that still fit. */
+	s[5] = sample(INT64_MAX, "sys", 1);
+	s[5].offset_ns = INT64_MIN + 1;
+	s[5].delay_ns = INT64_MAX;
+	s[5].steps = 255;
+	s[5].freq_ppb = 99999999.875;
+	ck_assert_int_eq(journal_write_sample(w, &s[5]), 0);
+	ck_assert_int_eq(journal_write_event(w, T0 + 7, "sys", "utc_offset", "37"), 0);
+	journal_writer_close(w);
+
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(journal_next(r, &rec), 1);
+		expect_sample(&rec, &s[i]);
+	}
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, T0 + 5, "phc0", "port_state",
+		     "UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED");
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, T0 + 6, "-", "ptp4l_exit", "");
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_sample(&rec, &s[4]);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_sample(&rec, &s[5]);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, T0 + 7, "sys", "utc_offset", "37");
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_str_eq(journal_host(r), "algo1");
+	ck_assert_uint_eq(journal_bad_lines(r), 0);
+	ck_assert(!journal_torn(r));
+	journal_close(r);
+}
+END_TEST
+
+START_TEST(format_and_host)
+{
+	struct journal_sample s = sample(T0, "sys", 1);
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	char buf[256], err[JOURNAL_ERRBUF];
+	int n;
+
+	n = journal_format_sample(buf, sizeof(buf), &s);
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(strlen(buf), (size_t)n);
+	ck_assert_str_eq(buf, "1700000000000000000 sample sys SLAVE -17 301 "
+			 "-1234.375 001122.fffe.334451 1 s1 1 41\n");
+	ck_assert_int_eq(journal_format_sample(buf, (unsigned)n, &s), -ENOSPC);
+	/* No host: the header says "-", the reader gives "". */
+	ck_assert_int_eq(journal_writer_open(&w, path, NULL), 0);
+	ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	journal_writer_close(w);
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	ck_assert_str_eq(journal_host(r), "");
+	journal_close(r);
+	/* A missing file: -ENOENT, the path named. */
+	char missing[160];
+	snprintf(missing, sizeof(missing), "%s/none", dir);
+	ck_assert_int_eq(journal_open(&r, missing, err), -ENOENT);
+	ck_assert_ptr_null(r);
+	ck_assert_ptr_nonnull(strstr(err, missing));
+	ck_assert_int_eq(journal_writer_open(&w, "/nonexistent-dir/j", "h"), -ENOENT);
+}
+END_TEST
+
+START_TEST(torn_last_line)
+{
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF];
+	struct journal_sample s = sample(T0, "sys", 3);
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "h"), 0);
+	ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	journal_writer_close(w);
+	/* A crash in the middle of the next line: a whole-looking sample
+	 * without its newline is still torn. */
+	puts_file("1700000001000000000 sample sys SLAVE -3 300 1.000 - 1 s2 1 40");
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_sample(&rec, &s);
+	ck_assert(!journal_torn(r));
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(journal_torn(r));
+	ck_assert_uint_eq(journal_bad_lines(r), 0);
+	ck_assert_str_eq(journal_error(r), "");
+	journal_close(r);
+}
+END_TEST
+
+static void expect_bad(struct journal_reader *r, unsigned line)
+{
+	struct journal_record rec;
+	char want[256];
+
+	snprintf(want, sizeof(want), "%s:%u: ", path, line);
+	ck_assert_int_eq(journal_next(r, &rec), -EBADMSG);
+	ck_assert_msg(!strncmp(journal_error(r), want, strlen(want)),
+		      "error '%s', want '%s...'", journal_error(r), want);
+	ck_assert_uint_gt(strlen(journal_error(r)), strlen(want));
+}
+
+static void expect_ts(struct journal_reader *r, int64_t ts)
+{
+	struct journal_record rec;
+
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	ck_assert_int_eq(rec.sample.ts_ns, ts);	/* ts_ns first in both */
+	ck_assert_int_eq(rec.event.ts_ns, ts);
+}
+
+START_TEST(bad_lines)
+{
+	static const char nul_line[] = "17 sample sys\0 SLAVE\n";
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF], longline[3000];
+
+	puts_file("# tapless-journal 1 host venue\n"			/* 1 */
+		  "10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40\n"		/* 2 */
+		  "11 sample sys SLAVE five 300 1.5 gm 1 s2 1 40\n"	/* 3 */
+		  "12 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40\n"		/* 4 */
+		  "\n"							/* 5 */
+		  "   # a comment\n"					/* 6 */
+		  "13 event phc0 link_down  eth1 went down \n"		/* 7 */
+		  "garbage\n");						/* 8 */
+	/* A line with a NUL byte (what a crash can leave), then a good one. */
+	put(nul_line, sizeof(nul_line) - 1);				/* 9 */
+	puts_file("14 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40\n");	/* 10 */
+	memset(longline, 'x', sizeof(longline) - 2);
+	longline[sizeof(longline) - 2] = '\n';
+	longline[sizeof(longline) - 1] = '\0';
+	puts_file(longline);						/* 11 */
+	puts_file("15 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40\n");	/* 12 */
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	expect_ts(r, 10);
+	expect_bad(r, 3);
+	expect_ts(r, 12);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, 13, "phc0", "link_down", "eth1 went down ");
+	expect_bad(r, 8);
+	expect_bad(r, 9);
+	expect_ts(r, 14);
+	expect_bad(r, 11);
+	expect_ts(r, 15);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_uint_eq(journal_bad_lines(r), 4);
+	ck_assert(!journal_torn(r));
+	ck_assert_str_eq(journal_host(r), "venue");
+	journal_close(r);
+}
+END_TEST
+
+/* Each malformed field is rejected by the line parser. */
+START_TEST(parse_line)
+{
+	static const char *const bad[] = {
+		"x sample sys SLAVE 5 300 1.5 gm 1 s2 1 40",
+		"- sample sys SLAVE 5 300 1.5 gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 41",
+		"10 sample sys SLAVE 5 3x0 1.5 gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 fast gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 inf gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm 256 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm -1 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 2 40",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 -40",
+		"10 sample sys SLAVE -9223372036854775808 300 1.5 gm 1 s2 1 40",
+		"10 sample sys SLAVE 9223372036854775808 300 1.5 gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2toolong 1 40",
+		"10 sample clock_name_too_long SLAVE 5 300 1.5 gm 1 s2 1 40",
+		"10 sample sys SLAVE 5 300 1.5 gm_name_that_is_far_far_too_long_x 1 s2 1 40",
+		"10 event phc0",
+		"10 event phc0 a_name_that_is_longer_than_31_chars",
+		"10 record phc0 x",
+		"10",
+	};
+	struct journal_record rec;
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		ck_assert_msg(journal_parse_line(bad[i], &rec, &why) == -EBADMSG,
+			      "accepted: %s", bad[i]);
+		ck_assert_ptr_nonnull(why);
+	}
+	ck_assert_int_eq(journal_parse_line("", &rec, &why), 1);
+	ck_assert_int_eq(journal_parse_line(" \t# x", &rec, &why), 1);
+	/* servo holds 7 characters. */
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2toolon 1 40", &rec, &why),
+		-EBADMSG);
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2tolon 1 40", &rec, &why), 0);
+	ck_assert_str_eq(rec.sample.servo, "s2tolon");
+	ck_assert_int_eq(journal_parse_line("10\tsample sys - - - - - - - 0 -",
+					    &rec, &why), 0);
+	ck_assert_int_eq(rec.sample.steps, -1);
+	ck_assert(!rec.sample.in_sync);
+	ck_assert_int_eq(rec.sample.bound_ns, JOURNAL_NONE);
+}
+END_TEST
+
+/* A two-clock journal: sys and phc0, a sample a second from T0 to T0+99 s;
+ * phc0 out of sync for [40, 50) s; sys silent for [60, 80) s; phc0's
+ * samples written out of time order. */
+static void write_two_clocks(void)
+{
+	struct journal_writer *w;
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
+	ck_assert_int_eq(journal_write_event(w, T0 - S, "sys", "utc_offset", "37"), 0);
+	for (int i = 0; i < 100; i++) {
+		struct journal_sample s = sample(T0 + i * S, "sys", 0);
+
+		s.in_sync = true;
+		s.bound_ns = 1000 + i;
+		if (i < 60 || i >= 80)
+			ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	for (int i = 99; i >= 0; i--) {
+		struct journal_sample s = sample(T0 + i * S, "phc0", 0);
+
+		s.in_sync = i < 40 || i >= 50;
+		s.bound_ns = i == 90 ? JOURNAL_NONE : 20 + i;
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	ck_assert_int_eq(journal_write_event(w, T0, "phc0", "step", "-1500"), 0);
+	journal_writer_close(w);
+}
+
+static enum bound_state at(const struct bound *b, const char *clock,
+			   int64_t t, int64_t *bound)
+{
+	*bound = 12345;		/* must be overwritten */
+	return bound_at(b, clock, t, bound);
+}
+
+START_TEST(bound_two_clocks)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t bn;
+	int utc = 0;
+
+	write_two_clocks();
+	ck_assert_int_eq(bound_open(&b, path, 2500000000LL, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 80 + 100);
+	ck_assert_uint_eq(bound_events(b), 2);
+	ck_assert_uint_eq(bound_bad_lines(b), 0);
+	ck_assert_str_eq(bound_error(b), "");
+	ck_assert_str_eq(bound_host(b), "algo1");
+	ck_assert(!bound_torn(b));
+	ck_assert_int_eq(bound_utc_offset(b, &utc), 0);
+	ck_assert_int_eq(utc, 37);
+	/* In sync, with the bound of the last sample at or before t. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 10 * S + S / 2, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 30);
+	ck_assert_int_eq(at(b, "phc0", T0 + 11 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 31);
+	ck_assert_int_eq(at(b, "phc0", T0 + 11 * S - 1, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 30);
+	ck_assert_int_eq(at(b, "sys", T0 + 10 * S + S / 2, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 1010);
+	/* The sync-0 stretch, its edges. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 40 * S, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(bn, -1);
+	ck_assert_int_eq(at(b, "phc0", T0 + 45 * S, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "phc0", T0 + 40 * S - 1, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(at(b, "phc0", T0 + 50 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 70);
+	/* sys is in sync at 45 s: clocks are judged apart. */
+	ck_assert_int_eq(at(b, "sys", T0 + 45 * S, &bn), BOUND_IN_SYNC);
+	/* The gap: the 59 s sample vouches for 2.5 s, no more. */
+	ck_assert_int_eq(at(b, "sys", T0 + 61 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 1059);
+	ck_assert_int_eq(at(b, "sys", T0 + 61 * S + S / 2, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(at(b, "sys", T0 + 61 * S + S / 2 + 1, &bn),
+			 BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(bn, -1);
+	ck_assert_int_eq(at(b, "sys", T0 + 70 * S, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "sys", T0 + 80 * S, &bn), BOUND_IN_SYNC);
+	/* After the last sample, and long after. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 101 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(at(b, "phc0", T0 + 102 * S, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "phc0", INT64_MAX, &bn), BOUND_OUT_OF_SYNC);
+	/* Before the first sample. */
+	ck_assert_int_eq(at(b, "phc0", T0 - 1, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "sys", INT64_MIN, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "phc0", T0, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 20);
+	/* In sync without a bound. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 90 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, -1);
+	/* A clock this two-clock journal does not know. */
+	ck_assert_int_eq(at(b, "phc1", T0 + 10 * S, &bn), BOUND_UNKNOWN);
+	ck_assert_int_eq(bn, -1);
+	bound_destroy(b);
+	ck_assert_int_eq(at(NULL, "sys", T0, &bn), BOUND_UNKNOWN);
+}
+END_TEST
+
+START_TEST(bound_one_clock)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t bn;
+	int utc = -1;
+
+	/* A bad line, a torn tail; no utc_offset event. */
+	puts_file("# tapless-journal 1 host h2\n"
+		  "100 sample phc2 SLAVE 5 300 1.5 gm 1 s2 1 77\n"
+		  "200 sample phc2 SLAVE 5 300 1.5 gm 1 s2 x 77\n"
+		  "300 sample phc2 SLAVE 5 300 1.5 gm 1 s2 0 77\n"
+		  "400 event phc2 utc_offset not-a-number\n"
+		  "500 sample phc2 SLAVE 5 300 1.5 gm 1 s2 1 88\n"
+		  "600 sample phc2 SLAVE 5 300 1.5 gm");
+	ck_assert_int_eq(bound_open(&b, path, 1000, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 3);
+	ck_assert_uint_eq(bound_events(b), 1);
+	ck_assert_uint_eq(bound_bad_lines(b), 1);
+	ck_assert(bound_torn(b));
+	ck_assert_int_eq(bound_utc_offset(b, &utc), -ENOENT);
+	ck_assert_int_eq(utc, -1);
+	char want[200];
+	snprintf(want, sizeof(want), "%s:3: ", path);
+	ck_assert_msg(!strncmp(bound_error(b), want, strlen(want)),
+		      "error '%s'", bound_error(b));
+	/* Any clock name falls back to the only one. */
+	ck_assert_int_eq(at(b, "sys", 150, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 77);
+	ck_assert_int_eq(at(b, "phc2", 250, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(at(b, "phc0", 350, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "phc2", 550, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 88);
+	/* The torn 600 sample does not count. */
+	ck_assert_int_eq(at(b, "phc2", 1501, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(at(b, "phc2", 99, &bn), BOUND_OUT_OF_SYNC);
+	bound_destroy(b);
+}
+END_TEST
+
+START_TEST(bound_missing)
+{
+	struct bound *b = (struct bound *)1;
+	char err[JOURNAL_ERRBUF], missing[160];
+
+	snprintf(missing, sizeof(missing), "%s/none", dir);
+	ck_assert_int_eq(bound_open(&b, missing, S, err), -ENOENT);
+	ck_assert_ptr_null(b);
+	ck_assert_ptr_nonnull(strstr(err, missing));
+	/* An empty journal vouches for nothing: out of sync. */
+	puts_file("# tapless-journal 1 host h3\n");
+	ck_assert_int_eq(bound_open(&b, path, S, err), 0);
+	int64_t bn;
+	ck_assert_int_eq(at(b, "sys", T0, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_uint_eq(bound_samples(b), 0);
+	bound_destroy(b);
+}
+END_TEST
+
+static Suite *journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("journal");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, format_and_host);
+	tcase_add_test(tc, torn_last_line);
+	tcase_add_test(tc, bad_lines);
+	tcase_add_test(tc, parse_line);
+	tcase_add_test(tc, bound_two_clocks);
+	tcase_add_test(tc, bound_one_clock);
+	tcase_add_test(tc, bound_missing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(journal_suite)

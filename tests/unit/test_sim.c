@@ -1,0 +1,530 @@
+/* test_sim.c — tapless sim: deterministic files, the FTTC workload found
+ * back in the captures, time order and quanta, honest journals, faults
+ * counted, the topology with and without a switch, and bad input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "fix.h"
+#include "frame.h"
+#include "journal.h"
+#include "sim.h"
+#include "unit.h"
+
+#define RATE 1000
+#define SECONDS 2
+#define MESSAGES (RATE * SECONDS)
+#define TRADES (MESSAGES / 1000)
+
+static char dir[64];
+
+static void setup(void)
+{
+	unit_tmpdir(dir, "sim");
+}
+
+static void teardown(void)
+{
+	unit_rmdir(dir);
+}
+
+static const char *path_in(const char *sub, const char *name)
+{
+	static char p[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s/%s", dir, sub, name);
+	return p[k];
+}
+
+static void config(struct sim_config *c, const char *sub)
+{
+	static char out[8][160];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(out[k], sizeof(out[k]), "%s/%s", dir, sub);
+	sim_config_init(c);
+	c->out_dir = out[k];
+	c->rates[0] = RATE;
+	c->duration_s = SECONDS;
+}
+
+static void run(const struct sim_config *c, struct sim_result *r)
+{
+	char err[SIM_ERRBUF] = "";
+	int rc = sim_run(c, r, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "sim_run: %d %s", rc, err);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b;
+	long n;
+
+	ck_assert_msg(f != NULL, "%s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	b = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	b[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *x = slurp(a, &la), *y = slurp(b, &lb);
+	bool same = la == lb && !memcmp(x, y, la);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/* The number after "key": in a JSON text (the first occurrence). */
+static long long json_number(const char *text, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(text, k);
+	ck_assert_msg(p != NULL, "no %s in truth.json", key);
+	return strtoll(p + strlen(k), NULL, 10);
+}
+
+static const char *files[] = {
+	"algo.pcapng", "venue.pcapng", "algo.journal", "venue.journal",
+	"topology", "truth.json",
+};
+
+START_TEST(same_seed_same_bytes)
+{
+	struct sim_config a, b, c;
+	struct sim_result r;
+
+	config(&a, "a");
+	a.seed = 7;
+	a.retransmit = 0.01;
+	a.reorder = 0.01;
+	a.noise = 0.01;
+	run(&a, &r);
+	b = a;
+	config(&b, "b");
+	b.seed = 7;
+	b.retransmit = b.reorder = b.noise = 0.01;
+	run(&b, &r);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		ck_assert_msg(same_file(path_in("a", files[i]), path_in("b", files[i])),
+			      "%s differs with the same seed", files[i]);
+	c = a;
+	config(&c, "c");
+	c.seed = 8;
+	c.retransmit = c.reorder = c.noise = 0.01;
+	run(&c, &r);
+	ck_assert_msg(!same_file(path_in("a", "algo.pcapng"), path_in("c", "algo.pcapng")),
+		      "another seed gave the same algo capture");
+	ck_assert_msg(!same_file(path_in("a", "venue.pcapng"), path_in("c", "venue.pcapng")),
+		      "another seed gave the same venue capture");
+	ck_assert_msg(!same_file(path_in("a", "truth.json"), path_in("c", "truth.json")),
+		      "another seed gave the same truth");
+}
+END_TEST
+
+struct counts {
+	unsigned long x_in, buy_out, sell_out, exec_in, logon, frames;
+	unsigned long out, in;
+};
+
+/* Read a capture: every stamp a multiple of quantum, in time order; FIX
+ * messages counted by type and direction as the host saw them. */
+static void read_capture(const char *path, const char *self_ip, int64_t quantum,
+			 bool whole, struct counts *k)
+{
+	static struct fix_msg m;
+	char err[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pk;
+	int64_t last = INT64_MIN;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	ck_assert_msg(cap_open(&r, path, err) == 0, "%s", err);
+	while ((rc = cap_next(r, &pk)) == 1) {
+		struct frame_info fi;
+		const char *p;
+		size_t left;
+		bool out;
+		char src[16];
+
+		k->frames++;
+		ck_assert_msg(pk.ts_ns % quantum == 0, "%s: stamp %lld not a multiple of %lld",
+			      path, (long long)pk.ts_ns, (long long)quantum);
+		ck_assert_msg(pk.ts_ns >= last, "%s: packet %lu before the one before it",
+			      path, k->frames);
+		last = pk.ts_ns;
+		if (frame_parse(pk.data, pk.caplen, FRAME_LINK_ETHERNET, &fi))
+			continue;
+		snprintf(src, sizeof(src), "%u.%u.%u.%u", fi.flow.src[0], fi.flow.src[1],
+			 fi.flow.src[2], fi.flow.src[3]);
+		out = !strcmp(src, self_ip);
+		if (cap_format(r) == CAP_PCAPNG)
+			ck_assert_int_eq(pk.dir, out ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN);
+		if (out)
+			k->out++;
+		else
+			k->in++;
+		if (!whole || fi.flow.proto != 6 || !fi.payload_len ||
+		    (fi.flow.sport != 9001 && fi.flow.sport != 9002 &&
+		     fi.flow.dport != 9001 && fi.flow.dport != 9002))
+			continue;
+		/* With the default MSS every message is whole in its frame. */
+		p = (const char *)fi.payload;
+		left = fi.payload_len;
+		while (left) {
+			enum fix_error why;
+			size_t skip;
+			int n = fix_frame(p, left, 8192, &skip, &why);
+
+			ck_assert_msg(n > 0, "%s: frame %lu: not whole FIX messages", path,
+				      k->frames);
+			ck_assert_int_eq(fix_parse(&m, p, (size_t)n, &why), 0);
+			if (fix_is(&m, 35, "X") && !out)
+				k->x_in++;
+			else if (fix_is(&m, 35, "D") && out && fix_is(&m, 54, "1"))
+				k->buy_out++;
+			else if (fix_is(&m, 35, "D") && out && fix_is(&m, 54, "2"))
+				k->sell_out++;
+			else if (fix_is(&m, 35, "8") && !out)
+				k->exec_in++;
+			else if (fix_is(&m, 35, "A"))
+				k->logon++;
+			p += n;
+			left -= (size_t)n;
+		}
+	}
+	ck_assert_msg(rc == 0, "%s: %s", path, cap_error(r));
+	cap_close(r);
+}
+
+START_TEST(workload_in_the_captures)
+{
+	struct sim_config c;
+	struct sim_result r;
+	struct counts a, v;
+
+	config(&c, "w");
+	c.coalesce = 0.5;
+	run(&c, &r);
+	ck_assert_uint_eq(r.md_messages, MESSAGES);
+	ck_assert_uint_eq(r.trades, TRADES);
+	read_capture(path_in("w", "algo.pcapng"), "198.18.0.1", 8, true, &a);
+	ck_assert_uint_eq(a.x_in, MESSAGES);
+	ck_assert_uint_eq(a.buy_out, TRADES);
+	ck_assert_uint_eq(a.sell_out, TRADES);
+	ck_assert_uint_eq(a.exec_in, 4 * TRADES);
+	ck_assert_uint_eq(a.logon, 4);
+	ck_assert_uint_eq(a.frames, r.packets[SIM_ALGO]);
+	read_capture(path_in("w", "venue.pcapng"), "198.18.0.2", 8, true, &v);
+	/* Every frame is seen at both ends: one's sends are the other's
+	 * receives. */
+	ck_assert_uint_eq(v.frames, a.frames);
+	ck_assert_uint_eq(v.out, a.in);
+	ck_assert_uint_eq(v.in, a.out);
+	/* The truth has every message and transaction. */
+	{
+		static const struct { const char *name; long long n; } tr[] = {
+			{ "tick_to_trade", TRADES }, { "fill_to_sell", TRADES },
+			{ "order_to_ack", 2 * TRADES }, { "order_to_fill", 2 * TRADES },
+		};
+		size_t len;
+		char *truth = slurp(path_in("w", "truth.json"), &len), key[64];
+		const char *p;
+
+		ck_assert_int_eq(json_number(truth, "messages"), MESSAGES);
+		p = strstr(truth, "\"from\": \"venue\"");
+		ck_assert_ptr_nonnull(p);
+		/* Market data, 2 Logons, 4 reports a trade. */
+		ck_assert_int_eq(json_number(p, "messages"), MESSAGES + 2 + 4 * TRADES);
+		for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
+			snprintf(key, sizeof(key), "\"name\": \"%s\"", tr[i].name);
+			p = strstr(truth, key);
+			ck_assert_ptr_nonnull(p);
+			ck_assert_int_eq(json_number(p, "count"), tr[i].n);
+		}
+		free(truth);
+	}
+}
+END_TEST
+
+/* Faults, a fast rate, a clock jumping out of sync and back, stack delays:
+ * frames are not written in the order they happen, yet each file is in
+ * stamp order. */
+START_TEST(time_order_under_faults)
+{
+	struct sim_config c;
+	struct sim_result r;
+	struct counts a, v;
+	char err[SIM_ERRBUF];
+
+	config(&c, "o");
+	c.rates[0] = 500000;
+	c.duration_s = 0.02;
+	c.retransmit = 0.05;
+	c.reorder = 0.05;
+	c.mss = 64;
+	c.stack_delay_ns = 100;
+	c.stack_jitter_ns = 50;
+	ck_assert_int_eq(sim_parse_unsync(&c, "algo=0.005-0.01", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_start_late(&c, "venue=0.003", err, sizeof(err)), 0);
+	run(&c, &r);
+	read_capture(path_in("o", "algo.pcapng"), "198.18.0.1", 8, false, &a);
+	read_capture(path_in("o", "venue.pcapng"), "198.18.0.2", 8, false, &v);
+	ck_assert_uint_eq(a.frames, r.packets[SIM_ALGO]);
+	ck_assert_uint_eq(v.frames, r.packets[SIM_VENUE]);
+	ck_assert_uint_lt(v.frames, a.frames);	/* the venue started late */
+}
+END_TEST
+
+START_TEST(pcap_microseconds)
+{
+	struct sim_config c;
+	struct sim_result r;
+	struct counts a, v;
+	struct stat st;
+	char err[SIM_ERRBUF];
+
+	config(&c, "p");
+	ck_assert_int_eq(sim_parse_format(&c, "algo=pcap-us", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_format(&c, "venue=pcap", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:quantum=4", err, sizeof(err)), 0);
+	run(&c, &r);
+	ck_assert_str_eq(r.file[SIM_ALGO], "algo.pcap");
+	ck_assert_int_ne(stat(path_in("p", "algo.pcapng"), &st), 0);
+	read_capture(path_in("p", "algo.pcap"), "198.18.0.1", 1000, true, &a);
+	ck_assert_uint_eq(a.x_in, MESSAGES);
+	read_capture(path_in("p", "venue.pcap"), "198.18.0.2", 4, true, &v);
+	ck_assert_uint_eq(v.buy_out + v.sell_out, 0);	/* the venue only gets orders */
+	ck_assert_uint_eq(v.frames, a.frames);
+}
+END_TEST
+
+static void check_journal(const char *path, bool tai, unsigned *unsynced)
+{
+	char err[JOURNAL_ERRBUF];
+	struct journal_reader *r;
+	struct journal_record rec;
+	unsigned samples = 0, events = 0;
+	int rc;
+
+	*unsynced = 0;
+	ck_assert_msg(journal_open(&r, path, err) == 0, "%s", err);
+	while ((rc = journal_next(r, &rec)) != 0) {
+		ck_assert_msg(rc == 1, "%s", journal_error(r));
+		if (rec.type == JOURNAL_EVENT) {
+			ck_assert_str_eq(rec.event.name, "utc_offset");
+			ck_assert_str_eq(rec.event.text, "37");
+			events++;
+			continue;
+		}
+		samples++;
+		ck_assert_str_eq(rec.sample.clock, tai ? "phc0" : "sys");
+		ck_assert_str_eq(rec.sample.state, "SLAVE");
+		if (!rec.sample.in_sync) {
+			ck_assert(rec.sample.bound_ns == JOURNAL_NONE);
+			(*unsynced)++;
+			continue;
+		}
+		ck_assert(rec.sample.bound_ns != JOURNAL_NONE);
+		ck_assert_msg(rec.sample.bound_ns >= llabs(rec.sample.offset_ns),
+			      "%s: bound %lld below offset %lld", path,
+			      (long long)rec.sample.bound_ns,
+			      (long long)rec.sample.offset_ns);
+	}
+	ck_assert_uint_eq(journal_bad_lines(r), 0);
+	ck_assert_str_eq(journal_host(r), strstr(path, "algo") ? "algo" : "venue");
+	/* One interval before the first packet to one after the last. */
+	ck_assert_uint_ge(samples, SECONDS + 2);
+	ck_assert_uint_eq(events, tai ? 1 : 0);
+	journal_close(r);
+}
+
+START_TEST(journals_honest)
+{
+	struct sim_config c;
+	struct sim_result r;
+	char err[SIM_ERRBUF], *truth;
+	unsigned ua, uv;
+	size_t len;
+
+	config(&c, "j");
+	ck_assert_int_eq(sim_parse_timescale(&c, "algo=utc", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_unsync(&c, "venue=1-1.5", err, sizeof(err)), 0);
+	/* A wander large enough that a bound from the offset alone would
+	 * be dishonest. */
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:offset=-40,wander=300,period=1.3",
+					 err, sizeof(err)), 0);
+	run(&c, &r);
+	check_journal(path_in("j", "algo.journal"), false, &ua);
+	check_journal(path_in("j", "venue.journal"), true, &uv);
+	ck_assert_uint_eq(ua, 0);
+	ck_assert_uint_eq(uv, 1);
+	truth = slurp(path_in("j", "truth.json"), &len);
+	ck_assert(strstr(truth, "\"timescale\": \"utc\""));
+	/* The second hop (venue to algo) has messages out of sync. */
+	{
+		const char *hop2 = strstr(strstr(truth, "\"from\": \"venue\""), "\"out_of_sync\"");
+
+		ck_assert_ptr_nonnull(hop2);
+		ck_assert_int_gt(json_number(hop2, "messages"), 0);
+	}
+	free(truth);
+}
+END_TEST
+
+START_TEST(faults_counted)
+{
+	struct sim_config c;
+	struct sim_result r;
+	char *truth;
+	size_t len;
+
+	config(&c, "f");
+	c.retransmit = 0.05;
+	c.reorder = 0.05;
+	c.noise = 0.05;
+	c.mss = 100;
+	run(&c, &r);
+	truth = slurp(path_in("f", "truth.json"), &len);
+	ck_assert_int_gt(json_number(truth, "retransmitted_segments"), 0);
+	ck_assert_int_gt(json_number(truth, "lost_then_retransmitted"), 0);
+	ck_assert_int_gt(json_number(truth, "reordered"), 0);
+	ck_assert_int_gt(json_number(truth, "split_messages"), 0);
+	ck_assert_int_gt(json_number(truth, "non_fix_packets"), 0);
+	ck_assert_int_gt(json_number(truth, "pure_acks"), 0);
+	free(truth);
+
+	config(&c, "f0");
+	run(&c, &r);
+	truth = slurp(path_in("f0", "truth.json"), &len);
+	ck_assert_int_eq(json_number(truth, "retransmitted_segments"), 0);
+	ck_assert_int_eq(json_number(truth, "reordered"), 0);
+	ck_assert_int_eq(json_number(truth, "split_messages"), 0);
+	free(truth);
+}
+END_TEST
+
+START_TEST(topology_and_switch)
+{
+	struct sim_config c;
+	struct sim_result r;
+	char *topo, *truth;
+	size_t len;
+
+	config(&c, "s");
+	run(&c, &r);
+	topo = slurp(path_in("s", "topology"), &len);
+	ck_assert_str_eq(topo, "# tapless topology\n"
+			 "host algo 198.18.0.1\n"
+			 "host venue 198.18.0.2\n"
+			 "switch sw1 cut-through 10G\n"
+			 "link algo sw1 2m\n"
+			 "link sw1 venue 2m\n");
+	free(topo);
+	truth = slurp(path_in("s", "truth.json"), &len);
+	ck_assert_ptr_nonnull(strstr(truth, "\"model\": \"arista-7124sx\""));
+	free(truth);
+
+	config(&c, "n");
+	c.sw = SIM_SWITCH_NONE;
+	c.cable_m = 3.5;
+	run(&c, &r);
+	topo = slurp(path_in("n", "topology"), &len);
+	ck_assert_ptr_null(strstr(topo, "switch"));
+	ck_assert_ptr_nonnull(strstr(topo, "link algo venue 3.5m\n"));
+	free(topo);
+	truth = slurp(path_in("n", "truth.json"), &len);
+	ck_assert_ptr_nonnull(strstr(truth, "\"switches\": []"));
+	ck_assert_ptr_null(strstr(truth, "sw1"));
+	free(truth);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	struct sim_config c;
+	struct sim_result r;
+	char err[SIM_ERRBUF];
+	int64_t bps;
+
+	config(&c, "x");
+	c.mss = 8;
+	ck_assert_int_eq(sim_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--mss"));
+	config(&c, "x");
+	c.symbols = "AAPL,,MSFT";
+	ck_assert_int_eq(sim_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--symbols"));
+	config(&c, "x");
+	c.out_dir = "/proc/tapless-sim-cannot-be-here";
+	ck_assert_int_lt(sim_run(&c, &r, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "/proc/tapless-sim-cannot-be-here"));
+
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:offset=-100,quantum=4", err,
+					 sizeof(err)), 0);
+	ck_assert(c.host[SIM_VENUE].clock.offset_ns == -100);
+	ck_assert(c.host[SIM_VENUE].clock.quantum_ns == 4);
+	ck_assert(c.host[SIM_VENUE].clock.wander_ns == 10);
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:skew=3", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_clock(&c, "broker:offset=3", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_clock(&c, "algo:quantum=0", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_unsync(&c, "algo=3-2", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_timescale(&c, "algo=gps", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_format(&c, "venue=erf", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_start_late(&c, "venue=-1", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_rates(&c, "500,1000,x", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_rates(&c, "500,1000", err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.nrates, 2);
+	ck_assert_int_eq(sim_parse_speed("25G", &bps), 0);
+	ck_assert(bps == 25000000000LL);
+	ck_assert_int_eq(sim_parse_speed("100M", &bps), 0);
+	ck_assert(bps == 100000000LL);
+	ck_assert_int_eq(sim_parse_speed("10X", &bps), -EINVAL);
+	ck_assert_int_eq(sim_switch_from_name("gnodal-gs7200"), SIM_SWITCH_GNODAL_GS7200);
+	ck_assert_int_eq(sim_switch_from_name("cisco"), -1);
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *t = tcase_create("sim");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, same_seed_same_bytes);
+	tcase_add_test(t, workload_in_the_captures);
+	tcase_add_test(t, time_order_under_faults);
+	tcase_add_test(t, pcap_microseconds);
+	tcase_add_test(t, journals_honest);
+	tcase_add_test(t, faults_counted);
+	tcase_add_test(t, topology_and_switch);
+	tcase_add_test(t, bad_input);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(sim_suite)
