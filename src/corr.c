@@ -81,6 +81,7 @@ struct corr_iface {
 	unsigned file, id;
 	bool usable;		/* stamps on a timescale we can compare */
 	int64_t delta_ns;	/* added to stamps: to the common timescale */
+	int64_t journal_ns;	/* added to those: to UTC, the journals' */
 	int scale;		/* enum ts_timescale as understood */
 	bool assumed;		/* the file did not say: we assumed */
 	char clock[16];		/* journal clock: "sys", "phcN" */
@@ -115,8 +116,6 @@ struct corr_stream_stats {
 struct corr_host {
 	char name[64];
 	unsigned idx;
-	char **paths;
-	unsigned npaths;
 	struct capset *cs;
 	struct bound *bound;
 	char *journal;
@@ -134,12 +133,13 @@ struct corr_host {
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
-	int64_t max_ts, first_ts, last_ts;
+	int64_t max_ts;
 	bool dir_flags, dir_addr;
 	struct corr_stream_stats st;
-	/* Market data rate. */
+	/* Market data rate, and the bucket it puts samples in. */
 	int64_t md_ts[CORR_RATE_RING];
 	unsigned md_n, md_head;
+	int bucket;
 	/* Transactions. */
 	struct corr_map syms;
 	struct corr_order *orders;
@@ -227,7 +227,6 @@ struct corr {
 	uint32_t ring_cap, ring_head, ring_count;
 	uint32_t *bucket1, *bucket2;
 	uint32_t nbuckets;
-	int64_t now;
 	uint64_t window_overflow, dir_unknown_pairs, extra_obs, by_session;
 	/* Paths between hosts. */
 	struct topo_path path[CORR_MAX_HOSTS][CORR_MAX_HOSTS];
@@ -425,10 +424,7 @@ int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->idx = c->nhosts;
 	h->forced_scale = -1;
-	h->paths = xcalloc(npaths, sizeof(char *));
-	for (unsigned i = 0; i < npaths; i++)
-		h->paths[i] = xstrdup(paths[i]);
-	h->npaths = npaths;
+	h->bucket = NO_BUCKET;
 	corr_map_init(&h->syms, 64);
 	h->orders = xcalloc(CORR_ORDERS, sizeof(*h->orders));
 	c->hosts[c->nhosts++] = h;
@@ -553,6 +549,11 @@ static struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 			  r ? cap_path(r) : "?", id, corr_scale_name(scale),
 			  corr_scale_name(c->target_scale));
 	}
+	/* Journals keep UTC; common-timescale stamps on TAI are looked up
+	 * with the offset (guessed, and said so, when nobody gave it). */
+	if (c->target_scale == TS_SCALE_TAI)
+		f->journal_ns = -(int64_t)(c->utc_known ? c->utc_offset :
+					   CORR_TAI_UTC_GUESS) * 1000000000LL;
 	if (f->assumed && h->forced_scale < 0)
 		corr_warn(c, "%s: %s, interface %u does not say which timescale "
 			  "its stamps are on: taken as %s (--timescale %s=... "
@@ -743,32 +744,34 @@ static void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 	}
 }
 
-/* The rate bucket a host is in now: the nearest centre, on a log scale,
- * to the rate of its last market data messages. */
-static int corr_bucket(const struct corr *c, const struct corr_host *h)
+/* A market data message at the host: its rate bucket becomes the centre
+ * nearest, on a log scale, to the rate of its last CORR_RATE_RING market
+ * data messages. Worked out here, once per market data message; every
+ * sample then reads h->bucket. */
+static void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts)
 {
-	int64_t newest, oldest, span;
+	int64_t span;
 	double rate, best = INFINITY;
-	int b = NO_BUCKET;
 
+	h->md_ts[h->md_head] = ts;
+	h->md_head = (h->md_head + 1) % CORR_RATE_RING;
+	if (h->md_n < CORR_RATE_RING)
+		h->md_n++;
 	if (!c->cfg.by_rate || h->md_n < 2)
-		return NO_BUCKET;
-	newest = h->md_ts[(h->md_head + CORR_RATE_RING - 1) % CORR_RATE_RING];
-	oldest = h->md_ts[(h->md_head + CORR_RATE_RING - h->md_n) %
-			  CORR_RATE_RING];
-	span = newest - oldest;
+		return;
+	span = ts - h->md_ts[(h->md_head + CORR_RATE_RING - h->md_n) %
+			     CORR_RATE_RING];
 	if (span <= 0)
-		return NO_BUCKET;
+		return;
 	rate = (double)(h->md_n - 1) * 1e9 / (double)span;
 	for (unsigned i = 0; i < c->cfg.nrates; i++) {
 		double d = fabs(log(rate / c->cfg.rates[i]));
 
 		if (d < best) {
 			best = d;
-			b = (int)i;
+			h->bucket = (int)i;
 		}
 	}
-	return b;
 }
 
 /* ---- matching across hosts ---- */
@@ -889,10 +892,6 @@ static struct corr_entry *corr_entry_new(struct corr *c, uint32_t flow,
 	e->seq = seq;
 	e->k2 = k2;
 	e->created = ts;
-	/* Matching by session keys is for flows only one capture has (NAT,
-	 * a gateway): a flow both hosts have matches by sequence. */
-	if (k2 && (c->flows[flow].hosts & (c->flows[flow].hosts - 1)))
-		e->k2 = k2 = 0;
 	e->live = true;
 	b = corr_k1_bucket(c, flow, seq);
 	e->next1 = c->bucket1[b];
@@ -1104,7 +1103,7 @@ static struct corr_order *corr_order(struct corr *c, struct corr_host *h,
 static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
 			    int64_t v)
 {
-	int b = corr_bucket(c, h);
+	int b = h->bucket;
 
 	corr_stat_add(corr_stat(&c->txns, (uint16_t)h->idx, (uint16_t)h->idx,
 				ALL_FLOWS, NO_BUCKET, kind, NULL), v, SYNC_NONE,
@@ -1251,12 +1250,8 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 
 	h->messages++;
 	corr_fields(m->fix, &f);
-	if (corr_is(&f, F_35, "X")) {
-		h->md_ts[h->md_head] = ts;
-		h->md_head = (h->md_head + 1) % CORR_RATE_RING;
-		if (h->md_n < CORR_RATE_RING)
-			h->md_n++;
-	}
+	if (corr_is(&f, F_35, "X"))
+		corr_md_seen(c, h, ts);
 	if (s->dir != DIR_UNKNOWN)
 		corr_txn(c, h, s->dir, ts, m->fix, &f);
 	else
@@ -1268,17 +1263,11 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.dir = s->dir;
 	o.flow = s->flow;
 	o.wire = c->cfg.last_byte ? m->wire_last : m->wire_first;
-	o.bucket = corr_bucket(c, h);
+	o.bucket = h->bucket;
 	o.bound = -1;
 	if (h->bound) {
-		/* Journals keep UTC time. */
-		int64_t t_utc = ts;
-		enum bound_state st;
-
-		if (c->target_scale == TS_SCALE_TAI)
-			t_utc -= (int64_t)(c->utc_known ? c->utc_offset :
-					   CORR_TAI_UTC_GUESS) * 1000000000LL;
-		st = bound_at(h->bound, s->ifc->clock, t_utc, &b);
+		enum bound_state st = bound_at(h->bound, s->ifc->clock,
+					       ts + s->ifc->journal_ns, &b);
 		/* A stamp cut to its resolution is up to that much early. */
 		if (st == BOUND_IN_SYNC && b >= 0)
 			b += s->ifc->resolution_ns - 1;
@@ -1332,9 +1321,6 @@ static void corr_packet(struct corr *c, struct corr_host *h)
 	int ret;
 
 	h->packets++;
-	if (!h->first_ts)
-		h->first_ts = ts;
-	h->last_ts = ts;
 	if (ts < h->max_ts - CORR_JUMP_NS)
 		h->clock_jumps++;
 	if (ts > h->max_ts)
@@ -1949,9 +1935,6 @@ void corr_destroy(struct corr *c)
 		capset_close(h->cs);
 		bound_destroy(h->bound);
 		free(h->journal);
-		for (unsigned k = 0; k < h->npaths; k++)
-			free(h->paths[k]);
-		free(h->paths);
 		free(h->ifs);
 		for (size_t k = 0; k < h->syms.cap; k++)
 			if (h->syms.hash[k])

@@ -44,6 +44,7 @@
 #include "pcapng.h"
 #include "print.h"
 #include "summary.h"
+#include "topo.h"
 #include "ts.h"
 #include "xalloc.h"
 
@@ -196,22 +197,12 @@ int sim_parse_rates(struct sim_config *c, const char *text, char *err,
 
 int sim_parse_speed(const char *text, int64_t *bps)
 {
-	char *end;
-	long long v;
-	int64_t mult;
+	double v;
 
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	if (errno || end == text || v <= 0)
+	/* The topology file's grammar, since sim writes the speed there. */
+	if (topo_parse_speed(text, &v) || v > 1e12 || v != floor(v))
 		return -EINVAL;
-	switch (*end) {
-	case 'M': case 'm': mult = 1000000; break;
-	case 'G': case 'g': mult = 1000000000; break;
-	default: return -EINVAL;
-	}
-	if (end[1] || v > 1000000000000LL / mult)
-		return -EINVAL;
-	*bps = v * mult;
+	*bps = (int64_t)v;
 	/* Serialisation in whole picoseconds per byte. */
 	if ((8 * PS_PER_S) % *bps)
 		return -EINVAL;

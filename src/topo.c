@@ -68,7 +68,7 @@ static int topo_node(struct topo *t, const char *name, const char **why)
 	return (int)t->nnodes++;
 }
 
-static int topo_speed(const char *s, double *bps)
+int topo_parse_speed(const char *s, double *bps)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -138,7 +138,7 @@ static int topo_line(struct topo *t, char **f, int nf, const char **why)
 		t->node[i].is_switch = true;
 		t->node[i].store_forward = !strcmp(f[2], "store-and-forward");
 		t->node[i].speed_bps = 10e9;
-		if (nf == 4 && topo_speed(f[3], &t->node[i].speed_bps)) {
+		if (nf == 4 && topo_parse_speed(f[3], &t->node[i].speed_bps)) {
 			*why = "switch: SPEED is not like 10G, 25G, 1G or 100M";
 			return -EINVAL;
 		}

@@ -47,6 +47,10 @@ bool topo_has_host(const struct topo *t, const char *host);
 int topo_path(const struct topo *t, const char *a, const char *b,
 	      struct topo_path *p);
 
+/* A link speed as the file writes it ("10G", "25G", "1G", "100M"; a bare
+ * number is bits per second): 0, or -EINVAL. */
+int topo_parse_speed(const char *s, double *bps);
+
 /* Serialisation time of a frame of wire_len bytes (plus the 4-byte FCS the
  * capture does not show) at speed_bps. */
 double topo_serialisation_ns(uint32_t wire_len, double speed_bps);
