@@ -30,15 +30,17 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 # The library: everything in src/ and ptp/ except the programs' own files.
 PROG_SRCS := src/tapless.c $(wildcard src/cmd_*.c) src/capd.c ptp/syncd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c) $(wildcard ptp/*.c))
-LIB_OBJS := $(patsubst %.c,build/obj/%.o,$(notdir $(LIB_SRCS)))
-SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(notdir $(LIB_SRCS)))
+# Profile templates (ptp/profiles/*.cfg) are built in as C strings.
+PROFILES := $(wildcard ptp/profiles/*.cfg)
+LIB_OBJS := $(patsubst %.c,build/obj/%.o,$(notdir $(LIB_SRCS))) build/obj/profiles.o
+SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(notdir $(LIB_SRCS))) build/san/profiles.o
 vpath %.c src ptp
 
 # Probes: probes/NAME.c is bin/tapless-NAME, one file each on the library.
 PROBE_SRCS := $(wildcard probes/*.c)
 PROBE_BINS := $(PROBE_SRCS:probes/%.c=bin/tapless-%)
 
-PROGS := bin/tapless bin/tapless-capd $(PROBE_BINS)
+PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd $(PROBE_BINS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -54,6 +56,14 @@ build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+build/gen/profiles.c: $(PROFILES) scripts/embed-profiles
+	@mkdir -p $(dir $@)
+	scripts/embed-profiles $(PROFILES) > $@.tmp && mv $@.tmp $@
+build/obj/profiles.o: build/gen/profiles.c
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+build/san/profiles.o: build/gen/profiles.c
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -c -o $@ $<
+
 build/libtapless.a: $(LIB_OBJS)
 	ar rcs $@ $^
 build/san/libtapless.a: $(SAN_LIB_OBJS)
@@ -65,6 +75,10 @@ bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 bin/tapless-capd: build/obj/capd.o build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+bin/tapless-syncd: build/obj/syncd.o build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

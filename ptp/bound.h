@@ -2,8 +2,8 @@
  * moment, whether the host was in sync and how far from PTP time its clock
  * could be. The correlator asks it for both ends of every one-way sample.
  *
- * The journal is read whole at open (a day at one sample a second is about
- * two megabytes); lookups are binary searches, so callers may ask in any
+ * The journal is read whole at open (a day at one sample a second is 86,400
+ * samples per clock, a few megabytes in memory); lookups are binary searches, so callers may ask in any
  * order. A moment is judged by the last sample of the stamp's clock at or
  * before it: a sample older than max_age (the daemon stopped, the journal
  * has a gap) makes the moment out of sync, since nothing vouches for it.

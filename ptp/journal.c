@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -17,6 +19,8 @@
 
 struct journal_writer {
 	int fd;
+	char *path, *host;
+	uint64_t size;		/* bytes in the file, for rotation */
 };
 
 struct journal_reader {
@@ -38,42 +42,130 @@ static int journal_put(struct journal_writer *w, const char *line, size_t len)
 
 	if (n < 0)
 		return -errno;
+	w->size += (uint64_t)n;
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-int journal_writer_open(struct journal_writer **out, const char *path,
-			const char *host)
+static int journal_writer_fd(struct journal_writer *w)
 {
-	struct journal_writer *w;
 	struct stat st;
-	char head[128];
-	int fd, n, ret;
+	char head[128], last;
+	int n;
 
-	*out = NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (w->fd < 0)
 		return -errno;
-	w = xcalloc(1, sizeof(*w));
-	w->fd = fd;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto fail;
-	}
+	if (fstat(w->fd, &st) < 0)
+		return -errno;
+	w->size = (uint64_t)st.st_size;
 	if (st.st_size == 0) {
 		n = snprintf(head, sizeof(head),
 			     "# tapless-journal %d host %s\n"
 			     "# time_ns sample clock state offset_ns delay_ns "
 			     "freq_ppb gm steps servo sync bound_ns\n",
-			     JOURNAL_VERSION, host && *host ? host : "-");
-		ret = journal_put(w, head, (size_t)n);
-		if (ret)
-			goto fail;
+			     JOURNAL_VERSION, *w->host ? w->host : "-");
+		return journal_put(w, head, (size_t)n);
+	}
+	/* A torn last line from a crash stays a line of its own (the reader
+	 * reports it) instead of swallowing the first line we write. */
+	n = open(w->path, O_RDONLY | O_CLOEXEC);
+	if (n >= 0 && pread(n, &last, 1, st.st_size - 1) == 1 && last != '\n') {
+		close(n);
+		return journal_put(w, "\n", 1);
+	}
+	if (n >= 0)
+		close(n);
+	return 0;
+}
+
+int journal_writer_open(struct journal_writer **out, const char *path,
+			const char *host)
+{
+	struct journal_writer *w = xcalloc(1, sizeof(*w));
+	int ret;
+
+	*out = NULL;
+	w->path = xstrdup(path);
+	w->host = xstrdup(host ? host : "");
+	ret = journal_writer_fd(w);
+	if (ret) {
+		journal_writer_close(w);
+		return ret;
 	}
 	*out = w;
 	return 0;
-fail:
-	close(fd);
-	free(w);
+}
+
+uint64_t journal_writer_size(const struct journal_writer *w)
+{
+	return w->size;
+}
+
+static int journal_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Remove the oldest PATH.STAMP files beyond keep. The stamps sort in time
+ * order, so the names do too. */
+static void journal_prune(const char *path, unsigned keep)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], **names = NULL;
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base), n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	if (!keep || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			names = xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), journal_cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		if (i + keep < n) {
+			char p[8192];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+			unlink(p);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+int journal_writer_rotate(struct journal_writer *w, int64_t ts_ns,
+			  unsigned keep, char *rotated, size_t len)
+{
+	time_t t = (time_t)(ts_ns / 1000000000);
+	char stamp[32], to[4200];
+	struct tm tm;
+	int ret;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(to, sizeof(to), "%s.%s", w->path, stamp);
+	/* Two rotations within a second: keep the first file whole. */
+	for (int i = 1; !access(to, F_OK) && i < 100; i++)
+		snprintf(to, sizeof(to), "%s.%s-%d", w->path, stamp, i);
+	if (rename(w->path, to))
+		return -errno;
+	close(w->fd);
+	ret = journal_writer_fd(w);
+	if (rotated)
+		snprintf(rotated, len, "%s", to);
+	journal_prune(w->path, keep);
 	return ret;
 }
 
@@ -147,7 +239,10 @@ void journal_writer_close(struct journal_writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	free(w->host);
 	free(w);
 }
 

@@ -22,6 +22,7 @@
 #ifndef TAPLESS_JOURNAL_H
 #define TAPLESS_JOURNAL_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -65,7 +66,8 @@ struct journal_record {
 };
 
 /* Open path for appending (created 0644 if missing; the header line is
- * written when the file is empty). Returns 0 or -errno. */
+ * written when the file is empty, and a newline first when a crash left
+ * the last line torn). Returns 0 or -errno. */
 int journal_writer_open(struct journal_writer **out, const char *path,
 			const char *host);
 int journal_write_sample(struct journal_writer *w,
@@ -74,6 +76,17 @@ int journal_write_sample(struct journal_writer *w,
 int journal_write_event(struct journal_writer *w, int64_t ts_ns,
 			const char *clock, const char *name, const char *text);
 void journal_writer_close(struct journal_writer *w);
+
+/* Bytes in the file now. */
+uint64_t journal_writer_size(const struct journal_writer *w);
+
+/* Start a new file: the current one is renamed PATH.YYYYMMDDTHHMMSSZ (UTC
+ * of ts_ns; its name copied to rotated when not NULL), a fresh PATH gets
+ * the header, and rotated files beyond the newest keep are removed (0:
+ * keep all). Returns 0 or -errno; on failure to open the new file the
+ * writer is unusable until the next rotate. */
+int journal_writer_rotate(struct journal_writer *w, int64_t ts_ns,
+			  unsigned keep, char *rotated, size_t len);
 
 /* Format one record as its line (with the newline) into buf; returns the
  * length, or -ENOSPC. Used by the writer and by tests. */

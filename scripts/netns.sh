@@ -8,6 +8,10 @@
 #   tl_pair A B NET         namespaces tapless-$TL_ID-A/-B joined by a veth
 #                           pair, addresses NET.1/24 (A) and NET.2/24 (B);
 #                           NET is three octets of 198.18.0.0/15
+#   tl_bridge BR NET H...   namespace BR holding a bridge, and one namespace
+#                           per host H joined to it by a veth; host i (from
+#                           1) gets NET.i/24 and its interface name in
+#                           TL_IF[H]
 #   tl_ns NAME              the full name of namespace NAME
 #   tl_exec NAME CMD...     run CMD in namespace NAME
 #   tl_bg NAME CMD...       run CMD in namespace NAME in the background;
@@ -67,6 +71,34 @@ tl_pair() {
 	ip -n "$a" link set "$la" up && ip -n "$b" link set "$lb" up || return 1
 	TL_IF_A=$la
 	TL_IF_B=$lb
+}
+
+declare -A TL_IF
+
+tl_bridge() {
+	local br net i=0 h ns hl bl bns
+	br=$1
+	net=$2
+	shift 2
+	bns=$(tl_ns "$br")
+	ip netns add "$bns" && TL_NS+=("$bns") || return 1
+	ip -n "$bns" link add br0 type bridge &&
+	ip -n "$bns" link set br0 up && ip -n "$bns" link set lo up || return 1
+	for h in "$@"; do
+		i=$((i + 1))
+		ns=$(tl_ns "$h")
+		hl="tl${TL_ID}h$i"
+		bl="tl${TL_ID}b$i"
+		ip netns add "$ns" && TL_NS+=("$ns") || return 1
+		ip link add "$hl" type veth peer name "$bl" || return 1
+		TL_LINKS+=("$hl")
+		ip link set "$hl" netns "$ns" && ip link set "$bl" netns "$bns" &&
+		ip -n "$bns" link set "$bl" master br0 &&
+		ip -n "$bns" link set "$bl" up &&
+		ip -n "$ns" addr add "$net.$i/24" dev "$hl" &&
+		ip -n "$ns" link set lo up && ip -n "$ns" link set "$hl" up || return 1
+		TL_IF[$h]=$hl
+	done
 }
 
 tl_cleanup() {

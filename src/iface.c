@@ -32,6 +32,7 @@ static void iface_fill(struct rtnl_link *link, struct iface_entry *e)
 	copy_str(e->name, sizeof(e->name), rtnl_link_get_name(link));
 	e->index = rtnl_link_get_ifindex(link);
 	e->up = (rtnl_link_get_flags(link) & IFF_UP) != 0;
+	e->running = (rtnl_link_get_flags(link) & IFF_RUNNING) != 0;
 	e->mtu = rtnl_link_get_mtu(link);
 	copy_str(e->kind, sizeof(e->kind), rtnl_link_get_type(link));
 }
@@ -117,4 +118,89 @@ int iface_get(const char *name, struct iface_entry *out)
 	nl_cache_free(cache);
 	nl_socket_free(sk);
 	return err;
+}
+
+struct iface_watch {
+	struct nl_sock *sk;
+	iface_watch_fn fn;
+	void *arg;
+	bool removed;		/* the message being parsed is RTM_DELLINK */
+};
+
+static void iface_watch_obj(struct nl_object *obj, void *arg)
+{
+	struct iface_watch *w = arg;
+	struct iface_entry e;
+
+	iface_fill((struct rtnl_link *)obj, &e);
+	w->fn(w->arg, &e, w->removed);
+}
+
+static int iface_watch_msg(struct nl_msg *msg, void *arg)
+{
+	struct iface_watch *w = arg;
+	int type = nlmsg_hdr(msg)->nlmsg_type;
+
+	if (type != RTM_NEWLINK && type != RTM_DELLINK)
+		return NL_OK;
+	w->removed = type == RTM_DELLINK;
+	nl_msg_parse(msg, iface_watch_obj, w);
+	return NL_OK;
+}
+
+int iface_watch_open(struct iface_watch **out)
+{
+	struct iface_watch *w = xcalloc(1, sizeof(*w));
+	int err = -NLE_NOMEM;
+
+	*out = NULL;
+	w->sk = nl_socket_alloc();
+	if (!w->sk)
+		goto fail;
+	/* Notifications carry no sequence numbers of ours. */
+	nl_socket_disable_seq_check(w->sk);
+	nl_socket_modify_cb(w->sk, NL_CB_VALID, NL_CB_CUSTOM, iface_watch_msg, w);
+	err = nl_connect(w->sk, NETLINK_ROUTE);
+	if (!err)
+		err = nl_socket_add_membership(w->sk, RTNLGRP_LINK);
+	if (!err)
+		err = nl_socket_set_nonblocking(w->sk);
+	if (err < 0)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	iface_watch_close(w);
+	return nlerr_errno(err);
+}
+
+int iface_watch_fd(const struct iface_watch *w)
+{
+	return nl_socket_get_fd(w->sk);
+}
+
+int iface_watch_read(struct iface_watch *w, iface_watch_fn fn, void *arg)
+{
+	int err;
+
+	w->fn = fn;
+	w->arg = arg;
+	do
+		err = nl_recvmsgs_default(w->sk);
+	while (err >= 0);
+	if (err == -NLE_AGAIN)
+		return 0;
+	/* libnl reports the socket's ENOBUFS (messages lost) as NOMEM. */
+	if (err == -NLE_NOMEM)
+		return -ENOBUFS;
+	return nlerr_errno(err);
+}
+
+void iface_watch_close(struct iface_watch *w)
+{
+	if (!w)
+		return;
+	if (w->sk)
+		nl_socket_free(w->sk);
+	free(w);
 }

@@ -349,6 +349,18 @@ int opts_parse_file(struct opts *o, const char *path,
 			}
 			*close = 0;
 			snprintf(section, sizeof(section), "%s", opts_trim(s + 1));
+			if (!strcmp(section, "global"))
+				continue;
+			/* Announced at its header, so an empty section
+			 * exists too and is reported at its own line. */
+			if (!section_fn) {
+				rc = opts_fail(err, "%s:%d: [%s] is not allowed here",
+					       path, lineno, section);
+				break;
+			}
+			rc = section_fn(arg, section, NULL, NULL, path, lineno, err);
+			if (rc)
+				break;
 			continue;
 		}
 		key = s;
@@ -357,11 +369,6 @@ int opts_parse_file(struct opts *o, const char *path,
 			*val++ = 0;
 		val = opts_trim(val);
 		if (strcmp(section, "global")) {
-			if (!section_fn) {
-				rc = opts_fail(err, "%s:%d: [%s] is not allowed here",
-					       path, lineno, section);
-				break;
-			}
 			rc = section_fn(arg, section, key, val, path, lineno, err);
 			if (rc)
 				break;

@@ -59,8 +59,9 @@ void opts_destroy(struct opts *o);
 int opts_parse_args(struct opts *o, int argc, char **argv,
 		    struct opts_error *err);
 
-/* Called for keys in sections other than [global]; return 0 to accept, or
- * -EINVAL after filling err. */
+/* Called for keys in sections other than [global], and once at each such
+ * section's header with key and value NULL (so an empty section is seen,
+ * at its own line); return 0 to accept, or -EINVAL after filling err. */
 typedef int (*opts_section_fn)(void *arg, const char *section,
 			       const char *key, const char *value,
 			       const char *path, int line,

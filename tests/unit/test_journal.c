@@ -225,6 +225,88 @@ static void expect_bad(struct journal_reader *r, unsigned line)
 	ck_assert_uint_gt(strlen(journal_error(r)), strlen(want));
 }
 
+/* The daemon restarted after the crash: its first line must not be glued
+ * to the torn one. The torn line becomes one bad line, reported. */
+START_TEST(reopen_after_torn)
+{
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF];
+	struct journal_sample a = sample(T0, "sys", 1), b = sample(T0 + S, "sys", 2);
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "h"), 0);
+	ck_assert_int_eq(journal_write_sample(w, &a), 0);
+	journal_writer_close(w);
+	puts_file("1700000000500000000 sample sys SLA");
+	ck_assert_int_eq(journal_writer_open(&w, path, "h"), 0);
+	ck_assert_int_eq(journal_write_sample(w, &b), 0);
+	journal_writer_close(w);
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_sample(&rec, &a);
+	expect_bad(r, 4);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_sample(&rec, &b);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(!journal_torn(r));
+	journal_close(r);
+}
+END_TEST
+
+static unsigned count_rotated(void)
+{
+	char cmd[256];
+	unsigned n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '^sync.journal\\.'", dir);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%u", &n), 1);
+	pclose(f);
+	return n;
+}
+
+/* Rotation renames the file to PATH.STAMP, starts PATH with a header,
+ * keeps the newest `keep`, and loses no line. */
+START_TEST(rotate)
+{
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF], old[256], first[256] = "";
+	uint64_t size;
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "h"), 0);
+	for (int i = 0; i < 5; i++) {
+		struct journal_sample s = sample(T0 + i * 3600 * S, "sys", i);
+
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+		size = journal_writer_size(w);
+		ck_assert_uint_gt(size, 100);
+		ck_assert_int_eq(journal_writer_rotate(w, s.ts_ns, 3, old,
+						       sizeof(old)), 0);
+		if (!i)
+			snprintf(first, sizeof(first), "%s", old);
+		ck_assert(strstr(old, "sync.journal.2023"));
+		ck_assert_uint_lt(journal_writer_size(w), size);
+		/* The rotated file holds the sample whole. */
+		ck_assert_int_eq(journal_open(&r, old, err), 0);
+		ck_assert_int_eq(journal_next(r, &rec), 1);
+		expect_sample(&rec, &s);
+		ck_assert_str_eq(journal_host(r), "h");
+		journal_close(r);
+	}
+	journal_writer_close(w);
+	ck_assert_uint_eq(count_rotated(), 3);
+	ck_assert_int_ne(access(first, F_OK), 0);	/* the oldest went */
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);	/* header only */
+	journal_close(r);
+}
+END_TEST
+
 static void expect_ts(struct journal_reader *r, int64_t ts)
 {
 	struct journal_record rec;
@@ -494,6 +576,8 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, format_and_host);
 	tcase_add_test(tc, torn_last_line);
+	tcase_add_test(tc, reopen_after_torn);
+	tcase_add_test(tc, rotate);
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, parse_line);
 	tcase_add_test(tc, bound_two_clocks);

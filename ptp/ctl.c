@@ -1,0 +1,279 @@
+/* ctl.c — the control socket. See ctl.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "xalloc.h"
+
+struct ctl_conn {
+	int fd;			/* -1: free */
+	int64_t deadline_ns;	/* CLOCK_MONOTONIC */
+	char req[CTL_REQUEST_MAX];
+	size_t have;
+	char *out;		/* the answer, while it is being sent */
+	size_t len, sent;
+};
+
+struct ctl {
+	int lfd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct ctl_conn conn[CTL_MAX_CLIENTS];
+};
+
+static int ctl_addr(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+static int64_t ctl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int ctl_listen(struct ctl **out, const char *path)
+{
+	struct sockaddr_un sa;
+	struct ctl *c;
+	int fd, rc = ctl_addr(&sa, path);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EADDRINUSE) {
+		rc = -errno;
+	} else if (errno == EADDRINUSE) {
+		/* A leftover file, or a daemon still running: only the
+		 * second answers a connect. */
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		rc = probe >= 0 && !connect(probe, (struct sockaddr *)&sa,
+					    sizeof(sa)) ? -EADDRINUSE : 0;
+		if (probe >= 0)
+			close(probe);
+		if (!rc && unlink(path) && errno != ENOENT)
+			rc = -errno;
+		if (!rc && bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			rc = -errno;
+	}
+	if (!rc && (chmod(path, 0666) || listen(fd, CTL_MAX_CLIENTS)))
+		rc = -errno;
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->lfd = fd;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		c->conn[i].fd = -1;
+	*out = c;
+	return 0;
+}
+
+int ctl_pollfds(const struct ctl *c, struct pollfd *fds, int max)
+{
+	int n = 0;
+
+	if (max < 1)
+		return 0;
+	fds[n++] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
+	for (int i = 0; i < CTL_MAX_CLIENTS && n < max; i++) {
+		const struct ctl_conn *k = &c->conn[i];
+
+		if (k->fd >= 0)
+			fds[n++] = (struct pollfd){
+				.fd = k->fd, .events = k->out ? POLLOUT : POLLIN };
+	}
+	return n;
+}
+
+static void ctl_drop(struct ctl_conn *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k->out);
+	memset(k, 0, sizeof(*k));
+	k->fd = -1;
+}
+
+static void ctl_answer(struct ctl_conn *k, ctl_answer_fn fn, void *arg)
+{
+	FILE *f = open_memstream(&k->out, &k->len);
+
+	if (!f) {
+		ctl_drop(k);
+		return;
+	}
+	k->req[strcspn(k->req, "\r\n")] = 0;
+	if (fn(arg, k->req, f))
+		fprintf(f, "error: request '%s' not understood; try 'status "
+			"json', 'status text' or 'status csv'\n", k->req);
+	fclose(f);
+	k->sent = 0;
+}
+
+static void ctl_send(struct ctl_conn *k)
+{
+	while (k->sent < k->len) {
+		ssize_t n = send(k->fd, k->out + k->sent, k->len - k->sent,
+				 MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			break;
+		}
+		k->sent += (size_t)n;
+	}
+	ctl_drop(k);
+}
+
+static void ctl_read(struct ctl_conn *k, ctl_answer_fn fn, void *arg)
+{
+	ssize_t n = recv(k->fd, k->req + k->have, sizeof(k->req) - 1 - k->have, 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		ctl_drop(k);
+		return;
+	}
+	k->have += (size_t)n;
+	k->req[k->have] = 0;
+	if (strchr(k->req, '\n') || k->have == sizeof(k->req) - 1) {
+		ctl_answer(k, fn, arg);
+		if (k->out)
+			ctl_send(k);
+	}
+}
+
+static void ctl_accept(struct ctl *c, int64_t now)
+{
+	int fd;
+
+	while ((fd = accept4(c->lfd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		struct ctl_conn *k = NULL;
+
+		for (int i = 0; i < CTL_MAX_CLIENTS && !k; i++)
+			if (c->conn[i].fd < 0)
+				k = &c->conn[i];
+		if (!k) {
+			close(fd);	/* busy: the client retries */
+			continue;
+		}
+		k->fd = fd;
+		k->deadline_ns = now + CTL_TIMEOUT_MS * 1000000LL;
+	}
+}
+
+void ctl_handle(struct ctl *c, const struct pollfd *fds, int n,
+		int64_t now_ns, ctl_answer_fn fn, void *arg)
+{
+	int64_t now = ctl_now();
+
+	(void)now_ns;	/* deadlines run on the monotonic clock */
+	for (int j = 0; j < n; j++) {
+		if (!fds[j].revents)
+			continue;
+		if (fds[j].fd == c->lfd) {
+			ctl_accept(c, now);
+			continue;
+		}
+		for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+			struct ctl_conn *k = &c->conn[i];
+
+			if (k->fd != fds[j].fd)
+				continue;
+			if (k->out)
+				ctl_send(k);
+			else
+				ctl_read(k, fn, arg);
+		}
+	}
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (c->conn[i].fd >= 0 && now > c->conn[i].deadline_ns)
+			ctl_drop(&c->conn[i]);
+}
+
+void ctl_close(struct ctl *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (c->conn[i].fd >= 0)
+			ctl_drop(&c->conn[i]);
+	close(c->lfd);
+	unlink(c->path);
+	free(c);
+}
+
+int ctl_request(const char *path, const char *request, FILE *out,
+		int timeout_ms)
+{
+	struct sockaddr_un sa;
+	char buf[4096];
+	bool first = true, error = false;
+	int fd, rc = ctl_addr(&sa, path);
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = (timeout_ms % 1000) * 1000 };
+
+	if (rc)
+		return rc;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    dprintf(fd, "%s\n", request) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (first && n >= 6 && !memcmp(buf, "error:", 6))
+			error = true;
+		first = false;
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
+			rc = -EIO;
+			break;
+		}
+	}
+	close(fd);
+	if (!rc && first)
+		rc = -ECONNRESET;	/* closed without a word: busy */
+	return rc ? rc : error ? -EPROTO : 0;
+}

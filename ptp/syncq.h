@@ -1,0 +1,89 @@
+/* syncq.h — the sync quality of one clock: from its samples (offset from
+ * the master, mean path delay, port state), whether it is in sync and how
+ * far from PTP time it can be, and statistics over the last minutes.
+ *
+ * The bound of a sample is what the journal promises the correlator:
+ *
+ *   |offset| + 3 SD(last SYNCQ_SPREAD offsets)      what the servo left
+ *   + asymmetry_allowance + asymmetry_fraction * delay   what PTP cannot see
+ *
+ * PTP measures offset assuming both directions take the same time; an
+ * asymmetric path shifts the clock by half the difference, invisibly. The
+ * worst case is the whole path delay (fraction 1); the default 0.1 takes the
+ * directions to differ by at most a fifth, and an operator who calibrated
+ * the path says so with asymmetry_allowance.
+ *
+ * A clock is in sync when its port follows a master (SLAVE; UNCALIBRATED
+ * too when free running, where the servo never locks by design), the bound
+ * is within the threshold, and that has held for `settle` samples in a row
+ * since the last fault. A clock that is itself the grandmaster is PTP time
+ * by definition: in sync, bound 0.
+ */
+#ifndef TAPLESS_SYNCQ_H
+#define TAPLESS_SYNCQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SYNCQ_SPREAD 16		/* offsets the spread is taken over */
+#define SYNCQ_NONE INT64_MIN	/* a value not known (JOURNAL_NONE) */
+
+struct syncq;
+
+struct syncq_params {
+	int64_t threshold_ns;	/* sync_threshold */
+	int64_t asym_ns;	/* asymmetry_allowance */
+	double asym_fraction;	/* asymmetry_fraction */
+	bool free_running;
+	unsigned settle;	/* good samples in a row before in sync */
+	int64_t interval_ns;	/* between samples: sizes the 60-min ring */
+};
+
+enum syncq_state {
+	SYNCQ_LOST,		/* no master, ptp4l down, port faulty */
+	SYNCQ_CALIBRATING,	/* UNCALIBRATED */
+	SYNCQ_FOLLOWING,	/* SLAVE */
+	SYNCQ_GRANDMASTER,	/* this clock is the domain's grandmaster */
+};
+
+struct syncq_sample {
+	int64_t ts_ns;
+	enum syncq_state state;
+	int64_t offset_ns;	/* or SYNCQ_NONE */
+	int64_t delay_ns;	/* or SYNCQ_NONE */
+};
+
+struct syncq_stats {
+	uint64_t samples;	/* in the window */
+	uint64_t in_sync;	/* of which in sync */
+	uint64_t measured;	/* with an offset */
+	double offset_mean, offset_sd;
+	int64_t offset_min, offset_max;
+	double delay_mean, delay_sd;
+	int64_t delay_min, delay_max;
+	uint64_t delays;	/* with a delay */
+	int64_t bound_max;	/* worst bound while in sync, or SYNCQ_NONE */
+};
+
+struct syncq *syncq_create(const struct syncq_params *p);
+void syncq_destroy(struct syncq *q);
+
+/* Judge s (in time order): sets *in_sync and *bound_ns (SYNCQ_NONE when
+ * nothing can be promised) and keeps it for the statistics. */
+void syncq_add(struct syncq *q, const struct syncq_sample *s, bool *in_sync,
+	       int64_t *bound_ns);
+
+/* A fault (ptp4l restarted, clock stepped): the spread starts over and
+ * the clock needs `settle` good samples again. */
+void syncq_reset(struct syncq *q);
+
+/* Statistics of the samples in (now - span, now]. The ring holds 60
+ * minutes at the configured interval; a longer span sees only that. */
+void syncq_window(const struct syncq *q, int64_t now_ns, int64_t span_ns,
+		  struct syncq_stats *st);
+
+/* The last sample judged, and its verdict: false when there is none. */
+bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
+		int64_t *bound_ns);
+
+#endif

@@ -1,0 +1,211 @@
+#!/bin/bash
+# tapless-syncd in namespaces: a grandmaster host and two client hosts on a
+# bridge, software stamps, every host free running (the namespaces share the
+# machine's clock, which nothing here may touch).
+#   - within 30 s the clients report the grandmaster's identity, their port
+#     state and offsets in `tapless status --json` and in their journals;
+#   - kill -9 of a client's ptp4l: restarted, the exit journalled, status
+#     shows the alarm and then the recovery;
+#   - SIGHUP with a changed file applies it; a broken file on SIGHUP keeps
+#     the running configuration;
+#   - link down/up journalled; metrics served on localhost;
+#   - a bad file exits 1 naming FILE:LINE and leaves no child behind;
+#   - SIGTERM stops every ptp4l; the grandmaster's daemon runs under
+#     valgrind and must end clean.
+set -u
+. scripts/netns.sh
+if [ "$(id -u)" -ne 0 ]; then
+	echo "syncd: skipped: needs root for network namespaces"
+	exit 0
+fi
+tl_init
+TL_OUT=$(mktemp -d /tmp/tapless-syncd.XXXXXX)
+if [ "${TL_KEEP:-0}" = 1 ]; then
+	trap 'tl_cleanup; echo "syncd: kept $TL_OUT"' EXIT
+else
+	trap 'tl_cleanup; rm -rf "$TL_OUT"' EXIT
+fi
+tl_bridge sw 198.18.7 gm c1 c2 || { echo "FAIL: syncd: could not build the namespaces"; exit 1; }
+out=$TL_OUT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v ptp4l >/dev/null || { echo "FAIL: ptp4l missing (scripts/install-deps)"; exit 1; }
+
+# conf HOST ROLE [EXTRA...]: the host's tapless.conf.
+conf() {
+	local h=$1 role=$2
+	shift 2
+	mkdir -p "$out/$h"
+	{
+		echo "[global]"
+		echo "domain 0"
+		echo "journal_dir $out/$h/journal"
+		echo "control_socket $out/$h/syncd.sock"
+		echo "run_dir $out/$h/run"
+		echo "hostname $h"
+		echo "# the namespaces share the machine's clock: never steer it"
+		echo "free_running 1"
+		echo "sample_interval 250"
+		echo "# software stamps on veth: microseconds, not nanoseconds"
+		echo "sync_threshold 200000"
+		for x in "$@"; do echo "$x"; done
+		echo "[${TL_IF[$h]}]"
+		echo "role $role"
+		echo "sync_interval -3"
+		echo "announce_interval -2"
+		echo "delay_req_interval -3"
+	} > "$out/$h/tapless.conf"
+}
+
+st() { tl_exec "$1" bin/tapless status --json -s "$out/$1/syncd.sock" 2>/dev/null; }
+# wait_for HOST SECONDS JQ-EXPR: until the expression is true on status.
+wait_for() {
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
+		st "$1" > "$out/$1.status" 2>/dev/null
+		[ "$(jq -r "$3" "$out/$1.status" 2>/dev/null)" = true ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+ptp4l_pids() { ip netns pids "$(tl_ns "$1")" | while read -r p; do
+	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = ptp4l ] && echo "$p"; done; }
+
+conf gm server
+conf c1 client
+conf c2 client "metrics_port 19273"
+
+# 0. A bad file: exit 1, FILE:LINE named, nothing started.
+cp "$out/c1/tapless.conf" "$out/bad.conf"
+echo "rol client" >> "$out/bad.conf"
+tl_exec c1 bin/tapless-syncd -f "$out/bad.conf" 2> "$out/bad.err"
+rc=$?
+[ $rc -eq 1 ] || fail "bad config: exit $rc, want 1"
+grep -q "bad.conf:$(wc -l < "$out/bad.conf"): unknown key 'rol'" "$out/bad.err" ||
+	fail "bad config: message: $(cat "$out/bad.err")"
+[ -z "$(ptp4l_pids c1)" ] || fail "bad config left a ptp4l running"
+sed "s/^role client/role client\ntime_stamping hardware/" "$out/c1/tapless.conf" > "$out/hw.conf"
+tl_exec c1 bin/tapless-syncd -f "$out/hw.conf" 2> "$out/hw.err"
+[ $? -eq 1 ] && grep -q "hw.conf:[0-9]*: \[${TL_IF[c1]}\] time_stamping hardware" "$out/hw.err" ||
+	fail "hardware on veth: $(cat "$out/hw.err")"
+# --dry-run prints what ptp4l would get.
+tl_exec c1 bin/tapless-syncd -f "$out/c1/tapless.conf" -n > "$out/dry.txt" 2>&1 ||
+	fail "dry run: $(cat "$out/dry.txt")"
+grep -q "^hwts_filter  *full" "$out/dry.txt" && grep -q "^free_running  *1" "$out/dry.txt" &&
+	grep -q "^uds_address  *$out/c1/run/ptp4l-sys.sock" "$out/dry.txt" ||
+	fail "dry run output: $(cat "$out/dry.txt")"
+
+# 1. Start: the grandmaster's daemon under valgrind.
+tl_bg gm valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+	--error-exitcode=99 bin/tapless-syncd -f "$out/gm/tapless.conf" -l info \
+	2> "$out/gm.log"
+gm_pid=$TL_LAST_PID
+tl_bg c1 bin/tapless-syncd -f "$out/c1/tapless.conf" -l info 2> "$out/c1.log"
+c1_pid=$TL_LAST_PID
+tl_bg c2 bin/tapless-syncd -f "$out/c2/tapless.conf" -l info 2> "$out/c2.log"
+c2_pid=$TL_LAST_PID
+
+wait_for gm 30 '.clocks[0].state == "MASTER" and .clocks[0].in_sync' ||
+	fail "gm: not master within 30 s: $(cat "$out/gm.status")"
+gm_id=$(jq -r '.clocks[0].identity' "$out/gm.status")
+for h in c1 c2; do
+	if wait_for $h 30 ".clocks[0].gm == \"$gm_id\" and
+	    (.clocks[0].state == \"UNCALIBRATED\" or .clocks[0].state == \"SLAVE\") and
+	    .clocks[0].offset_ns != null and .clocks[0].delay_ns != null and
+	    .clocks[0].in_sync and .clocks[0].ports[0].state != null and
+	    (.alarms | length) == 0"; then
+		s=$out/$h.status
+		echo "syncd: $h follows $gm_id: $(jq -c '.clocks[0] | {state, offset_ns, delay_ns, bound_ns}' "$s")"
+		b=$(jq '.clocks[0].bound_ns' "$s")
+		o=$(jq '.clocks[0].offset_ns | fabs' "$s")
+		[ "$b" -ge "$o" ] || fail "$h: bound $b below |offset| $o"
+		[ "$(jq '.clocks[0].stats["1min"].samples > 0' "$s")" = true ] ||
+			fail "$h: no 1-minute statistics"
+	else
+		fail "$h: not following $gm_id within 30 s: $(cat "$out/$h.status")"
+	fi
+	j=$out/$h/journal/$h.journal
+	grep -Eq "^[0-9]+ sample sys (UNCALIBRATED|SLAVE) -?[0-9]+ [0-9]+ .* $gm_id [0-9]+ s[02] 1 [0-9]+$" "$j" ||
+		fail "$h: no in-sync sample with the grandmaster in $j"
+	grep -q " event sys port_state ${TL_IF[$h]} .*-> UNCALIBRATED" "$j" ||
+		fail "$h: no port_state event in $j"
+done
+# The text form comes from the same printer.
+tl_exec c1 bin/tapless status -s "$out/c1/syncd.sock" > "$out/c1.text" &&
+	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" ||
+	fail "status text: $(cat "$out/c1.text")"
+
+# 2. kill -9 of c1's ptp4l: alarm, restart, recovery.
+old=$(jq '.clocks[0].ptp4l.pid' "$out/c1.status")
+kill -9 "$old"
+wait_for c1 10 '[.alarms[] | test("not running|not in sync|not answering")] | any' ||
+	fail "c1: no alarm after kill -9: $(cat "$out/c1.status")"
+wait_for c1 30 ".clocks[0].ptp4l.running and .clocks[0].ptp4l.pid != $old and
+	.clocks[0].ptp4l.restarts == 1 and .clocks[0].in_sync and (.alarms | length) == 0" ||
+	fail "c1: no recovery after kill -9: $(cat "$out/c1.status")"
+j=$out/c1/journal/c1.journal
+grep -q " event sys ptp4l_exit ptp4l-sys (pid $old) killed by signal 9" "$j" ||
+	fail "c1: ptp4l_exit not journalled"
+grep -q " event sys restart ptp4l-sys restarted" "$j" || fail "c1: restart not journalled"
+[ "$(jq '[.events[] | select(.name == "ptp4l_exit")] | length' "$out/c1.status")" -ge 1 ] ||
+	fail "c1: status does not list the exit event"
+
+# 3. SIGHUP with a changed file: new ptp4l configuration and process.
+old=$(jq '.clocks[0].ptp4l.pid' "$out/c2.status")
+sed -i 's/^delay_req_interval -3/delay_req_interval -2/' "$out/c2/tapless.conf"
+kill -HUP "$c2_pid"
+wait_for c2 30 ".clocks[0].ptp4l.pid != $old and .clocks[0].in_sync" ||
+	fail "c2: SIGHUP not applied: $(cat "$out/c2.status")"
+grep -q "^logMinDelayReqInterval  *-2" "$out/c2/run/ptp4l-sys.cfg" ||
+	fail "c2: regenerated ptp4l config lacks the change"
+grep -q " event - reload " "$out/c2/journal/c2.journal" || fail "c2: reload not journalled"
+# A broken file on SIGHUP: refused, the running configuration kept.
+old=$(jq '.clocks[0].ptp4l.pid' "$out/c2.status")
+cp "$out/c2/tapless.conf" "$out/c2/good.conf"
+echo "domain 999" >> "$out/c2/tapless.conf"
+kill -HUP "$c2_pid"
+sleep 1
+grep -q " event - reload_fail .*tapless.conf:[0-9]*: .*domain: 999" "$out/c2/journal/c2.journal" ||
+	fail "c2: reload_fail not journalled"
+st c2 > "$out/c2.status"
+[ "$(jq ".clocks[0].ptp4l.pid == $old" "$out/c2.status")" = true ] ||
+	fail "c2: a broken file restarted ptp4l"
+cp "$out/c2/good.conf" "$out/c2/tapless.conf"
+
+# 4. Metrics on localhost, in c2's namespace.
+tl_exec c2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/19273;
+	printf "GET /metrics HTTP/1.0\r\n\r\n" >&3; cat <&3' > "$out/metrics.txt" 2>&1
+grep -q '^tapless_clock_in_sync{clock="sys"} 1' "$out/metrics.txt" ||
+	fail "metrics: $(head -c 600 "$out/metrics.txt")"
+
+# 5. Link down and up.
+ip -n "$(tl_ns c1)" link set "${TL_IF[c1]}" down
+sleep 0.5
+ip -n "$(tl_ns c1)" link set "${TL_IF[c1]}" up
+sleep 0.5
+grep -q " event sys link_down ${TL_IF[c1]}" "$j" && grep -q " event sys link_up ${TL_IF[c1]}" "$j" ||
+	fail "c1: link down/up not journalled"
+
+# 6. The journal read back: samples, events, no bad line.
+tl_exec c1 bin/tapless status --json "$j" > "$out/c1.summary" || fail "status on the journal failed"
+[ "$(jq '.journals[0].bad_lines == 0 and .journals[0].clocks[0].clock == "sys" and
+	.journals[0].clocks[0].windows.all.in_sync > 0 and .journals[0].events.by_name.ptp4l_exit >= 1' \
+	"$out/c1.summary")" = true ] || fail "journal summary: $(head -c 800 "$out/c1.summary")"
+
+# 7. SIGTERM: every daemon exits 0 and takes its ptp4l along; valgrind clean.
+for h in gm c1 c2; do
+	p=${h}_pid
+	kill -TERM "${!p}"
+	wait "${!p}"
+	rc=$?
+	[ $rc -eq 0 ] || fail "$h: exit $rc after SIGTERM: $(tail -5 "$out/$h.log")"
+	[ -z "$(ptp4l_pids $h)" ] || fail "$h: ptp4l left running"
+	[ -e "$out/$h/syncd.sock" ] && fail "$h: control socket left behind"
+	grep -q " event - stop " "$out/$h/journal/$h.journal" || fail "$h: stop not journalled"
+done
+TL_PIDS=()
+grep -q "ERROR SUMMARY: [1-9]\|definitely lost: [1-9]" "$out/gm.log" &&
+	fail "valgrind: $(grep -A3 'ERROR SUMMARY\|definitely' "$out/gm.log" | head)"
+
+[ $fails -eq 0 ] && echo "syncd: all checks passed"
+[ $fails -eq 0 ]
