@@ -669,18 +669,17 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 	struct journal_sample js = { .ts_ns = now, .steps = -1 };
 	struct syncq_sample s = { .ts_ns = now, .delay_ns = SYNCQ_NONE };
 	struct phc_offset ref, own;
-	int64_t width;
+	int64_t width = 0;
 	bool ok = dv->ref->phc && !syncd_phc_sys(dv->ref->phc, &ref);
 
-	s.state = SYNCQ_LOST;
 	if (ok && dv->phc)
 		ok = !syncd_phc_sys(dv->phc, &own);
-	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
-	s.offset_ns = SYNCQ_NONE;
 	/* A PHC keeps PTP's timescale (TAI), the system clock UTC: phc2sys
 	 * puts sys at PHC - (TAI - UTC), so that is where it should be. */
 	if (ok && !dv->phc && dv->ref->utc_offset < 0)
 		ok = false;	/* not known yet: nothing to judge against */
+	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
+	s.offset_ns = SYNCQ_NONE;
 	if (ok) {
 		/* clock - reference PHC, both read against sys. */
 		s.offset_ns = dv->phc ? own.offset_ns - ref.offset_ns
@@ -689,10 +688,12 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 	}
 	syncq_add(dv->q, &s, &dv->in_sync, &dv->bound_ns);
 	/* Chained: as good as the reference, plus this reading. */
-	if (ok && dv->ref->in_sync && dv->bound_ns != SYNCQ_NONE)
+	if (ok && dv->ref->in_sync && dv->bound_ns != SYNCQ_NONE) {
 		dv->bound_ns += dv->ref->bound_ns + width;
-	else
+	} else {
 		dv->in_sync = false;
+		dv->bound_ns = SYNCQ_NONE;	/* nothing vouches for it */
+	}
 	if (dv->bound_ns != SYNCQ_NONE &&
 	    dv->bound_ns > opts_int(d->conf.opts, "sync_threshold"))
 		dv->in_sync = false;

@@ -113,6 +113,10 @@ static void use(const struct mgmt_msg *m, size_t size)
 		case MGMT_ID_SUBSCRIBE_EVENTS_NP:
 			fuzz_sink += m->subscribe.duration_s;
 			break;
+		case MGMT_ID_TIME_PROPERTIES_DATA_SET:
+			fuzz_sink += (uint64_t)(m->time_props.current_utc_offset +
+						m->time_props.flags);
+			break;
 		default:
 			__builtin_trap();	/* decoded an ID it does not know */
 		}
