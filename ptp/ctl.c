@@ -15,6 +15,10 @@
 #include "ctl.h"
 #include "xalloc.h"
 
+const char *const ctl_status_requests[3] = {
+	"status text", "status csv", "status json",
+};
+
 struct ctl_conn {
 	int fd;			/* -1: free */
 	int64_t deadline_ns;	/* CLOCK_MONOTONIC */
@@ -128,8 +132,9 @@ static void ctl_answer(struct ctl_conn *k, ctl_answer_fn fn, void *arg)
 	}
 	k->req[strcspn(k->req, "\r\n")] = 0;
 	if (fn(arg, k->req, f))
-		fprintf(f, "error: request '%s' not understood; try 'status "
-			"json', 'status text' or 'status csv'\n", k->req);
+		fprintf(f, "error: request '%s' not understood; try '%s', "
+			"'%s' or '%s'\n", k->req, ctl_status_requests[0],
+			ctl_status_requests[1], ctl_status_requests[2]);
 	fclose(f);
 	k->sent = 0;
 }

@@ -21,6 +21,9 @@
 struct ctl;
 struct pollfd;
 
+/* The status requests, by enum print_format (text, CSV, JSON). */
+extern const char *const ctl_status_requests[3];
+
 /* Write the answer to request into out; return 0, or -EINVAL for a
  * request not understood (the client gets "error: ..." instead). */
 typedef int (*ctl_answer_fn)(void *arg, const char *request, FILE *out);

@@ -285,12 +285,18 @@ static void ptpgen_phc2sys(struct ptpgen_plan *plan, const struct syncconf *c,
 	 * servo on it would fight the first. */
 	plan->phc2sys_sys = sys != 2 && !ptpgen_find(plan, "sys");
 	snprintf(dom, sizeof(dom), "%d", src->domain);
-	if (plan->phc2sys_sys)
-		ptpgen_argv(&plan->phc2sys[plan->nphc2sys++], "phc2sys", prog,
-			    "-a", "-r", "-z", src->uds_path, "-n", dom, "-m",
-			    "-q", "-u", "60", (char *)NULL);
+	if (plan->phc2sys_sys) {
+		struct ptpgen_phc2sys *ps = &plan->phc2sys[plan->nphc2sys++];
+
+		ptpgen_argv(&ps->proc, "phc2sys", prog, "-a", "-r", "-z",
+			    src->uds_path, "-n", dom, "-m", "-q", "-u", "60",
+			    (char *)NULL);
+		snprintf(ps->clock, sizeof(ps->clock), "sys");
+		ps->phc = -1;
+	}
 	for (unsigned i = 0; i < c->nports; i++) {
 		const struct syncconf_port *p = &c->port[i];
+		struct ptpgen_phc2sys *ps;
 		char clock[16];
 
 		if (p->role != SYNCCONF_NONE || info[i].phc < 0 || !info[i].hw)
@@ -298,11 +304,14 @@ static void ptpgen_phc2sys(struct ptpgen_plan *plan, const struct syncconf *c,
 		snprintf(clock, sizeof(clock), "phc%d", info[i].phc);
 		if (ptpgen_find(plan, clock))
 			continue;	/* already a ptp4l clock */
+		ps = &plan->phc2sys[plan->nphc2sys++];
 		snprintf(name, sizeof(name), "phc2sys-%s", p->name);
 		/* Both clocks keep PTP's timescale: no UTC offset. */
-		ptpgen_argv(&plan->phc2sys[plan->nphc2sys++], name, prog, "-s",
+		ptpgen_argv(&ps->proc, name, prog, "-s",
 			    c->port[src->port[0]].name, "-c", p->name, "-O",
 			    "0", "-m", "-q", "-u", "60", (char *)NULL);
+		snprintf(ps->clock, sizeof(ps->clock), "%s", clock);
+		ps->phc = info[i].phc;
 	}
 }
 
@@ -404,7 +413,7 @@ void ptpgen_plan_free(struct ptpgen_plan *plan)
 		ptpgen_proc_free(&plan->inst[k].proc);
 	}
 	for (unsigned k = 0; k < plan->nphc2sys; k++)
-		ptpgen_proc_free(&plan->phc2sys[k]);
+		ptpgen_proc_free(&plan->phc2sys[k].proc);
 	memset(plan, 0, sizeof(*plan));
 	plan->phc2sys_ref = -1;
 }

@@ -58,10 +58,17 @@ struct ptpgen_instance {
 	struct ptpgen_proc proc;
 };
 
+/* A phc2sys and the clock it steers onto the reference instance's PHC. */
+struct ptpgen_phc2sys {
+	struct ptpgen_proc proc;
+	char clock[16];		/* "sys", or "phcN" */
+	int phc;		/* -1 for CLOCK_REALTIME */
+};
+
 struct ptpgen_plan {
 	struct ptpgen_instance inst[SYNCCONF_MAX_PORTS];
 	unsigned ninst;
-	struct ptpgen_proc phc2sys[SYNCCONF_MAX_PORTS];
+	struct ptpgen_phc2sys phc2sys[SYNCCONF_MAX_PORTS];
 	unsigned nphc2sys;
 	int phc2sys_ref;	/* the instance phc2sys follows, -1: none */
 	bool phc2sys_sys;	/* and it steers CLOCK_REALTIME (-r) */

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/net_tstamp.h>
 
 #include "child.h"
 #include "ctl.h"
@@ -206,35 +207,7 @@ static int syncd_load(struct syncd *d, struct syncconf *c,
 	int rc;
 
 	/* The command line again: it wins over the file, at every reload. */
-	for (const struct opt_def *od = syncconf_opts; od->name; od++)
-		if (opts_given(d->cli, od->name) && od->type == OPT_LIST) {
-			const char *const *items;
-			size_t n = opts_list(d->cli, od->name, &items);
-
-			for (size_t i = 0; i < n; i++)
-				opts_set_value(o, od->name, items[i], true, err);
-		} else if (opts_given(d->cli, od->name)) {
-			char v[32];
-			const char *s = v;
-
-			switch (od->type) {
-			case OPT_FLAG:
-				s = opts_flag(d->cli, od->name) ? "1" : "0";
-				break;
-			case OPT_INT:
-				snprintf(v, sizeof(v), "%lld", opts_int(d->cli, od->name));
-				break;
-			case OPT_DOUBLE:
-				snprintf(v, sizeof(v), "%.17g", opts_double(d->cli, od->name));
-				break;
-			case OPT_ENUM:
-				s = od->choices[opts_enum(d->cli, od->name)];
-				break;
-			default:
-				s = opts_str(d->cli, od->name);
-			}
-			opts_set_value(o, od->name, s, true, err);
-		}
+	opts_copy_cli(o, d->cli);
 	rc = syncconf_load(c, o, d->cfg_path, err);
 	if (rc) {
 		opts_destroy(o);
@@ -347,7 +320,7 @@ static void syncd_apply(struct syncd *d)
 		syncd_start_child(d, in->ch, pi->clock);
 	}
 	for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
-		const struct ptpgen_proc *pr = &d->plan.phc2sys[k];
+		const struct ptpgen_proc *pr = &d->plan.phc2sys[k].proc;
 
 		child_create(&d->aux[d->naux], pr->name,
 			     (const char *const *)pr->argv);
@@ -358,22 +331,15 @@ static void syncd_apply(struct syncd *d)
 		struct syncd_inst *ref = &d->inst[d->plan.phc2sys_ref];
 
 		for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
-			const struct ptpgen_proc *pr = &d->plan.phc2sys[k];
+			const struct ptpgen_phc2sys *ps = &d->plan.phc2sys[k];
 			struct syncd_derived *dv = &d->der[d->nder];
-			const struct syncconf_port *p;
 
-			if (!strcmp(pr->name, "phc2sys")) {
-				snprintf(dv->clock, sizeof(dv->clock), "sys");
-			} else {
-				struct tsinfo ts;
-
-				p = syncconf_port(c, pr->name + strlen("phc2sys-"));
-				if (!p || tsinfo_get(p->name, &ts) ||
-				    phc_open(&dv->phc, ts.phc_index))
-					continue;
-				snprintf(dv->clock, sizeof(dv->clock), "phc%d",
-					 ts.phc_index);
+			if (ps->phc >= 0 && (rc = phc_open(&dv->phc, ps->phc))) {
+				log_warn("%s: cannot open /dev/ptp%d: %s",
+					 ps->clock, ps->phc, strerror(-rc));
+				continue;
 			}
+			snprintf(dv->clock, sizeof(dv->clock), "%s", ps->clock);
 			dv->ref = ref;
 			dv->q = syncd_syncq(d, true);
 			d->nder++;
@@ -405,33 +371,26 @@ static void syncd_child_exited(struct syncd *d, struct child *ch,
 	}
 }
 
+static void syncd_restart_one(struct syncd *d, struct child *ch,
+			      const char *clock, int64_t now)
+{
+	if (child_running(ch) || now < child_next_start(ch))
+		return;
+	syncd_start_child(d, ch, clock);
+	if (child_running(ch))
+		syncd_event(d, clock, "restart", "%s restarted, pid %d (restart %u)",
+			    child_name(ch), (int)child_pid(ch),
+			    child_restarts(ch));
+}
+
 static void syncd_restart_due(struct syncd *d)
 {
 	int64_t now = syncd_mono();
 
-	for (unsigned k = 0; k < d->ninst; k++) {
-		struct child *ch = d->inst[k].ch;
-
-		if (!child_running(ch) && now >= child_next_start(ch)) {
-			syncd_start_child(d, ch, d->inst[k].pi->clock);
-			if (child_running(ch))
-				syncd_event(d, d->inst[k].pi->clock, "restart",
-					    "%s restarted, pid %d (restart %u)",
-					    child_name(ch), (int)child_pid(ch),
-					    child_restarts(ch));
-		}
-	}
+	for (unsigned k = 0; k < d->ninst; k++)
+		syncd_restart_one(d, d->inst[k].ch, d->inst[k].pi->clock, now);
 	for (unsigned k = 0; k < d->naux; k++)
-		if (!child_running(d->aux[k]) &&
-		    now >= child_next_start(d->aux[k])) {
-			syncd_start_child(d, d->aux[k], NULL);
-			if (child_running(d->aux[k]))
-				syncd_event(d, NULL, "restart",
-					    "%s restarted, pid %d (restart %u)",
-					    child_name(d->aux[k]),
-					    (int)child_pid(d->aux[k]),
-					    child_restarts(d->aux[k]));
-		}
+		syncd_restart_one(d, d->aux[k], NULL, now);
 }
 
 /* ---- management answers ---- */
@@ -719,8 +678,8 @@ static void syncd_check_hwtstamp(struct syncd *d, struct syncd_inst *in)
 		struct syncd_port *p = &in->port[i];
 		struct hwtstamp_state st;
 		static const struct hwtstamp_state want = {
-			.tx_type = 1 /* HWTSTAMP_TX_ON */,
-			.rx_filter = 1 /* HWTSTAMP_FILTER_ALL */,
+			.tx_type = HWTSTAMP_TX_ON,
+			.rx_filter = HWTSTAMP_FILTER_ALL,
 		};
 
 		if (hwtstamp_get(p->cp->name, &st))
@@ -1102,12 +1061,10 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 
 static int syncd_ctl_answer(void *arg, const char *req, FILE *out)
 {
-	static const char *const fmts[] = { "status text", "status csv",
-					    "status json" };
 	struct printer *pr;
 
 	for (int f = 0; f < 3; f++) {
-		if (strcmp(req, fmts[f]))
+		if (strcmp(req, ctl_status_requests[f]))
 			continue;
 		pr = print_create(out, (enum print_format)f,
 				  f == PRINT_JSON ? PRINT_PRETTY : 0);
@@ -1459,7 +1416,7 @@ static void syncd_dry_run(const struct syncd *d)
 		printf("\n%s\n", in->cfg_text);
 	}
 	for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
-		const struct ptpgen_proc *pr = &d->plan.phc2sys[k];
+		const struct ptpgen_proc *pr = &d->plan.phc2sys[k].proc;
 
 		printf("== %s\n#", pr->name);
 		for (unsigned i = 0; pr->argv[i]; i++)

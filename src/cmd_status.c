@@ -280,11 +280,9 @@ int cmd_status(int argc, char **argv)
 	fmt = opts_flag(o, "json") ? PRINT_JSON : opts_flag(o, "csv") ? PRINT_CSV
 								  : PRINT_TEXT;
 	if (first == argc) {
-		static const char *const req[] = { "status text", "status csv",
-						   "status json" };
 		const char *sock = opts_str(o, "socket");
 
-		rc = ctl_request(sock, req[fmt], stdout, (int)opts_int(o, "timeout"));
+		rc = ctl_request(sock, ctl_status_requests[fmt], stdout, (int)opts_int(o, "timeout"));
 		if (rc == -EPROTO) {
 			rc = CMD_USAGE;
 		} else if (rc) {

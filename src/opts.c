@@ -215,6 +215,32 @@ int opts_set_value(struct opts *o, const char *name, const char *value,
 			name, err);
 }
 
+void opts_copy_cli(struct opts *dst, const struct opts *src)
+{
+	/* Same table, or a programming error. */
+	if (dst->defs != src->defs)
+		abort();
+	for (size_t i = 0; i < src->n; i++) {
+		const struct opt_val *a = &src->v[i];
+		struct opt_val *b = &dst->v[i];
+
+		if (a->src != SRC_CLI)
+			continue;
+		free(b->s);
+		opts_clear_list(b);
+		*b = *a;
+		b->s = a->s ? xstrdup(a->s) : NULL;
+		b->list = NULL;
+		b->nlist = 0;
+		if (a->nlist) {
+			b->list = xcalloc(a->nlist, sizeof(*b->list));
+			for (size_t k = 0; k < a->nlist; k++)
+				b->list[k] = xstrdup(a->list[k]);
+			b->nlist = a->nlist;
+		}
+	}
+}
+
 int opts_parse_args(struct opts *o, int argc, char **argv,
 		    struct opts_error *err)
 {

@@ -80,6 +80,11 @@ int opts_parse_file(struct opts *o, const char *path,
 int opts_set_value(struct opts *o, const char *name, const char *value,
 		   bool from_cli, struct opts_error *err);
 
+/* Give dst (created from the same table) every value src took from the
+ * command line, with command-line precedence: a daemon re-reading its file
+ * keeps what it was started with. */
+void opts_copy_cli(struct opts *dst, const struct opts *src);
+
 /* Accessors; name must be in the table with that type (a mismatch is a
  * programming error and aborts). */
 bool opts_flag(const struct opts *o, const char *name);

@@ -295,6 +295,34 @@ START_TEST(usage_lists_everything)
 }
 END_TEST
 
+/* A daemon re-reading its file starts from fresh options and takes the
+ * command line's values again: they keep winning over the file. */
+START_TEST(copy_cli)
+{
+	struct opts *cli = opts_create(defs), *o = opts_create(defs);
+	struct opts_error err;
+	const char *const *items;
+	char *p;
+
+	ck_assert_int_ge(parse(cli, &err, "-r", "7", "-i", "eth1", "-i", "eth2",
+			       "-w", "/srv", NULL), 0);
+	opts_copy_cli(o, cli);
+	p = write_file("rate 9\nout /tmp\nwindow 2\ninterface eth9\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	unlink(p);
+	ck_assert_int_eq(opts_int(o, "rate"), 7);
+	ck_assert_str_eq(opts_str(o, "out"), "/srv");
+	ck_assert_double_eq(opts_double(o, "window"), 2);	/* file's */
+	ck_assert_uint_eq(opts_list(o, "interface", &items), 2);
+	ck_assert_str_eq(items[1], "eth2");
+	ck_assert(opts_given(o, "rate"));
+	opts_destroy(cli);
+	/* The copy owns its strings. */
+	ck_assert_str_eq(opts_str(o, "out"), "/srv");
+	opts_destroy(o);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -307,6 +335,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, config_file_errors);
 	tcase_add_test(t, long_line);
 	tcase_add_test(t, precedence);
+	tcase_add_test(t, copy_cli);
 	tcase_add_test(t, usage_lists_everything);
 	suite_add_tcase(s, t);
 	return s;

@@ -25,21 +25,12 @@ static void teardown(void)
 	unit_rmdir(dir);
 }
 
-static void write_file(const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_ge(fputs(text, f), 0);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 static int load(struct syncconf *c, const char *text, struct opts_error *err)
 {
 	struct opts *o = opts_create(syncconf_opts);
 	int rc;
 
-	write_file(text);
+	unit_write_file(path, text);
 	rc = syncconf_load(c, o, path, err);
 	if (rc)
 		opts_destroy(o);
@@ -169,7 +160,7 @@ START_TEST(cli_wins)
 	struct opts *o = opts_create(syncconf_opts);
 
 	ck_assert_int_eq(opts_set_value(o, "domain", "5", true, &err), 0);
-	write_file("domain 3\n[eth1]\n");
+	unit_write_file(path, "domain 3\n[eth1]\n");
 	ck_assert_int_eq(syncconf_load(&c, o, path, &err), 0);
 	ck_assert_int_eq(opts_int(c.opts, "domain"), 5);
 	syncconf_free(&c);
@@ -279,9 +270,11 @@ START_TEST(plan_hardware)
 	ck_assert_int_eq(plan.phc2sys_ref, 0);
 	ck_assert(!plan.phc2sys_sys);
 	ck_assert_uint_eq(plan.nphc2sys, 1);
-	ck_assert_str_eq(plan.phc2sys[0].name, "phc2sys-eth3");
-	ck_assert_str_eq(plan.phc2sys[0].argv[2], "eth1");
-	ck_assert_str_eq(plan.phc2sys[0].argv[4], "eth3");
+	ck_assert_str_eq(plan.phc2sys[0].proc.name, "phc2sys-eth3");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[2], "eth1");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[4], "eth3");
+	ck_assert_str_eq(plan.phc2sys[0].clock, "phc1");
+	ck_assert_int_eq(plan.phc2sys[0].phc, 1);
 	ptpgen_plan_free(&plan);
 	syncconf_free(&c);
 
@@ -291,10 +284,12 @@ START_TEST(plan_hardware)
 	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
 	ck_assert_uint_eq(plan.nphc2sys, 2);
 	ck_assert(plan.phc2sys_sys);
-	ck_assert_str_eq(plan.phc2sys[0].argv[1], "-a");
-	ck_assert_str_eq(plan.phc2sys[0].argv[2], "-r");
-	ck_assert_str_eq(plan.phc2sys[0].argv[4], plan.inst[0].uds_path);
-	ck_assert_str_eq(plan.phc2sys[1].name, "phc2sys-eth3");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[1], "-a");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[2], "-r");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[4], plan.inst[0].uds_path);
+	ck_assert_str_eq(plan.phc2sys[0].clock, "sys");
+	ck_assert_int_eq(plan.phc2sys[0].phc, -1);
+	ck_assert_str_eq(plan.phc2sys[1].proc.name, "phc2sys-eth3");
 	ptpgen_plan_free(&plan);
 	syncconf_free(&c);
 }

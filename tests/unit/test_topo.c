@@ -24,15 +24,6 @@ static void teardown(void)
 	unit_rmdir(dir);
 }
 
-static void write_file(const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_ge(fputs(text, f), 0);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 static const char good[] =
 	"# a test bench\n"
 	"\n"
@@ -62,7 +53,7 @@ START_TEST(good_file)
 	char err[TOPO_ERRBUF] = "";
 	uint8_t a4[4], a6[16];
 
-	write_file(good);
+	unit_write_file(path, good);
 	ck_assert_int_eq(topo_load(&t, path, err), 0);
 	ck_assert_str_eq(err, "");
 	/* Addresses, by family. */
@@ -114,7 +105,7 @@ START_TEST(good_file)
 	topo_destroy(t);
 
 	/* Where sw1 is missing, the store-and-forward one is the path. */
-	write_file("host a\nhost b\nswitch s store-and-forward 100M\n"
+	unit_write_file(path, "host a\nhost b\nswitch s store-and-forward 100M\n"
 		   "link a s 3 5.0ns/m\nlink s b 10m 4\n");
 	ck_assert_int_eq(topo_load(&t, path, err), 0);
 	ck_assert_int_eq(topo_path(t, "a", "b", &p), 0);
@@ -124,7 +115,7 @@ START_TEST(good_file)
 	ck_assert_double_eq(p.speed_bps, 100e6);
 	topo_destroy(t);
 	/* A switch without a speed is taken as 10G. */
-	write_file("switch s cut-through\nlink a s 1\nlink s b 1\n");
+	unit_write_file(path, "switch s cut-through\nlink a s 1\nlink s b 1\n");
 	ck_assert_int_eq(topo_load(&t, path, err), 0);
 	ck_assert_int_eq(topo_path(t, "a", "b", &p), 0);
 	ck_assert_double_eq(p.speed_bps, 10e9);
@@ -162,7 +153,7 @@ static void expect_bad(const char *body, unsigned line, const char *why)
 	char err[TOPO_ERRBUF], text[4096], want[256];
 
 	snprintf(text, sizeof(text), "host a 10.0.0.1\n# fine\n%s", body);
-	write_file(text);
+	unit_write_file(path, text);
 	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
 	ck_assert_ptr_null(t);
 	snprintf(want, sizeof(want), "%s:%u: ", path, line);
@@ -238,7 +229,7 @@ START_TEST(limits)
 	/* 256 nodes fit; the 257th does not. */
 	for (int i = 0; i < 257; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "host h%d\n", i);
-	write_file(text);
+	unit_write_file(path, text);
 	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
 	snprintf(text, sizeof(text), "%s:257: ", path);
 	ck_assert_msg(!strncmp(err, text, strlen(text)), "%s", err);
@@ -248,13 +239,13 @@ START_TEST(limits)
 	for (int i = 0; i < 16; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, " 10.1.0.%d", i);
 	snprintf(text + n, sizeof(text) - n, "\n");
-	write_file(text);
+	unit_write_file(path, text);
 	ck_assert_int_eq(topo_load(&t, path, err), 0);
 	uint8_t a4[4] = { 10, 1, 0, 15 };
 	ck_assert(topo_owns(t, "b", AF_INET, a4));
 	topo_destroy(t);
 	/* A last line without its newline still counts. */
-	write_file("host a\nlink a b 7");
+	unit_write_file(path, "host a\nlink a b 7");
 	ck_assert_int_eq(topo_load(&t, path, err), 0);
 	struct topo_path p;
 	ck_assert_int_eq(topo_path(t, "a", "b", &p), 0);

@@ -27,6 +27,16 @@ static inline void unit_rmdir(const char *dir)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
+/* Write text to path, whole. */
+static inline void unit_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 #define UNIT_MAIN(suite_fn) \
 	int main(void) \
 	{ \
