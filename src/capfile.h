@@ -40,6 +40,9 @@ struct cap_packet {
 	const uint8_t *data;	/* valid until the next cap_next() */
 	uint32_t iface;		/* index for cap_iface() */
 	enum pcapng_dir dir;
+	bool has_packet_id;	/* epb_packetid, same on every interface the
+				 * packet crossed (tapless-swemu) */
+	uint64_t packet_id;
 	uint64_t offset;	/* byte offset of the packet's block/record */
 };
 

@@ -111,6 +111,10 @@ static void cap_epb_opt(struct cap_reader *r, uint16_t code,
 
 	if (code == PCAPNG_EPB_FLAGS && len >= 4)
 		pkt->dir = (enum pcapng_dir)(rd32(r, v) & 3);
+	else if (code == PCAPNG_EPB_PACKETID && len >= 8) {
+		pkt->packet_id = rd64(r, v);
+		pkt->has_packet_id = true;
+	}
 }
 
 /* Resolution of a tsresol byte in ns: 0 when finer than 1 ns. */

@@ -260,11 +260,20 @@ int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 			const void *data, uint32_t caplen, uint32_t origlen,
 			enum pcapng_dir dir)
 {
+	return pcapng_write_packet_id(w, id, ts_ns, data, caplen, origlen, dir,
+				      NULL);
+}
+
+int pcapng_write_packet_id(struct pcapng_writer *w, uint32_t id,
+			   int64_t ts_ns, const void *data, uint32_t caplen,
+			   uint32_t origlen, enum pcapng_dir dir,
+			   const uint64_t *packet_id)
+{
 	uint64_t ts = (uint64_t)ts_ns;
 	struct {
 		uint32_t ifid, ts_high, ts_low, caplen, origlen;
 	} epb;
-	/* epb_flags is the only option: build it in place, no scratch. */
+	/* At most two small options: built in place, no scratch. */
 	struct pcapng_opts o;
 	uint32_t flags = (uint32_t)dir & 3;
 
@@ -277,11 +286,14 @@ int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 	epb.ts_low = (uint32_t)ts;
 	epb.caplen = caplen;
 	epb.origlen = origlen < caplen ? caplen : origlen;
-	if (!flags)
+	if (!flags && !packet_id)
 		return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data,
 				    caplen, NULL);
 	o.n = 0;
-	pcapng_opt(&o, PCAPNG_EPB_FLAGS, &flags, 4);
+	if (flags)
+		pcapng_opt(&o, PCAPNG_EPB_FLAGS, &flags, 4);
+	if (packet_id)
+		pcapng_opt(&o, PCAPNG_EPB_PACKETID, packet_id, 8);
 	pcapng_opt_end(&o);
 	return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data, caplen, &o);
 }

@@ -8,7 +8,8 @@
  * - one Interface Description Block per (interface, stamp source), with
  *   if_name, if_tsresol 9 (nanoseconds) and if_description saying where its
  *   stamps come from, in a form readers parse back (pcapng_describe());
- * - Enhanced Packet Blocks with epb_flags for the direction;
+ * - Enhanced Packet Blocks with epb_flags for the direction (and
+ *   epb_packetid where one packet crosses several interfaces);
  * - Interface Statistics Blocks with receive and drop counters.
  *
  * A file is written under a temporary name in the same directory and renamed
@@ -65,6 +66,14 @@ int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
 int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 			const void *data, uint32_t caplen, uint32_t origlen,
 			enum pcapng_dir dir);
+
+/* The same with an epb_packetid: a packet seen on several interfaces (a
+ * switch's ingress and egress ports) carries one id in each of its blocks,
+ * so readers pair them without looking at the bytes. NULL: no id. */
+int pcapng_write_packet_id(struct pcapng_writer *w, uint32_t id,
+			   int64_t ts_ns, const void *data, uint32_t caplen,
+			   uint32_t origlen, enum pcapng_dir dir,
+			   const uint64_t *packet_id);
 
 /* Interface statistics at ts_ns: packets received and dropped by the
  * capture (~0ULL: unknown, the option is left out). */

@@ -154,6 +154,61 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* A packet that crosses two ports (a switch's ingress and egress) keeps
+ * one epb_packetid; packets written without one read back without one, and
+ * the id sits beside epb_flags without disturbing it. */
+START_TEST(packet_id_round_trip)
+{
+	struct pcapng_section sec = { .hostname = "sw", .userappl = "test" };
+	struct pcapng_iface p1 = { "p1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface p2 = { "p2", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	const char *p = path_of("id.pcapng");
+	char ebuf[CAP_ERRBUF];
+	struct pcapng_writer *w;
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	unsigned char data[64] = { 0 };
+	uint32_t i1, i2;
+
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &p1, &i1), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &p2, &i2), 0);
+	for (int i = 0; i < 50; i++) {
+		uint64_t id = 0xfedcba9876543210ULL + (uint64_t)i;
+
+		data[0] = (unsigned char)i;
+		ck_assert_int_eq(pcapng_write_packet_id(w, i1, pkt_ts(2 * i),
+			data, 60, 60, PCAPNG_DIR_IN, &id), 0);
+		ck_assert_int_eq(pcapng_write_packet_id(w, i2,
+			pkt_ts(2 * i + 1), data, 60, 60,
+			i % 5 ? PCAPNG_DIR_OUT : PCAPNG_DIR_UNKNOWN, &id), 0);
+		ck_assert_int_eq(pcapng_write_packet(w, i2, pkt_ts(2 * i + 1),
+			data, 60, 60, PCAPNG_DIR_OUT), 0);
+	}
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	for (int i = 0; i < 50; i++) {
+		uint64_t id = 0xfedcba9876543210ULL + (uint64_t)i;
+
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+		ck_assert(pkt.has_packet_id);
+		ck_assert(pkt.packet_id == id);
+		ck_assert_int_eq(pkt.dir, PCAPNG_DIR_IN);
+		ck_assert_uint_eq(pkt.data[0], (unsigned)i);
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+		ck_assert(pkt.has_packet_id);
+		ck_assert(pkt.packet_id == id);
+		ck_assert_int_eq(pkt.dir, i % 5 ? PCAPNG_DIR_OUT : PCAPNG_DIR_UNKNOWN);
+		ck_assert_uint_eq(pkt.iface, i2);
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+		ck_assert(!pkt.has_packet_id);
+		ck_assert_int_eq(pkt.dir, PCAPNG_DIR_OUT);
+	}
+	ck_assert_int_eq(cap_next(r, &pkt), 0);
+	cap_close(r);
+}
+END_TEST
+
 START_TEST(discard_and_exclusive)
 {
 	struct pcapng_section sec = { 0 };
@@ -554,6 +609,7 @@ static Suite *pcapng_suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, round_trip);
+	tcase_add_test(t, packet_id_round_trip);
 	tcase_add_test(t, discard_and_exclusive);
 	tcase_add_test(t, truncated_everywhere);
 	tcase_add_test(t, big_endian_and_resolutions);
