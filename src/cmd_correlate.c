@@ -3,6 +3,7 @@
  * work; this file turns the command line into its configuration).
  */
 #include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,8 @@ static const struct opt_def correlate_opts[] = {
 	  "how long a journal sample vouches for a clock", 0 },
 	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
 	  "messages waiting for their peers, at most", 0 },
+	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "write every sample to FILE, one line each (for plots)", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -176,7 +179,10 @@ int cmd_correlate(int argc, char **argv)
 	char **operands = NULL;
 	int first, rc, nops = 0;
 	enum print_format fmt;
+	const char *spath = NULL;
+	char stmp[4096];
 
+	corr_config_init(&cfg);
 	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
@@ -223,7 +229,6 @@ int cmd_correlate(int argc, char **argv)
 		rc = CMD_USAGE;
 		goto out;
 	}
-	corr_config_init(&cfg);
 	cfg.window_ns = opts_int(o, "window");
 	cfg.hold_ns = opts_int(o, "hold");
 	cfg.sync_max_age_ns = opts_int(o, "sync-max-age");
@@ -249,6 +254,19 @@ int cmd_correlate(int argc, char **argv)
 		}
 		cfg.topo = topo;
 	}
+	if (opts_str(o, "samples")) {
+		spath = opts_str(o, "samples");
+		snprintf(stmp, sizeof(stmp), "%s.part", spath);
+		if (!(cfg.samples = fopen(stmp, "w"))) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", stmp,
+				strerror(errno));
+			rc = CMD_SYSTEM;
+			goto out;
+		}
+		fprintf(cfg.samples, "# tapless correlate samples: run kind "
+			"from to time_ns latency_ns sync bound_ns rate switch\n");
+	}
+	cfg.samples_run = "main";
 	corr_create(&c, &cfg);
 	if ((rc = correlate_hosts(c, operands, nops)) ||
 	    (rc = correlate_lists(c, o)))
@@ -256,6 +274,7 @@ int cmd_correlate(int argc, char **argv)
 	const char *const *bl;
 	size_t nbl = opts_list(o, "baseline", &bl);
 	if (nbl) {
+		cfg.samples_run = "baseline";
 		corr_create(&base, &cfg);
 		if ((rc = correlate_hosts(base, (char **)bl, (int)nbl)))
 			goto out;
@@ -291,6 +310,23 @@ int cmd_correlate(int argc, char **argv)
 	}
 	rc = CMD_OK;
 out:
+	if (cfg.samples) {
+		/* Under its final name only when whole. */
+		bool bad = ferror(cfg.samples) | (fclose(cfg.samples) != 0);
+
+		if (bad && rc == CMD_OK) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", stmp,
+				strerror(errno ? errno : EIO));
+			rc = CMD_SYSTEM;
+		}
+		if (rc == CMD_OK && rename(stmp, spath)) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", spath,
+				strerror(errno));
+			rc = CMD_SYSTEM;
+		}
+		if (rc != CMD_OK)
+			unlink(stmp);
+	}
 	corr_destroy(base);
 	corr_destroy(c);
 	topo_destroy(topo);

@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -934,6 +935,22 @@ static const struct topo_path *corr_path(struct corr *c, unsigned a,
 	return c->path_known[a][b] > 0 ? &c->path[a][b] : NULL;
 }
 
+/* One line of the samples file (tapless-correlate(8), SAMPLES FILE). The
+ * switch's name is the last field so that the others stay at fixed
+ * columns for gnuplot and awk. */
+static void corr_sample_line(const struct corr *c, const char *kind,
+			     const char *from, const char *to, int64_t ts,
+			     int64_t v, int sync, int64_t bound, int bucket,
+			     const char *name)
+{
+	static const char *const sync_names[] = { "none", "in", "out" };
+
+	fprintf(c->cfg.samples, "%s %s %s %s %" PRId64 " %" PRId64
+		" %s %" PRId64 " %.0f %s\n", c->cfg.samples_run, kind, from,
+		to, ts, v, sync_names[sync], bound,
+		bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket], name);
+}
+
 /* One sample of the hop tx → rx. */
 static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 			    const struct corr_obs *rx)
@@ -948,6 +965,10 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 		sync = SYNC_IN;
 	if (sync == SYNC_IN && tx->bound >= 0 && rx->bound >= 0)
 		bound = tx->bound + rx->bound;
+	if (c->cfg.samples)
+		corr_sample_line(c, "hop", c->hosts[tx->host]->name,
+				 c->hosts[rx->host]->name, tx->ts, lat, sync,
+				 bound, tx->bucket, "-");
 	corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
 				NO_BUCKET, -1, NULL), lat, sync, bound);
 	corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, tx->flow,
@@ -964,6 +985,11 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 		if (p->store_forward)
 			sw -= topo_serialisation_ns(rx->wire, p->speed_bps);
 		int64_t v = (int64_t)llround(sw);
+
+		if (c->cfg.samples)
+			corr_sample_line(c, "switch", c->hosts[tx->host]->name,
+					 c->hosts[rx->host]->name, tx->ts, v,
+					 sync, bound, tx->bucket, p->sw);
 		corr_stat_add(corr_stat(&c->switches, tx->host, rx->host,
 					ALL_FLOWS, NO_BUCKET, -1, p->sw), v,
 			      sync, bound);
@@ -1101,9 +1127,13 @@ static struct corr_order *corr_order(struct corr *c, struct corr_host *h,
 }
 
 static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
-			    int64_t v)
+			    int64_t ts, int64_t v)
 {
 	int b = h->bucket;
+
+	if (c->cfg.samples)
+		corr_sample_line(c, corr_txn_names[kind], h->name, h->name, ts,
+				 v, SYNC_NONE, -1, b, "-");
 
 	corr_stat_add(corr_stat(&c->txns, (uint16_t)h->idx, (uint16_t)h->idx,
 				ALL_FLOWS, NO_BUCKET, kind, NULL), v, SYNC_NONE,
@@ -1119,11 +1149,12 @@ static void corr_order_check(struct corr *c, struct corr_host *h,
 			     struct corr_order *o)
 {
 	if (o->tx && o->ack && !(o->done & 1)) {
-		corr_txn_sample(c, h, TXN_ORDER_TO_ACK, o->ack - o->tx);
+		corr_txn_sample(c, h, TXN_ORDER_TO_ACK, o->tx, o->ack - o->tx);
 		o->done |= 1;
 	}
 	if (o->tx && o->fill && !(o->done & 2)) {
-		corr_txn_sample(c, h, TXN_ORDER_TO_FILL, o->fill - o->tx);
+		corr_txn_sample(c, h, TXN_ORDER_TO_FILL, o->tx,
+				 o->fill - o->tx);
 		o->done |= 2;
 	}
 }
@@ -1199,7 +1230,7 @@ static void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 			y = corr_sym(h, f->v[F_55], f->len[F_55]);
 			trig = corr_ring_before(buy ? &y->md : &y->fill, ts);
 			if (trig)
-				corr_txn_sample(c, h, kind, ts - trig);
+				corr_txn_sample(c, h, kind, ts, ts - trig);
 			else
 				h->no_trigger[kind]++;
 		}

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct corr;
 struct printer;
@@ -44,6 +45,8 @@ struct corr_config {
 	const struct topo *topo;	/* or NULL */
 	int64_t sync_max_age_ns;	/* a journal sample vouches this long */
 	unsigned max_pending;	/* messages waiting for their peers */
+	FILE *samples;		/* every sample, one line each, or NULL */
+	const char *samples_run;	/* first field of those lines */
 };
 
 /* Defaults: window 1 s, hold 200 ms, first byte, the FTTC report's eight

@@ -133,6 +133,34 @@ jq -e --slurpfile t "$d/plain/truth.json" '
 # 8. By rate: each run's figures in its own bucket.
 sim rates --rates 500,5000 --duration 4 --seed 9 && corr rates --by-rate || fail "rates: correlate exit $?"
 truth rates
+
+# 9. The samples file holds every sample the summaries count, with the
+# same figures: per kind and hop, the count and the mean agree with the
+# JSON (both runs, both methods, rate buckets).
+ln -s rates "$d/samples"
+corr samples --by-rate --samples "$d/samples.txt" \
+	--baseline algo="$d/base/algo.pcapng" --baseline venue="$d/base/venue.pcapng" ||
+	fail "samples: correlate exit $?: $(cat "$d/samples.err")"
+[ -f "$d/samples.txt" ] && [ ! -e "$d/samples.txt.part" ] || fail "samples: file not under its final name"
+head -1 "$d/samples.txt" | grep -q '^# tapless correlate samples: run kind from to time_ns' || fail "samples: no header"
+# awk: "kind from to rate count mean" per group of the main run (rate 0:
+# all samples, as the JSON's results without a rate).
+awk '!/^#/ && $1 == "main" { k = $2 " " $3 " " $4 " "; n[k 0]++; s[k 0] += $6
+		if ($9 != 0) { n[k $9]++; s[k $9] += $6 } }
+	END { for (k in n) printf "%s %d %.3f\n", k, n[k], s[k] / n[k] }' "$d/samples.txt" | sort > "$d/samples.sum"
+jq -r '(.hops[] | select(.flow == "all") | "hop \(.from) \(.to) \(.rate // 0) \(.latency_ns.count + (.out_of_sync.count // 0))"),
+	(.transactions[] | "\(.name) \(.host) \(.host) \(.rate // 0) \(.latency_ns.count)"),
+	(.switches[] | select(.method == "topology") | "switch \(.from) \(.to) \(.rate // 0) \(.latency_ns.count)")' \
+	"$d/samples.json" | sort > "$d/samples.want"
+awk '{ print $1, $2, $3, $4, $5 }' "$d/samples.sum" | diff - "$d/samples.want" > "$d/samples.diff" ||
+	fail "samples: counts differ from the JSON (< samples, > JSON): $(head -20 "$d/samples.diff")"
+jq -r '.transactions[] | select(.rate == null) | "\(.name) \(.host) \(.latency_ns.mean)"' "$d/samples.json" |
+	while read -r k h m; do
+		awk -v k="$k" -v h="$h" -v m="$m" '$1 == k && $2 == h && $4 == 0 { d = $6 - m; exit !(d < 0.01 && d > -0.01) }' "$d/samples.sum" ||
+			fail "samples: $k at $h: mean differs from the JSON's $m"
+	done
+awk '$1 == "baseline" && $2 == "hop"' "$d/samples.txt" | grep -q . || fail "samples: no baseline hop samples"
+awk '!/^#/ && NF != 10' "$d/samples.txt" | grep -q . && fail "samples: a line without 10 fields"
 jq -e --slurpfile t "$d/rates/truth.json" '
 	[$t[0].by_rate[] | {rate: .rate, n: (.transactions[] | select(.name == "tick_to_trade") | .count)}] as $want
 	| [.transactions[] | select(.name == "tick_to_trade" and .rate != null) | {rate: .rate, n: .count}] | sort_by(.rate) == ($want | sort_by(.rate))' \
