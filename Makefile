@@ -23,7 +23,9 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -Iptp $(PKG_CFLAGS)
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -Iptp $(PKG_CFLAGS) \
+	-DTAPLESS_LIBEXECDIR='"$(PREFIX)/lib/tapless"' \
+	-DTAPLESS_DATADIR='"$(PREFIX)/share/tapless"'
 CFLAGS ?=
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -139,6 +141,8 @@ install: all
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in man/*.[158]; do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
+	install -d $(DESTDIR)$(PREFIX)/lib/tapless
+	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done

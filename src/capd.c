@@ -167,7 +167,7 @@ static int capd_open_file(struct capd *d)
 			if (hw && d->ifc[i].phc < 0)
 				break;
 			snprintf(pi.src.note, sizeof(pi.src.note),
-				 "sent, stamped by the sending program%s",
+				 PCAPNG_NOTE_SENDER "%s",
 				 hw ? "" : ", host stamps");
 			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id_tx[hw]);
 		}

@@ -88,6 +88,8 @@ struct corr_iface {
 	char clock[16];		/* journal clock: "sys", "phcN" */
 	uint16_t linktype;
 	int64_t resolution_ns;	/* of its stamps: 1 ns, 1000 for µs files */
+	bool sender;		/* frames stamped by the program that sent
+				 * them (tapless-capd --tx-socket) */
 };
 
 struct corr_ring {
@@ -133,6 +135,7 @@ struct corr_host {
 	struct corr_stream *last_stream;	/* most packets follow the last */
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
+	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
 	int64_t max_ts;
 	bool dir_flags, dir_addr;
@@ -161,6 +164,7 @@ struct corr_stream {
 	uint8_t proto;
 	struct frame_flow key;
 	struct fixstream *fs;
+	bool sender_seen;	/* a frame stamped by its sender came */
 	/* The packet being fed: its interface's clock, for the journal. */
 	const struct corr_iface *ifc;
 };
@@ -514,6 +518,8 @@ static struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	ci = r ? cap_iface(r, id) : NULL;
 	f->linktype = ci ? ci->linktype : 0;
 	f->resolution_ns = ci && ci->resolution_ns > 1 ? ci->resolution_ns : 1;
+	f->sender = ci && ci->src_known &&
+		    strstr(ci->src.note, PCAPNG_NOTE_SENDER) == ci->src.note;
 	snprintf(f->clock, sizeof(f->clock), "sys");
 	if (ci && ci->src_known && ci->src.hw && ci->src.phc >= 0)
 		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);
@@ -1370,6 +1376,19 @@ static void corr_packet(struct corr *c, struct corr_host *h)
 		return;
 	}
 	s = corr_stream(c, h, &fi.flow, corr_direction(c, h, pkt, &fi.flow));
+	/* The sending program's stamp is taken in the driver (or by the
+	 * NIC), the packet socket's before the frame reaches the driver:
+	 * once a flow's sender stamps its frames, the packet socket's copies
+	 * of them are left out (the first frames, before the sender's copy
+	 * of one came, keep the packet socket's stamp). */
+	if (s->dir == DIR_OUT) {
+		if (h->next_if->sender)
+			s->sender_seen = true;
+		else if (s->sender_seen) {
+			h->tap_tx_skipped++;
+			return;
+		}
+	}
 	s->ifc = h->next_if;
 	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen);
@@ -1611,6 +1630,9 @@ static void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_uint(p, "bad_frames", NULL, h->bad_frames);
 		print_uint(p, "skipped_timescale", NULL, h->skipped_scale);
 		print_uint(p, "clock_jumps", NULL, h->clock_jumps);
+		print_uint(p, "tap_tx_skipped", h->tap_tx_skipped ?
+			   ", %llu sent frames with the sender's stamp instead" :
+			   NULL, h->tap_tx_skipped);
 		print_str(p, "error", NULL,
 			  capset_damaged(h->cs) ? capset_error(h->cs) : NULL);
 		print_object_begin(p, "streams");

@@ -38,6 +38,11 @@ struct pcapng_source {
 	char note[96];		/* free text kept after the fields, or "" */
 };
 
+/* The note of an interface whose frames were handed over with their TX
+ * stamps by the program that sent them (tapless-capd --tx-socket), not
+ * seen by the packet socket. */
+#define PCAPNG_NOTE_SENDER "sent, stamped by the sending program"
+
 struct pcapng_iface {
 	const char *name;	/* if_name */
 	uint16_t linktype;	/* DLT/LINKTYPE_*, e.g. 1 (Ethernet) */
