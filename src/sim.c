@@ -44,6 +44,7 @@
 #include "pcapng.h"
 #include "print.h"
 #include "summary.h"
+#include "swmodel.h"
 #include "topo.h"
 #include "ts.h"
 #include "xalloc.h"
@@ -73,16 +74,14 @@
 static const char *const sim_hosts[SIM_HOSTS] = { "algo", "venue" };
 static const uint8_t sim_addr[SIM_HOSTS][4] = { { 198, 18, 0, 1 }, { 198, 18, 0, 2 } };
 
-static const struct {
-	const char *name;
-	const char *kind;	/* topology: cut-through / store-and-forward */
-	double mean_ns, sd_ns;
-	bool store_forward;
-} sim_switches[SIM_SWITCH_COUNT] = {
-	[SIM_SWITCH_NONE] = { "none", NULL, 0, 0, false },
-	[SIM_SWITCH_ARISTA_7124SX] = { "arista-7124sx", "cut-through", 576.9, 8.9, false },
-	[SIM_SWITCH_MELLANOX_SX1036] = { "mellanox-sx1036", "cut-through", 394, 9, false },
-	[SIM_SWITCH_GNODAL_GS7200] = { "gnodal-gs7200", "store-and-forward", 487.5, 15, true },
+/* The switch models are swmodel's presets (the FTTC figures, shared with
+ * tapless-swemu); "none" is back to back. */
+static const struct swmodel_preset sim_no_switch = { .name = "none" };
+static const struct swmodel_preset *const sim_switches[SIM_SWITCH_COUNT] = {
+	[SIM_SWITCH_NONE] = &sim_no_switch,
+	[SIM_SWITCH_ARISTA_7124SX] = &swmodel_presets[SWMODEL_ARISTA_7124SX],
+	[SIM_SWITCH_MELLANOX_SX1036] = &swmodel_presets[SWMODEL_MELLANOX_SX1036],
+	[SIM_SWITCH_GNODAL_GS7200] = &swmodel_presets[SWMODEL_GNODAL_GS7200],
 };
 
 static const char *const sim_formats[SIM_FMT_COUNT] = { "pcapng", "pcap", "pcap-us" };
@@ -94,13 +93,13 @@ const char *sim_host_name(enum sim_host_id h)
 
 const char *sim_switch_name(enum sim_switch s)
 {
-	return (unsigned)s < SIM_SWITCH_COUNT ? sim_switches[s].name : "?";
+	return (unsigned)s < SIM_SWITCH_COUNT ? sim_switches[s]->name : "?";
 }
 
 int sim_switch_from_name(const char *name)
 {
 	for (int i = 0; i < SIM_SWITCH_COUNT; i++)
-		if (!strcmp(name, sim_switches[i].name))
+		if (!strcmp(name, sim_switches[i]->name))
 			return i;
 	return -1;
 }
@@ -1052,7 +1051,7 @@ static void hop_truth(struct sim *s, const struct seg *g,
 	st = (rx->stamp - B->tai_ns) - (tx->stamp - A->tai_ns);
 	tr_ps = rx->ps - tx->ps;
 	sw_ps = rx->wire_ps - tx->ps - s->cables_ps;
-	if (sim_switches[s->c->sw].store_forward)
+	if (sim_switches[s->c->sw]->mode == SWMODEL_STORE_FORWARD)
 		sw_ps -= (int64_t)(g->flen < 60 ? 64 : g->flen + 4) * s->ps_per_byte;
 	sync = journal_lookup(s, A, tx->stamp - A->tai_ns) &&
 	       journal_lookup(s, B, rx->stamp - B->tai_ns);
@@ -1318,11 +1317,11 @@ static int64_t path_arrival(struct sim *s, int dst, int64_t tx, uint32_t flen)
 	int64_t a = tx + s->cables_ps;
 
 	if (s->c->sw != SIM_SWITCH_NONE) {
-		double r = rng_tnormal(&s->net, sim_switches[s->c->sw].mean_ns,
-				       sim_switches[s->c->sw].sd_ns);
+		double r = rng_tnormal(&s->net, sim_switches[s->c->sw]->latency_ns,
+				       sim_switches[s->c->sw]->jitter_ns);
 
 		a += llround(r * PS_PER_NS);
-		if (sim_switches[s->c->sw].store_forward)
+		if (sim_switches[s->c->sw]->mode == SWMODEL_STORE_FORWARD)
 			a += (int64_t)((flen < 60 ? 60 : flen) + 4) * s->ps_per_byte;
 	}
 	if (a < s->egress_free[dst])
@@ -2336,8 +2335,9 @@ static void print_switches(struct printer *p, struct sim *s, int bi)
 		dist_summary(s, D_SW + a, bi, &sw);
 		print_object_begin(p, NULL);
 		print_str(p, "name", NULL, "sw1");
-		print_str(p, "model", NULL, sim_switches[s->c->sw].name);
-		print_str(p, "kind", NULL, sim_switches[s->c->sw].kind);
+		print_str(p, "model", NULL, sim_switches[s->c->sw]->name);
+		print_str(p, "kind", NULL,
+			  swmodel_mode_name(sim_switches[s->c->sw]->mode));
 		print_str(p, "from", NULL, sim_hosts[a]);
 		print_str(p, "to", NULL, sim_hosts[1 - a]);
 		print_uint(p, "messages", NULL, sw.n);
@@ -2383,7 +2383,7 @@ static int write_truth(struct sim *s, const char *path)
 	print_int(p, "start_ns", NULL, sim_start_ns(s));
 	print_int(p, "end_ns", NULL, sim_start_ns(s) + s->last_ps / PS_PER_NS);
 	print_str(p, "topology", NULL, "topology");
-	print_str(p, "switch", NULL, sim_switches[c->sw].name);
+	print_str(p, "switch", NULL, sim_switches[c->sw]->name);
 	print_double(p, "cable_m", NULL, c->cable_m);
 	print_double(p, "ns_per_m", NULL, NS_PER_M);
 	print_str(p, "speed", NULL, speed);
@@ -2494,7 +2494,8 @@ static int write_topology(struct sim *s, const char *path)
 	if (c->sw == SIM_SWITCH_NONE) {
 		fprintf(f, "link algo venue %.15gm\n", c->cable_m);
 	} else {
-		fprintf(f, "switch sw1 %s %s\n", sim_switches[c->sw].kind, speed);
+		fprintf(f, "switch sw1 %s %s\n",
+			swmodel_mode_name(sim_switches[c->sw]->mode), speed);
 		fprintf(f, "link algo sw1 %.15gm\n", c->cable_m);
 		fprintf(f, "link sw1 venue %.15gm\n", c->cable_m);
 	}

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <linux/errqueue.h>
+#include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
@@ -189,7 +190,9 @@ static int ts_walk_cmsgs(const struct msghdr *msg, struct ts_cmsgs *out)
 			out->pktlen = pi.pkt_length;
 		} else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
 			   (c->cmsg_level == SOL_IPV6 &&
-			    c->cmsg_type == IPV6_RECVERR)) {
+			    c->cmsg_type == IPV6_RECVERR) ||
+			   (c->cmsg_level == SOL_PACKET &&
+			    c->cmsg_type == PACKET_TX_TIMESTAMP)) {
 			if (len < CMSG_LEN(sizeof(out->err)))
 				return -EBADMSG;
 			memcpy(&out->err, CMSG_DATA(c), sizeof(out->err));
@@ -326,6 +329,21 @@ static int ts_sock_kind(int fd, bool *stream)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
 		return -errno;
+	if (type == SOCK_RAW) {
+		/* A packet socket counts OPT_ID keys per frame sent, as UDP
+		 * counts datagrams (Linux 5.13+), and reports TX stamps as
+		 * SOL_PACKET PACKET_TX_TIMESTAMP. Raw IP sockets are not
+		 * ours. */
+		int domain;
+
+		len = sizeof(domain);
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len))
+			return -errno;
+		if (domain != AF_PACKET)
+			return -EPROTONOSUPPORT;
+		*stream = false;
+		return 0;
+	}
 	if (type != SOCK_STREAM && type != SOCK_DGRAM)
 		return -EPROTONOSUPPORT;
 	*stream = type == SOCK_STREAM;

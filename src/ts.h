@@ -8,7 +8,8 @@
  * it was taken at, which clock (PHC index) and which timescale.
  *
  * TX stamps are matched by OPT_ID key: the byte offset of the last byte of a
- * send on TCP, the datagram counter on UDP. The caller reports each successful
+ * send on TCP, the datagram counter on UDP, the frame counter on a packet
+ * socket (AF_PACKET, SOCK_RAW: a switch emulator's port). The caller reports each successful
  * send with ts_tx_sent(); ts_tx_reap() drains the error queue without
  * blocking; ts_tx_next() hands back finished sends in send order, each with the
  * stamps that came and, after tx_timeout_ns, a mark on those that never did.
@@ -118,7 +119,8 @@ struct ts_info {
 /* Defaults: AUTO, TX and RX on, SW_TX (or HW_TX) only, 200 ms, 65536. */
 void ts_config_init(struct ts_config *cfg);
 
-/* Enable stamping on fd (UDP or connected TCP, IPv4 or IPv6). Returns 0,
+/* Enable stamping on fd (UDP or connected TCP, IPv4 or IPv6, or an
+ * AF_PACKET SOCK_RAW socket bound to cfg->ifname's interface). Returns 0,
  * -ENODEV (HW asked, interface has no PHC or no hardware modes), -EBUSY (TCP
  * with unsent data and no OPT_ID_TCP), -ENOTCONN (TCP not connected), or
  * another -errno from the kernel. The caller still owns fd. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <time.h> /* before linux/errqueue.h, which uses struct timespec */
 #include <linux/errqueue.h>
+#include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -207,6 +208,43 @@ START_TEST(tx_ipv6_and_foreign_errors)
 	cb_stamps(&cb, 123, 0);
 	m = cb_msg(&cb);
 	ck_assert_int_eq(ts_parse_tx(&m, -1, TS_SCALE_PHC, st), 0);
+}
+END_TEST
+
+/* A packet socket (a switch emulator's port) reports TX stamps as
+ * SOL_PACKET PACKET_TX_TIMESTAMP; a packet socket is taken, a raw IP socket
+ * is not (needs CAP_NET_RAW: skipped without it). */
+START_TEST(tx_packet_socket)
+{
+	struct cbuf cb = { .len = 0 };
+	struct ts_stamp st[2];
+	struct ts_config cfg;
+	struct ts_sock *ts;
+	struct msghdr m;
+	int fd;
+
+	cb_stamps(&cb, 456, 789);
+	cb_err(&cb, SOL_PACKET, PACKET_TX_TIMESTAMP, SO_EE_ORIGIN_TIMESTAMPING,
+	       SCM_TSTAMP_SND, 3);
+	m = cb_msg(&cb);
+	ck_assert_int_eq(ts_parse_tx(&m, 1, TS_SCALE_PHC, st), 2);
+	ck_assert_int_eq(st[0].stage, TS_STAGE_HW_TX);
+	ck_assert_int_eq(st[0].ns, 789);
+	ck_assert_int_eq(st[1].ns, 456);
+	ck_assert_uint_eq(st[1].key, 3);
+
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	if (fd < 0)
+		return;
+	ts_config_init(&cfg);
+	cfg.mode = TS_MODE_SW;
+	ck_assert_int_eq(ts_sock_create(&ts, fd, &cfg), 0);
+	ts_sock_destroy(ts);
+	close(fd);
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ts_sock_create(&ts, fd, &cfg), -EPROTONOSUPPORT);
+	close(fd);
 }
 END_TEST
 
@@ -584,6 +622,7 @@ static Suite *ts_suite(void)
 	tcase_add_test(p, rx_none_and_malformed);
 	tcase_add_test(p, tx_kinds_and_keys);
 	tcase_add_test(p, tx_ipv6_and_foreign_errors);
+	tcase_add_test(p, tx_packet_socket);
 	tcase_add_test(p, flag_probing);
 	tcase_add_test(p, names);
 	tcase_add_test(l, udp_loopback);

@@ -1,0 +1,1028 @@
+/* swemu.c — tapless-swemu: the lab's switch emulator. A userspace L2 switch
+ * over two or more interfaces that holds every frame for a configured model
+ * latency (swmodel.h) and records, as ground truth, the kernel's own stamps
+ * of each frame's arrival and departure: one pcapng per port, ingress and
+ * egress of a frame tied by one epb_packetid. See tapless-swemu(8).
+ *
+ * Per port: one AF_PACKET socket (SOCK_RAW, all protocols, promiscuous,
+ * never seeing its own sends), stamped through ts.h like any probe socket,
+ * so a port with a PHC gives hardware stamps and a veth software ones.
+ *
+ * Per frame: t_in is its RX stamp; it is due at t_in + the model's delay;
+ * it waits in the egress port's FIFO (allocated once) and is sent when the
+ * scheduling clock reaches due; its TX stamp comes back on the error queue
+ * (OPT_ID: the socket's frame counter) and is written as the egress. The
+ * truth is what happened, not what was asked: an emulator late on its
+ * schedule shows up in the achieved residence, never in the files' stamps.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <endian.h>
+#include <linux/if_packet.h>
+#include <linux/virtio_net.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hist.h"
+#include "log.h"
+#include "opts.h"
+#include "pcapng.h"
+#include "phc.h"
+#include "print.h"
+#include "summary.h"
+#include "swmodel.h"
+#include "topo.h"
+#include "ts.h"
+#include "xalloc.h"
+
+#define SWEMU_VERSION "tapless-swemu 0.1"
+#define SWEMU_MAX_PORTS 16
+#define SWEMU_BATCH 64		/* frames read from one port per round */
+#define SWEMU_MAC_SLOTS 4096	/* learned addresses (power of two) */
+#define SWEMU_MAC_PROBE 16	/* slots searched per address */
+#define SWEMU_RCVBUF (8 << 20)	/* socket receive buffer, bytes */
+#define SWEMU_WAIT_MAX_NS 100000000LL	/* never sleep longer: stop, timeouts */
+#define SWEMU_PHC_EVERY_NS 1000000000LL	/* PHC-system offset refresh */
+/* Every frame read or sent on a port socket starts with this header
+ * (PACKET_VNET_HDR): see swemu_port_open(). */
+#define SWEMU_VNET sizeof(struct virtio_net_hdr)
+
+static const char *const swemu_stamp_choices[] = { "auto", "hw", "sw", NULL };
+static const char *const swemu_modes[] = { "cut-through", "store-and-forward", NULL };
+static const char *const swemu_dists[] = { "normal", "exponential", "uniform", NULL };
+
+static const struct opt_def swemu_opts[] = {
+	{ "port", 'i', OPT_LIST, NULL, 0, 0, NULL, "IFACE", "a switch port (at least two)", 0 },
+	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the truth: DIR/IFACE.pcapng per port", 0 },
+	{ "preset", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "a switch model: arista-7124sx, mellanox-sx1036, gnodal-gs7200", 0 },
+	{ "mode", 0, OPT_ENUM, "cut-through", 0, 0, swemu_modes, "MODE", "cut-through or store-and-forward", 0 },
+	{ "latency", 0, OPT_DOUBLE, "0", 0, 1e9, NULL, "NS", "model latency (mean), nanoseconds", 0 },
+	{ "jitter", 0, OPT_DOUBLE, "0", 0, 1e9, NULL, "NS", "SD of the jitter added, nanoseconds", 0 },
+	{ "jitter-dist", 0, OPT_ENUM, "normal", 0, 0, swemu_dists, "DIST", "normal, exponential or uniform", 0 },
+	{ "speed", 0, OPT_STRING, "10G", 0, 0, NULL, "SPEED", "link speed for store-and-forward: 100M, 1G, 10G, 25G, 40G, 100G", 0 },
+	{ "seed", 0, OPT_INT, "1", 0, 9e18, NULL, "N", "seed of the jitter draws", 0 },
+	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, swemu_stamp_choices, "SOURCE", "stamps: auto, hw or sw", 0 },
+	{ "queue", 0, OPT_INT, "4096", 16, 1048576, NULL, "N", "frames each egress port holds", 0 },
+	{ "spin-us", 0, OPT_INT, "20", 0, 100000, NULL, "US", "spin instead of sleeping this close to a departure", 0 },
+	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "never sleep (one CPU at 100 %)", 0 },
+	{ "mac-age", 0, OPT_INT, "300", 1, 86400, NULL, "SECONDS", "forget a learned address after SECONDS", 0 },
+	{ "stamp-timeout-ms", 0, OPT_INT, "1000", 10, 60000, NULL, "MS", "a TX stamp not in by then is lost", 0 },
+	{ "snaplen", 's', OPT_INT, "65535", 64, 262144, NULL, "BYTES", "bytes kept of each frame in the files", 0 },
+	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
+	{ "cpu", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "pin to CPU N", 0 },
+	{ "duration", 'd', OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
+	{ "count", 'c', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames received (0: never)", 0 },
+	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 },
+	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
+	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
+	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
+	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	OPT_END
+};
+
+/* A frame waiting in, or sent from, an egress FIFO. */
+struct swemu_slot {
+	uint64_t id;		/* epb_packetid */
+	int64_t t_in;		/* ingress RX stamp, 0: none */
+	int64_t due;		/* CLOCK_REALTIME */
+	int64_t target;		/* the model's delay for it */
+	uint32_t len;
+	uint8_t in;		/* ingress port */
+	bool keyed;		/* has a ts record (a stamp key) */
+	bool failed;		/* send refused: the record is not written */
+};
+
+struct swemu_counters {
+	uint64_t rx, tx, dropped, overflow, oversize, filtered;
+	uint64_t rx_unstamped, stamps_lost, stamp_mismatch, kernel_drops;
+	uint64_t unsent;	/* still queued when the run ended */
+};
+
+struct swemu_port {
+	char name[IF_NAMESIZE];
+	int ifindex, fd;
+	unsigned mtu;
+	struct ts_sock *ts;
+	struct ts_info info;
+	enum ts_stage rx_stage, tx_stage;
+	/* Hardware stamps: PHC time - CLOCK_REALTIME, for scheduling. */
+	struct phc *phc;
+	int64_t phc_off, phc_next;
+	struct pcapng_writer *w;
+	uint32_t wid;
+	/* Egress FIFO: [head, sent) awaiting TX stamps, [sent, tail) due. */
+	struct swemu_slot *q;
+	uint8_t *data;
+	uint64_t head, sent, tail;
+	struct swemu_counters c;
+};
+
+struct swemu_mac {
+	uint8_t addr[6];
+	uint8_t port;
+	bool used;
+	int64_t seen;		/* CLOCK_MONOTONIC */
+};
+
+struct swemu {
+	struct swemu_port port[SWEMU_MAX_PORTS];
+	unsigned n;
+	struct swmodel *model;
+	struct swemu_mac mac[SWEMU_MAC_SLOTS];
+	int64_t mac_age_ns;
+	uint32_t cap;		/* slots per FIFO */
+	size_t slot_bytes;	/* largest frame taken */
+	uint8_t *rxbuf;
+	uint64_t next_id, received, max_frames;
+	int64_t spin_ns;
+	bool busy, write_failed;
+	/* Residence and model target per (ingress, egress) pair. */
+	struct hist *res[SWEMU_MAX_PORTS][SWEMU_MAX_PORTS];
+	struct hist *target[SWEMU_MAX_PORTS][SWEMU_MAX_PORTS];
+};
+
+static volatile sig_atomic_t swemu_stop;
+
+static void swemu_signal(int sig)
+{
+	(void)sig;
+	swemu_stop++;
+}
+
+/* ---- ports -------------------------------------------------------------- */
+
+/* The packet socket of a port: bound before anything is read, so it never
+ * holds a frame of another interface, and stamped before it is bound. */
+static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout,
+			   uint32_t window, char *err, size_t len)
+{
+	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	struct ts_config cfg;
+	struct ifreq ifr;
+	int one = 1, buf = SWEMU_RCVBUF, rc;
+
+	p->ifindex = (int)if_nametoindex(p->name);
+	if (!p->ifindex) {
+		snprintf(err, len, "--port %s: no such interface", p->name);
+		return -ENODEV;
+	}
+	/* Protocol 0: no frame is queued until bind() names the interface. */
+	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (p->fd < 0) {
+		rc = -errno;
+		snprintf(err, len, "%s: packet socket: %s%s", p->name, strerror(errno),
+			 errno == EPERM ? " (tapless-swemu needs CAP_NET_RAW: run it "
+			 "as root or give it the capability)" : "");
+		return rc;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->name);
+	p->mtu = ioctl(p->fd, SIOCGIFMTU, &ifr) ? 1500 : (unsigned)ifr.ifr_mtu;
+
+	ts_config_init(&cfg);
+	cfg.mode = (enum ts_mode)mode;
+	cfg.ifname = p->name;
+	cfg.tx_timeout_ns = stamp_timeout;
+	cfg.tx_window = window;
+	rc = ts_sock_create(&p->ts, p->fd, &cfg);
+	if (rc) {
+		snprintf(err, len, "%s: stamping: %s%s", p->name, strerror(-rc),
+			 rc == -ENODEV ? " (no PHC or no hardware stamping: try "
+			 "--stamps sw)" : rc == -EPROTONOSUPPORT ? " (this kernel "
+			 "does not stamp packet sockets)" : "");
+		return rc;
+	}
+	ts_sock_info(p->ts, &p->info);
+	p->rx_stage = p->info.source == TS_SOURCE_HW ? TS_STAGE_HW_RX : TS_STAGE_SW_RX;
+	p->tx_stage = p->info.source == TS_SOURCE_HW ? TS_STAGE_HW_TX : TS_STAGE_SW_TX;
+	/* Our own sends are not traffic to switch (Linux 4.20+). */
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one))) {
+		rc = -errno;
+		snprintf(err, len, "%s: PACKET_IGNORE_OUTGOING: %s", p->name,
+			 strerror(errno));
+		return rc;
+	}
+	/* A frame from a local sender (veth, a bridge) may still carry a
+	 * checksum to be completed (CHECKSUM_PARTIAL): it would leave us
+	 * with a wrong one and be dropped by the receiver. The virtio header
+	 * says where the checksum goes, so we complete it as a NIC would;
+	 * our sends carry an empty header. */
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
+		rc = -errno;
+		snprintf(err, len, "%s: PACKET_VNET_HDR: %s", p->name, strerror(errno));
+		return rc;
+	}
+	/* A burst must wait in the socket, not be dropped, while we sleep. */
+	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		(void)setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	sll.sll_ifindex = p->ifindex;
+	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		rc = -errno;
+		snprintf(err, len, "%s: bind: %s", p->name, strerror(errno));
+		return rc;
+	}
+	mr.mr_ifindex = p->ifindex;
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
+		rc = -errno;
+		snprintf(err, len, "%s: promiscuous mode: %s", p->name, strerror(errno));
+		return rc;
+	}
+	if (p->info.source == TS_SOURCE_HW) {
+		rc = phc_open(&p->phc, p->info.phc);
+		if (rc) {
+			snprintf(err, len, "%s: /dev/ptp%d: %s", p->name, p->info.phc,
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void swemu_port_close(struct swemu_port *p)
+{
+	ts_sock_destroy(p->ts);
+	if (p->fd >= 0)
+		close(p->fd);
+	phc_close(p->phc);
+	free(p->q);
+	free(p->data);
+}
+
+/* Hardware stamps are PHC time and departures are scheduled on
+ * CLOCK_REALTIME: keep the offset between the two fresh. */
+static void swemu_phc_refresh(struct swemu_port *p, int64_t mono)
+{
+	struct phc_offset off;
+
+	if (!p->phc || mono < p->phc_next)
+		return;
+	p->phc_next = mono + SWEMU_PHC_EVERY_NS;
+	if (phc_sys_offset(p->phc, 5, &off) == 0)
+		p->phc_off = off.offset_ns;
+	else
+		log_warn_rl("%s: PHC offset to the system clock: not read", p->name);
+}
+
+static int swemu_open_file(struct swemu *d, struct swemu_port *p, const char *dir,
+			   const char *host, uint32_t snaplen)
+{
+	struct pcapng_section sec = { .hostname = host, .userappl = SWEMU_VERSION };
+	struct pcapng_iface ifc = {
+		.name = p->name, .linktype = 1, .snaplen = snaplen,
+		.src = {
+			.hw = p->info.source == TS_SOURCE_HW,
+			.phc = p->info.source == TS_SOURCE_HW ? p->info.phc : -1,
+			.timescale = p->info.source == TS_SOURCE_HW ? TS_SCALE_PHC
+								     : TS_SCALE_UTC,
+		},
+	};
+	char path[4400];
+	int rc;
+
+	(void)d;
+	snprintf(ifc.src.note, sizeof(ifc.src.note),
+		 "switch port: ingress RX and egress TX stamps");
+	snprintf(path, sizeof(path), "%s/%s.pcapng", dir, p->name);
+	rc = pcapng_open(&p->w, path, &sec);
+	if (!rc)
+		rc = pcapng_add_iface(p->w, &ifc, &p->wid);
+	if (rc)
+		log_err("%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+/* ---- MAC learning ------------------------------------------------------- */
+
+static uint32_t swemu_mac_hash(const uint8_t *a)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 6; i++)
+		h = (h ^ a[i]) * 16777619u;
+	return h;
+}
+
+/* The port behind addr, or -1 when it is not known (or too old). */
+static int swemu_mac_lookup(const struct swemu *d, const uint8_t *addr, int64_t now)
+{
+	uint32_t h = swemu_mac_hash(addr);
+
+	for (unsigned i = 0; i < SWEMU_MAC_PROBE; i++) {
+		const struct swemu_mac *m = &d->mac[(h + i) & (SWEMU_MAC_SLOTS - 1)];
+
+		if (m->used && !memcmp(m->addr, addr, 6))
+			return now - m->seen < d->mac_age_ns ? m->port : -1;
+	}
+	return -1;
+}
+
+/* Learn a source address; a full neighbourhood gives up its oldest. */
+static void swemu_mac_learn(struct swemu *d, const uint8_t *addr, unsigned port,
+			    int64_t now)
+{
+	uint32_t h = swemu_mac_hash(addr);
+	struct swemu_mac *oldest = NULL;
+
+	if (addr[0] & 1)
+		return;		/* a group address is never a source */
+	for (unsigned i = 0; i < SWEMU_MAC_PROBE; i++) {
+		struct swemu_mac *m = &d->mac[(h + i) & (SWEMU_MAC_SLOTS - 1)];
+
+		if (m->used && !memcmp(m->addr, addr, 6)) {
+			if (m->port != port)
+				log_info("%02x:%02x:%02x:%02x:%02x:%02x moved to %s",
+					 addr[0], addr[1], addr[2], addr[3], addr[4],
+					 addr[5], d->port[port].name);
+			m->port = (uint8_t)port;
+			m->seen = now;
+			return;
+		}
+		if (!oldest || !m->used || (oldest->used && m->seen < oldest->seen))
+			oldest = m;
+	}
+	memcpy(oldest->addr, addr, 6);
+	oldest->port = (uint8_t)port;
+	oldest->seen = now;
+	oldest->used = true;
+}
+
+/* ---- forwarding --------------------------------------------------------- */
+
+static struct swemu_slot *swemu_slot(const struct swemu *d, struct swemu_port *p,
+				     uint64_t i, uint8_t **data)
+{
+	uint32_t k = (uint32_t)(i % d->cap);
+
+	/* Each slot: an empty virtio header, then the frame. */
+	if (data)
+		*data = p->data + (size_t)k * (SWEMU_VNET + d->slot_bytes) + SWEMU_VNET;
+	return &p->q[k];
+}
+
+static void swemu_write(struct swemu *d, struct swemu_port *p, int64_t ts,
+			const uint8_t *frame, uint32_t len, enum pcapng_dir dir,
+			uint64_t id)
+{
+	int rc;
+
+	if (!p->w)
+		return;
+	rc = pcapng_write_packet_id(p->w, p->wid, ts, frame, len, len, dir, &id);
+	if (rc && !d->write_failed) {
+		d->write_failed = true;
+		log_err("%s: writing the truth: %s", p->name, strerror(-rc));
+	}
+}
+
+/* One received frame: record its arrival, learn, queue it on its egress
+ * ports with its due time. */
+/* Finish a checksum the sender left to the NIC: the one's complement sum
+ * from start to the end (the field holds the pseudo-header's sum), folded
+ * and inverted into the field (skb_checksum_help()'s rule). */
+static void swemu_csum_complete(uint8_t *f, uint32_t len, unsigned start,
+				unsigned off)
+{
+	uint32_t sum = 0;
+	uint16_t c;
+	unsigned i;
+
+	if (start + off + 2 > len)
+		return;
+	for (i = start; i + 1 < len; i += 2)
+		sum += (uint32_t)f[i] << 8 | f[i + 1];
+	if (i < len)
+		sum += (uint32_t)f[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	c = (uint16_t)~sum;
+	/* 0 means "no checksum" to UDP; 0xffff is the same sum. */
+	if (!c)
+		c = 0xffff;
+	f[start + off] = (uint8_t)(c >> 8);
+	f[start + off + 1] = (uint8_t)c;
+}
+
+static void swemu_frame(struct swemu *d, unsigned in, uint32_t len,
+			const struct ts_stamp *st, int nst, int64_t mono)
+{
+	struct swemu_port *p = &d->port[in];
+	uint8_t *f = d->rxbuf + SWEMU_VNET;
+	struct virtio_net_hdr vh;
+	int64_t t_in = 0, when, delay;
+	uint64_t id = ++d->next_id;
+	int out;
+
+	for (int i = 0; i < nst; i++)
+		if (st[i].stage == p->rx_stage)
+			t_in = st[i].ns;
+	memcpy(&vh, d->rxbuf, sizeof(vh));
+	if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		swemu_csum_complete(f, len, le16toh(vh.csum_start),
+				    le16toh(vh.csum_offset));
+	if (t_in) {
+		swemu_write(d, p, t_in, f, len, PCAPNG_DIR_IN, id);
+		when = t_in - p->phc_off;	/* on CLOCK_REALTIME */
+	} else {
+		/* The kernel's stamping switch was not on yet (ts.h): the
+		 * frame is switched, but it is no truth. */
+		p->c.rx_unstamped++;
+		when = ts_now_real();
+	}
+	if (len < ETH_HLEN) {
+		p->c.oversize++;
+		return;
+	}
+	swemu_mac_learn(d, f + 6, in, mono);
+	out = (f[0] & 1) ? -1 : swemu_mac_lookup(d, f, mono);
+	if (out == (int)in) {
+		p->c.filtered++;	/* the destination is behind this port */
+		return;
+	}
+	delay = swmodel_delay(d->model, len);
+	for (unsigned e = 0; e < d->n; e++) {
+		struct swemu_port *q = &d->port[e];
+		struct swemu_slot *s;
+		uint8_t *data;
+
+		if (e == in || (out >= 0 && (unsigned)out != e))
+			continue;
+		if (q->tail - q->head >= d->cap) {
+			q->c.overflow++;
+			log_warn_rl("%s: egress queue full (%u frames): frame dropped",
+				    q->name, d->cap);
+			continue;
+		}
+		s = swemu_slot(d, q, q->tail, &data);
+		*s = (struct swemu_slot){ .id = id, .t_in = t_in, .due = when + delay,
+					  .target = delay, .len = len, .in = (uint8_t)in };
+		memcpy(data, f, len);
+		q->tail++;
+	}
+}
+
+static void swemu_receive(struct swemu *d, unsigned in, int64_t mono)
+{
+	struct swemu_port *p = &d->port[in];
+
+	for (int k = 0; k < SWEMU_BATCH; k++) {
+		struct ts_stamp st[2];
+		int nst;
+		ssize_t n;
+
+		if (d->max_frames && d->received >= d->max_frames)
+			return;
+		/* MSG_TRUNC: the length on the wire even when it is more than
+		 * the buffer, so an oversize frame is seen as one. */
+		n = ts_recv(p->ts, d->rxbuf, SWEMU_VNET + d->slot_bytes,
+			    MSG_DONTWAIT | MSG_TRUNC, st, &nst);
+		if (n == -EAGAIN || n == -EINTR)
+			return;
+		if (n < 0) {
+			log_warn_rl("%s: receiving: %s", p->name, strerror((int)-n));
+			return;
+		}
+		p->c.rx++;
+		d->received++;
+		n -= (ssize_t)SWEMU_VNET;
+		if (n < 0 || (size_t)n > d->slot_bytes) {
+			p->c.oversize++;
+			log_warn_rl("%s: a %zd-byte frame is larger than the MTU: "
+				    "turn TSO/GSO off on the sending host (ethtool "
+				    "-K IFACE tso off gso off)", p->name, n);
+			continue;
+		}
+		swemu_frame(d, in, (uint32_t)n, st, nst, mono);
+	}
+}
+
+/* Send what is due on port e. A send refused for lack of buffer (EAGAIN)
+ * stays queued for the next round; any other refusal drops the frame. */
+static void swemu_send_due(struct swemu *d, struct swemu_port *p, int64_t now)
+{
+	while (p->sent < p->tail) {
+		uint8_t *data;
+		struct swemu_slot *s = swemu_slot(d, p, p->sent, &data);
+		ssize_t n;
+
+		if (s->due > now)
+			return;
+		if (s->len > p->mtu + ETH_HLEN + 4) {
+			p->c.dropped++;		/* too long for this port */
+			p->sent++;
+			continue;
+		}
+		n = ts_send(p->ts, data - SWEMU_VNET, SWEMU_VNET + s->len,
+			    MSG_DONTWAIT, s->id);
+		if (n == -EAGAIN)
+			return;
+		if (n < 0) {
+			/* ENOBUFS is a drop after the driver (veth: the peer's
+			 * backlog), which took the stamp key: the key is kept
+			 * in step with a record that is never written. Errors
+			 * before the driver (ENETDOWN, EMSGSIZE) take none. */
+			p->c.dropped++;
+			log_warn_rl("%s: sending: %s", p->name, strerror((int)-n));
+			if (n == -ENOBUFS && ts_tx_sent(p->ts, s->id, s->len, 0) == 0)
+				s->keyed = s->failed = true;
+			p->sent++;
+			continue;
+		}
+		p->c.tx++;
+		s->keyed = true;
+		p->sent++;
+	}
+}
+
+/* TX stamps in: write the egress of every sent frame whose stamp came, in
+ * send order; free their slots. now < 0: the end, stamps missing are lost. */
+static void swemu_stamps(struct swemu *d, struct swemu_port *p, int64_t mono)
+{
+	struct ts_tx_record rec;
+
+	if (p->head == p->sent)
+		return;
+	if (ts_tx_reap(p->ts) < 0)
+		log_warn_rl("%s: reading TX stamps: %m", p->name);
+	while (p->head < p->sent) {
+		uint8_t *data;
+		struct swemu_slot *s = swemu_slot(d, p, p->head, &data);
+		int64_t tx;
+
+		if (s->keyed) {
+			if (ts_tx_next(p->ts, &rec, mono) != 1)
+				return;
+			tx = rec.ns[p->tx_stage];
+			if (s->failed) {
+				/* refused send: counted already */
+			} else if (rec.cookie != s->id) {
+				p->c.stamp_mismatch++;
+			} else if (!tx || (rec.lost & (1u << p->tx_stage))) {
+				p->c.stamps_lost++;
+			} else if (p->tx_stage == TS_STAGE_SW_TX && tx < rec.app_ns) {
+				/* A stamp before its send: the keys are out of
+				 * step with the kernel's. Never written. */
+				p->c.stamp_mismatch++;
+				log_warn_rl("%s: a TX stamp precedes its send: "
+					    "stamp keys out of step", p->name);
+			} else if (s->t_in) {
+				swemu_write(d, p, tx, data, s->len, PCAPNG_DIR_OUT, s->id);
+				if (d->port[s->in].info.source == p->info.source) {
+					hist_add(d->res[s->in][p - d->port], tx - s->t_in);
+					hist_add(d->target[s->in][p - d->port], s->target);
+				}
+			}
+		}
+		p->head++;
+	}
+}
+
+static void swemu_kernel_drops(struct swemu_port *p)
+{
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+
+	/* The counters reset on every read: add them up. */
+	if (!getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
+		p->c.kernel_drops += st.tp_drops;
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static int64_t swemu_next_due(const struct swemu *d)
+{
+	int64_t next = INT64_MAX;
+
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct swemu_port *p = &d->port[i];
+
+		if (p->sent < p->tail) {
+			const struct swemu_slot *s = &p->q[p->sent % d->cap];
+
+			if (s->due < next)
+				next = s->due;
+		}
+	}
+	return next;
+}
+
+static bool swemu_idle(const struct swemu *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->port[i].head != d->port[i].tail)
+			return false;
+	return true;
+}
+
+/* Switch until a signal, --duration or --count; then stop reading, send
+ * what is queued at its due time and wait for its stamps (at most the
+ * latest due time plus the stamp timeout); a second signal ends at once. */
+static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
+		      const sigset_t *waitmask)
+{
+	struct pollfd pfd[SWEMU_MAX_PORTS];
+	int64_t drain_until = -1, next_stats = ts_now_mono() + 1000000000LL;
+	bool draining = false;
+
+	for (;;) {
+		int64_t now, mono = ts_now_mono(), next, wait;
+		struct timespec tmo;
+		int np;
+
+		if (!draining && (swemu_stop || (end_mono && mono >= end_mono) ||
+				  (d->max_frames && d->received >= d->max_frames))) {
+			int64_t last = swemu_next_due(d), nowr = ts_now_real();
+
+			draining = true;
+			for (unsigned i = 0; i < d->n; i++) {
+				struct swemu_port *p = &d->port[i];
+
+				if (p->tail > p->sent) {
+					const struct swemu_slot *s =
+						&p->q[(p->tail - 1) % d->cap];
+
+					if (s->due > last || last == INT64_MAX)
+						last = s->due;
+				}
+			}
+			drain_until = mono + stamp_timeout + 100000000LL +
+				      (last != INT64_MAX && last > nowr ? last - nowr : 0);
+		}
+		if (draining && (swemu_stop > 1 || swemu_idle(d) || mono >= drain_until))
+			break;
+
+		for (unsigned i = 0; i < d->n; i++)
+			pfd[i] = (struct pollfd){ .fd = d->port[i].fd,
+						  .events = draining ? 0 : POLLIN };
+		now = ts_now_real();
+		next = swemu_next_due(d);
+		wait = 0;
+		if (!d->busy && next > now) {
+			wait = next == INT64_MAX ? SWEMU_WAIT_MAX_NS : next - now - d->spin_ns;
+			if (wait > SWEMU_WAIT_MAX_NS)
+				wait = SWEMU_WAIT_MAX_NS;
+			if (wait < 0)
+				wait = 0;	/* spin: poll without sleeping */
+		}
+		tmo = (struct timespec){ wait / 1000000000LL, wait % 1000000000LL };
+		np = ppoll(pfd, d->n, &tmo, waitmask);
+		if (np < 0 && errno != EINTR)
+			log_warn_rl("ppoll: %m");
+		mono = ts_now_mono();
+		for (unsigned i = 0; i < d->n; i++) {
+			swemu_phc_refresh(&d->port[i], mono);
+			if (np > 0 && (pfd[i].revents & POLLIN))
+				swemu_receive(d, i, mono);
+		}
+		now = ts_now_real();
+		for (unsigned i = 0; i < d->n; i++)
+			swemu_send_due(d, &d->port[i], now);
+		for (unsigned i = 0; i < d->n; i++)
+			swemu_stamps(d, &d->port[i], mono);
+		if (mono >= next_stats) {
+			for (unsigned i = 0; i < d->n; i++)
+				swemu_kernel_drops(&d->port[i]);
+			next_stats = mono + 1000000000LL;
+		}
+	}
+	/* The end: stamps still missing are lost, frames never sent are
+	 * counted, and neither is written as an egress. */
+	for (unsigned i = 0; i < d->n; i++) {
+		struct swemu_port *p = &d->port[i];
+
+		p->c.unsent += p->tail - p->sent;
+		swemu_stamps(d, p, -1);
+		p->head = p->sent = p->tail;
+		swemu_kernel_drops(p);
+	}
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+static void swemu_summary(struct swemu *d, const struct opts *o, const char *preset,
+			  const struct swmodel_config *mc, double secs)
+{
+	struct printer *pr = print_create(stdout, opts_flag(o, "json") ? PRINT_JSON
+					  : PRINT_TEXT, 0);
+
+	print_text(pr, "tapless-swemu: ");
+	print_str(pr, "version", NULL, SWEMU_VERSION);
+	print_uint(pr, "frames", "%llu frames", d->received);
+	print_double(pr, "seconds", " in %.1f s\n", secs);
+	print_object_begin(pr, "model");
+	print_text(pr, "model: ");
+	print_str(pr, "preset", "preset %s, ", preset);
+	print_str(pr, "mode", "%s, ", swmodel_mode_name(mc->mode));
+	print_double(pr, "latency_ns", "latency %.1f ns", mc->latency_ns);
+	print_double(pr, "jitter_ns", ", jitter SD %.1f ns", mc->jitter_ns);
+	print_str(pr, "jitter_dist", " (%s)", swmodel_dist_name(mc->dist));
+	print_str(pr, "speed", ", %s", opts_str(o, "speed"));
+	print_double(pr, "speed_bps", NULL, mc->speed_bps);
+	print_uint(pr, "seed", ", seed %llu\n", mc->seed);
+	print_object_end(pr);
+
+	print_array_begin(pr, "ports");
+	for (unsigned i = 0; i < d->n; i++) {
+		struct swemu_port *p = &d->port[i];
+
+		print_object_begin(pr, NULL);
+		print_str(pr, "name", "port %s: ", p->name);
+		print_str(pr, "stamps", "%s stamps", ts_source_name(p->info.source));
+		print_int(pr, "phc", NULL, p->info.phc);
+		print_uint(pr, "rx", ", rx %llu", p->c.rx);
+		print_uint(pr, "tx", ", tx %llu", p->c.tx);
+		print_uint(pr, "dropped", ", dropped %llu", p->c.dropped);
+		print_uint(pr, "queue_overflow", ", queue overflow %llu", p->c.overflow);
+		print_uint(pr, "kernel_drops", ", kernel drops %llu", p->c.kernel_drops);
+		print_uint(pr, "oversize", ", oversize %llu", p->c.oversize);
+		print_uint(pr, "filtered", ", filtered %llu", p->c.filtered);
+		print_uint(pr, "rx_unstamped", ", rx unstamped %llu", p->c.rx_unstamped);
+		print_uint(pr, "tx_stamps_lost", ", tx stamps lost %llu", p->c.stamps_lost);
+		print_uint(pr, "tx_stamp_mismatch", ", mismatched %llu", p->c.stamp_mismatch);
+		print_uint(pr, "unsent_at_stop", ", unsent at stop %llu\n", p->c.unsent);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+
+	print_array_begin(pr, "pairs");
+	for (unsigned i = 0; i < d->n; i++) {
+		for (unsigned e = 0; e < d->n; e++) {
+			struct summary res, tgt;
+
+			if (i == e || !hist_count(d->res[i][e]))
+				continue;
+			hist_summary(d->res[i][e], &res);
+			hist_summary(d->target[i][e], &tgt);
+			print_object_begin(pr, NULL);
+			print_str(pr, "in", "%s", d->port[i].name);
+			print_str(pr, "out", " -> %s", d->port[e].name);
+			print_uint(pr, "frames", ": %llu frames", res.n);
+			print_double(pr, "excess_mean_ns", ", %.0f ns over the model on "
+				     "average\n", res.mean - tgt.mean);
+			print_text(pr, "  residence (ns): ");
+			summary_print(pr, "residence_ns", &res);
+			print_text(pr, "  model (ns):     ");
+			summary_print(pr, "target_ns", &tgt);
+			print_object_end(pr);
+		}
+	}
+	print_array_end(pr);
+	print_destroy(pr);
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+/* The model: the preset, then every option given explicitly over it. */
+static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
+			      const char **preset, char *err, size_t len)
+{
+	uint64_t seed = (uint64_t)opts_int(o, "seed");
+	double bps;
+
+	*preset = opts_str(o, "preset");
+	if (*preset) {
+		const struct swmodel_preset *p = swmodel_preset_find(*preset);
+
+		if (!p) {
+			int k = snprintf(err, len, "--preset: no model '%s'; the "
+					 "presets are", *preset);
+
+			for (int i = 0; i < SWMODEL_PRESET_COUNT && k > 0 &&
+			     (size_t)k < len; i++)
+				k += snprintf(err + k, len - (size_t)k, " %s",
+					      swmodel_presets[i].name);
+			return -EINVAL;
+		}
+		swmodel_config_preset(mc, p, seed);
+	} else {
+		memset(mc, 0, sizeof(*mc));
+		mc->seed = seed;
+		mc->speed_bps = SWMODEL_PRESET_SPEED_BPS;
+	}
+	if (!*preset || opts_given(o, "mode"))
+		mc->mode = (enum swmodel_mode)opts_enum(o, "mode");
+	if (!*preset || opts_given(o, "latency"))
+		mc->latency_ns = opts_double(o, "latency");
+	if (!*preset || opts_given(o, "jitter"))
+		mc->jitter_ns = opts_double(o, "jitter");
+	mc->dist = (enum swmodel_dist)opts_enum(o, "jitter-dist");
+	if (topo_parse_speed(opts_str(o, "speed"), &bps)) {
+		snprintf(err, len, "--speed: '%s' is not a speed like 100M, 1G, "
+			 "10G, 25G, 40G or 100G", opts_str(o, "speed"));
+		return -EINVAL;
+	}
+	mc->speed_bps = bps;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const int modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
+	struct opts_error oerr;
+	struct opts *o = opts_create(swemu_opts);
+	struct swemu *d = xcalloc(1, sizeof(*d));
+	struct swmodel_config mc;
+	struct sigaction sa = { .sa_handler = swemu_signal };
+	const char *const *names;
+	const char *preset = NULL, *dir;
+	sigset_t block, waitmask;
+	char err[512], host[256];
+	int64_t start, end_mono = 0;
+	unsigned maxmtu = 0;
+	int rc = 1, level, first;
+	size_t nport;
+
+	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++)
+		d->port[i].fd = -1;
+	log_init("tapless-swemu", false, LOG_NOTICE);
+	first = opts_parse_args(o, argc, argv, &oerr);
+	if (first < 0 || first < argc) {
+		fprintf(stderr, "tapless-swemu: %s\ntry 'tapless-swemu --help'\n",
+			first < 0 ? oerr.msg : "unexpected operand");
+		goto out;
+	}
+	if (opts_flag(o, "help")) {
+		printf("usage: tapless-swemu -i IFACE -i IFACE [OPTIONS]\n\noptions:\n");
+		opts_usage(stdout, swemu_opts);
+		rc = 0;
+		goto out;
+	}
+	if (opts_flag(o, "version")) {
+		printf("%s\n", SWEMU_VERSION);
+		rc = 0;
+		goto out;
+	}
+	if (opts_str(o, "config") &&
+	    opts_parse_file(o, opts_str(o, "config"), NULL, NULL, &oerr)) {
+		fprintf(stderr, "tapless-swemu: %s\n", oerr.msg);
+		goto out;
+	}
+	level = log_level_parse(opts_str(o, "log-level"));
+	if (level < 0) {
+		fprintf(stderr, "tapless-swemu: --log-level: '%s' is not a level\n",
+			opts_str(o, "log-level"));
+		goto out;
+	}
+	log_init("tapless-swemu", false, level);
+	nport = opts_list(o, "port", &names);
+	if (nport < 2 || nport > SWEMU_MAX_PORTS) {
+		fprintf(stderr, "tapless-swemu: give 2 to %d ports with -i/--port "
+			"(%zu given)\n", SWEMU_MAX_PORTS, nport);
+		goto out;
+	}
+	for (size_t i = 0; i < nport; i++) {
+		if (strlen(names[i]) >= IF_NAMESIZE) {
+			fprintf(stderr, "tapless-swemu: --port %s: not an interface "
+				"name\n", names[i]);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j])) {
+				fprintf(stderr, "tapless-swemu: --port %s: given "
+					"twice\n", names[i]);
+				goto out;
+			}
+	}
+	if (swemu_model_config(o, &mc, &preset, err, sizeof(err))) {
+		fprintf(stderr, "tapless-swemu: %s\n", err);
+		goto out;
+	}
+	if (swmodel_create(&d->model, &mc)) {
+		fprintf(stderr, "tapless-swemu: the model cannot run: latency and "
+			"jitter must be >= 0, speed > 0\n");
+		goto out;
+	}
+	dir = opts_str(o, "write");
+	if (dir) {
+		struct stat st;
+
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "tapless-swemu: --write %s: not a directory\n", dir);
+			goto out;
+		}
+	}
+	if (opts_str(o, "hostname"))
+		snprintf(host, sizeof(host), "%s", opts_str(o, "hostname"));
+	else if (gethostname(host, sizeof(host) - 1))
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = 0;
+
+	d->cap = (uint32_t)opts_int(o, "queue");
+	d->mac_age_ns = opts_int(o, "mac-age") * 1000000000LL;
+	d->spin_ns = opts_int(o, "spin-us") * 1000LL;
+	d->busy = opts_flag(o, "busy-poll");
+	d->max_frames = (uint64_t)opts_int(o, "count");
+	for (size_t i = 0; i < nport; i++) {
+		struct swemu_port *p = &d->port[d->n];
+		int e;
+
+		snprintf(p->name, sizeof(p->name), "%s", names[i]);
+		d->n++;
+		e = swemu_port_open(p, modes[opts_enum(o, "stamps")],
+				    opts_int(o, "stamp-timeout-ms") * 1000000LL,
+				    d->cap, err, sizeof(err));
+		if (e) {
+			fprintf(stderr, "tapless-swemu: %s\n", err);
+			rc = e == -ENODEV ? 1 : 2;
+			goto out;
+		}
+		if (p->mtu > maxmtu)
+			maxmtu = p->mtu;
+		log_info("%s: %s stamps%s", p->name, ts_source_name(p->info.source),
+			 p->info.source == TS_SOURCE_HW ? " (PHC)" : " (no PHC)");
+	}
+	/* A frame is at most the largest MTU, an Ethernet header and a VLAN
+	 * tag; slots are a cache line multiple. */
+	d->slot_bytes = ((size_t)maxmtu + ETH_HLEN + 4 + 63) & ~(size_t)63;
+	d->rxbuf = xmalloc(SWEMU_VNET + d->slot_bytes);
+	for (unsigned i = 0; i < d->n; i++) {
+		d->port[i].q = xcalloc(d->cap, sizeof(*d->port[i].q));
+		/* calloc: the virtio headers stay zero, sends need no offload. */
+		d->port[i].data = xcalloc(d->cap, SWEMU_VNET + d->slot_bytes);
+		for (unsigned e = 0; e < d->n; e++) {
+			d->res[i][e] = hist_create();
+			d->target[i][e] = hist_create();
+		}
+	}
+	if (dir) {
+		for (unsigned i = 0; i < d->n; i++)
+			if (swemu_open_file(d, &d->port[i], dir, host,
+					    (uint32_t)opts_int(o, "snaplen"))) {
+				rc = 2;
+				goto out;
+			}
+	}
+	if (opts_int(o, "cpu") >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)opts_int(o, "cpu"), &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "tapless-swemu: --cpu %lld: %s\n",
+				opts_int(o, "cpu"), strerror(errno));
+			rc = 1;
+			goto out;
+		}
+	}
+	/* Sleeps end when asked, not up to 50 us later. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+	/* Signals are taken only inside ppoll, so a stop is never missed
+	 * between the check and the sleep. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	start = ts_now_mono();
+	if (opts_int(o, "duration"))
+		end_mono = start + opts_int(o, "duration") * 1000000000LL;
+	log_notice("switching %u ports: %s, latency %.1f ns, jitter SD %.1f ns%s%s",
+		   d->n, swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
+		   preset ? ", preset " : "", preset ? preset : "");
+	swemu_run(d, end_mono, opts_int(o, "stamp-timeout-ms") * 1000000LL, &waitmask);
+	rc = 0;
+	for (unsigned i = 0; i < d->n; i++) {
+		if (d->port[i].w && pcapng_close(d->port[i].w, false)) {
+			log_err("%s: the truth file could not be completed", d->port[i].name);
+			rc = 2;
+		}
+		d->port[i].w = NULL;
+	}
+	if (d->write_failed)
+		rc = 2;
+	swemu_summary(d, o, preset, &mc, (double)(ts_now_mono() - start) / 1e9);
+out:
+	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++) {
+		if (d->port[i].w)
+			pcapng_close(d->port[i].w, true);
+		swemu_port_close(&d->port[i]);
+		for (unsigned e = 0; e < SWEMU_MAX_PORTS; e++) {
+			hist_destroy(d->res[i][e]);
+			hist_destroy(d->target[i][e]);
+		}
+	}
+	swmodel_destroy(d->model);
+	free(d->rxbuf);
+	free(d);
+	opts_destroy(o);
+	return rc;
+}
