@@ -85,6 +85,7 @@ static const struct opt_def swemu_opts[] = {
 	{ "duration", 'd', OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
 	{ "count", 'c', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames received (0: never)", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 },
+	{ "show-model", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the model the options give, as KEY VALUE lines, and exit", OPT_CLI_ONLY },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
 	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
@@ -877,6 +878,21 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_init("tapless-swemu", false, level);
+	if (opts_flag(o, "show-model")) {
+		/* For scripts (tapless lab's lab.conf): no port needed. */
+		if (swemu_model_config(o, &mc, &preset, err, sizeof(err))) {
+			fprintf(stderr, "tapless-swemu: %s\n", err);
+			goto out;
+		}
+		printf("switch_mode %s\nswitch_latency_ns %g\nswitch_jitter_ns %g\n"
+		       "switch_jitter_dist %s\nswitch_speed %s%g%s\n",
+		       swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
+		       swmodel_dist_name(mc.dist), "",
+		       mc.speed_bps >= 1e9 ? mc.speed_bps / 1e9 : mc.speed_bps / 1e6,
+		       mc.speed_bps >= 1e9 ? "G" : "M");
+		rc = 0;
+		goto out;
+	}
 	nport = opts_list(o, "port", &names);
 	if (nport < 2 || nport > SWEMU_MAX_PORTS) {
 		fprintf(stderr, "tapless-swemu: give 2 to %d ports with -i/--port "
