@@ -15,6 +15,7 @@ CC := gcc
 endif
 PREFIX ?= /usr/local
 DESTDIR ?=
+datadir ?= $(PREFIX)/share
 PKGS := libnl-3.0 libnl-genl-3.0 libnl-route-3.0 libpcap
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -68,6 +69,9 @@ build/libtapless.a: $(LIB_OBJS)
 	ar rcs $@ $^
 build/san/libtapless.a: $(SAN_LIB_OBJS)
 	ar rcs $@ $^
+
+# tapless report finds its gnuplot templates here once installed.
+build/obj/cmd_report.o: BASE_CFLAGS += -DTAPLESS_DATADIR='"$(datadir)"'
 
 TAPLESS_OBJS := build/obj/tapless.o $(patsubst src/%.c,build/obj/%.o,$(wildcard src/cmd_*.c))
 bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
@@ -139,6 +143,8 @@ install: all
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	for m in man/*.[158]; do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
+	install -d $(DESTDIR)$(datadir)/tapless/plot
+	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done
