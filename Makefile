@@ -15,6 +15,7 @@ CC := gcc
 endif
 PREFIX ?= /usr/local
 DESTDIR ?=
+datadir ?= $(PREFIX)/share
 PKGS := libnl-3.0 libnl-genl-3.0 libnl-route-3.0 libpcap
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -25,7 +26,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -Iptp $(PKG_CFLAGS) \
 	-DTAPLESS_LIBEXECDIR='"$(PREFIX)/lib/tapless"' \
-	-DTAPLESS_DATADIR='"$(PREFIX)/share/tapless"'
+	-DTAPLESS_DATADIR='"$(datadir)/tapless"'
 CFLAGS ?=
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -70,6 +71,8 @@ build/libtapless.a: $(LIB_OBJS)
 	ar rcs $@ $^
 build/san/libtapless.a: $(SAN_LIB_OBJS)
 	ar rcs $@ $^
+
+# tapless report finds its gnuplot templates here once installed.
 
 TAPLESS_OBJS := build/obj/tapless.o $(patsubst src/%.c,build/obj/%.o,$(wildcard src/cmd_*.c))
 bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
@@ -143,6 +146,8 @@ install: all
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/lib/tapless
 	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
+	install -d $(DESTDIR)$(datadir)/tapless/plot
+	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done

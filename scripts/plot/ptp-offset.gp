@@ -1,0 +1,36 @@
+# PTP: each host clock's offset from its master (or reference) and the
+# error bound tapless-syncd gave it while in sync, over the time of the
+# journals. Reads data/ptp-HOST-CLOCK.dat (seconds since the first journal
+# sample, offset ns, bound ns, in sync).
+# A template: tapless report fills in the @KEY@ values.
+title = '@TITLE@'
+out = '@OUT@'
+series = '@PTP_SERIES@'
+set datafile missing '-'
+
+do for [fmt in 'png svg'] {
+	if (fmt eq 'png') {
+		set terminal pngcairo size 1000,800 enhanced font 'sans,10'
+	} else {
+		set terminal svg size 1000,800 dynamic enhanced font 'sans,10' background rgb 'white'
+	}
+	set output out.'.'.fmt
+	set multiplot layout 2,1 title title
+	set grid
+	set key outside right
+	set xlabel 'time since the first journal sample (s)'
+
+	set title 'Clock offset from its master'
+	set ylabel 'offset (ns)'
+	plot for [i = 1:words(series)] sprintf('data/ptp-%s.dat', word(series, i)) \
+		using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i)
+
+	set title 'Error bound while in sync (|clock − PTP time| ≤ bound)'
+	set ylabel 'bound (ns)'
+	set yrange [0:*]
+	plot for [i = 1:words(series)] sprintf('data/ptp-%s.dat', word(series, i)) \
+		using 1:3 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i)
+	set autoscale y
+	unset multiplot
+	set output
+}

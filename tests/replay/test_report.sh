@@ -1,0 +1,189 @@
+#!/bin/sh
+# tapless report on a run directory laid out as tapless lab run writes it,
+# from tapless sim captures correlated here (two rates, each with a
+# back-to-back twin) and switch emulator truth from build/tools/swgen with a
+# known residence: the tables, data, plots and index exist and are what they
+# should be, the figures equal those computed with awk from the samples
+# files, the truth is the generated one, and bad input gives the messages
+# and exit status tapless-report(1) promises.
+set -u
+d=$(mktemp -d /tmp/tapless-report.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+T=bin/tapless
+SWGEN=build/tools/swgen
+R=$d/run
+
+mkdir -p "$R/journals"
+for rate in 1000 5000; do
+	$T sim --out "$d/sw/$rate" --rate $rate -d 2 --seed 21 > /dev/null 2>&1 &&
+	$T sim --out "$d/b2b/$rate" --rate $rate -d 2 --seed 21 --switch none > /dev/null 2>&1 ||
+		{ fail "sim $rate"; continue; }
+	mkdir -p "$R/rate-$rate"
+	s=$d/sw/$rate; b=$d/b2b/$rate
+	$T correlate --json --samples "$R/rate-$rate/samples.txt" -t "$s/topology" \
+		-s venue="$s/venue.journal" -s algo="$s/algo.journal" \
+		--baseline venue="$b/venue.pcapng" --baseline algo="$b/algo.pcapng" \
+		venue="$s/venue.pcapng" algo="$s/algo.pcapng" > "$R/rate-$rate/correlate.json" 2> "$d/corr.err" ||
+		fail "correlate $rate: $(cat "$d/corr.err")"
+done
+cp "$d/sw/1000/venue.journal" "$d/sw/1000/algo.journal" "$R/journals/"
+# Truth at 1000/s only: 5000/s shows how a rate without it is reported.
+mkdir -p "$R/rate-1000/switch/swemu"
+$SWGEN "$R/rate-1000/switch/swemu" 500 350 10 198.18.1.1:9001 > /dev/null || fail "swgen"
+cat > "$R/lab.conf" <<EOF
+# written by hand, as a user would
+id replay-1
+date 2025-11-23T14:00:00Z
+rates 1000,5000
+duration 2
+stamps software
+switch arista-7124sx
+switch_mode cut-through
+switch_speed 10G
+md_source 198.18.1.1:9001   # the venue's feed
+hosts venue,algo
+EOF
+
+$T report "$R" > "$d/out.txt" 2> "$d/err.txt"
+rc=$?
+[ $rc -eq 0 ] || fail "report exit $rc: $(cat "$d/err.txt")"
+O=$R/report
+for f in index.md tables.txt tables.md report.json data/rates.dat; do
+	[ -s "$O/$f" ] || fail "$f missing or empty"
+done
+grep -q "^report: $O/index.md" "$d/out.txt" || fail "stdout does not name index.md: $(head -2 "$d/out.txt")"
+grep -q "rate   1000/s: BUY .* us  SELL .* us  switch .* ns (topology).*truth 350.0 ns" "$d/out.txt" ||
+	fail "no headline for 1000/s: $(cat "$d/out.txt")"
+for p in latency-rate histograms cdf latency-time ptp-offset switch-truth; do
+	[ -s "$O/plots/$p.gp" ] || fail "plots/$p.gp missing"
+	[ "$(head -c 8 "$O/plots/$p.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		fail "plots/$p.png is not a PNG"
+	grep -q "<svg" "$O/plots/$p.svg" 2>/dev/null || fail "plots/$p.svg has no svg element"
+	grep -q "](plots/$p.png)" "$O/index.md" || fail "index.md does not show $p"
+done
+# The scripts rerun as they are, from the report directory.
+(cd "$O" && rm plots/cdf.png && gnuplot plots/cdf.gp 2> /dev/null) && [ -s "$O/plots/cdf.png" ] ||
+	fail "plots/cdf.gp does not rerun from $O"
+
+# The figures against awk on the samples: BUY, SELL, switch (topology),
+# baseline difference, per rate, to 0.01 ns.
+for rate in 1000 5000; do
+	awk '!/^#/ && $7 != "out" {
+		if ($1 == "main" && $2 == "tick_to_trade" && $3 == "algo") { nb++; sb += $6 }
+		if ($1 == "main" && $2 == "fill_to_sell" && $3 == "algo") { ns++; ss += $6 }
+		if ($1 == "main" && $2 == "switch" && $3 == "venue" && $4 == "algo") { nw++; sw += $6 }
+		if ($1 == "main" && $2 == "hop" && $3 == "venue" && $4 == "algo") { nh++; sh += $6 }
+		if ($1 == "baseline" && $2 == "hop" && $3 == "venue" && $4 == "algo") { nk++; sk += $6 } }
+		END { printf "%d %.4f %d %.4f %d %.4f %.4f\n", nb, sb / nb, ns, ss / ns, nw, sw / nw, sh / nh - sk / nk }' \
+		"$R/rate-$rate/samples.txt" > "$d/awk.$rate"
+	jq -r --argjson r $rate '.rates[] | select(.rate == $r) |
+		"\(.buy.latency_ns.count) \(.buy.latency_ns.mean) \(.sell.latency_ns.count) \(.sell.latency_ns.mean) \(.switch.latency_ns.count) \(.switch.latency_ns.mean) \(.switch_latency.baseline_mean_ns)"' \
+		"$O/report.json" > "$d/json.$rate"
+	awk 'NR == FNR { for (i = 1; i <= NF; i++) a[i] = $i; next }
+		{ for (i = 1; i <= NF; i++) { x = a[i] - $i; if (x < 0) x = -x
+			if ((i % 2 && i < 7 && a[i] != $i) || x > 0.01) { print "field " i ": awk " a[i] ", report " $i; bad = 1 } } }
+		END { exit bad }' "$d/awk.$rate" "$d/json.$rate" ||
+		fail "rate $rate: figures differ from awk: $(cat "$d/awk.$rate") vs $(cat "$d/json.$rate")"
+done
+# In the tables as written: BUY mean in µs to 3 places.
+buy=$(awk '{ printf "%.3f", $2 / 1000 }' "$d/awk.1000")
+grep -q "^BUY .* $buy *\$" "$O/tables.txt" || grep -q "^BUY .* $buy " "$O/tables.txt" ||
+	fail "tables.txt lacks the BUY mean $buy: $(grep '^BUY' "$O/tables.txt")"
+
+# Truth: swgen's residence 350 ± 10 ns pattern, mean exactly 350 over the
+# 500 market data frames; the order, pure ACK, UDP and id-less frames are
+# left out.
+jq -e '.rates[] | select(.rate == 1000) | .switch_latency.truth |
+	.available and .frames == 500 and .residence_ns.mean == 350 and .topology_ns.mean == 350 and .unpaired == 0 and .without_packet_id > 0' \
+	"$O/report.json" > /dev/null || fail "truth at 1000/s is not 500 frames of mean 350: $(jq -c '.rates[0].switch_latency.truth' "$O/report.json")"
+sw=$(jq '.rates[] | select(.rate == 1000) | .switch.latency_ns.mean' "$O/report.json")
+want=$(awk -v m="$sw" 'BEGIN { printf "%+.3f", m - 350 }')
+grep -q "^- 1000 messages/s: switch latency from host stamps − emulator truth: $want ns (topology method), [-+][0-9.]* ns (baseline method)" "$O/index.md" ||
+	fail "index.md does not state the difference $want: $(grep 'emulator truth' "$O/index.md")"
+grep -q "^- 5k messages/s: .*not known (no emulator captures" "$O/index.md" || fail "index.md does not say 5k has no truth"
+jq -e '.rates[] | select(.rate == 5000) | .switch_latency.truth.available == false' "$O/report.json" > /dev/null ||
+	fail "5000/s claims a truth"
+grep -q "^Truth mean " "$O/tables.txt" || fail "tables.txt has no truth rows"
+
+# Store and forward: the topology method's truth is the residence minus
+# serialisation of the frame (swgen prints its length) at switch_speed.
+S=$d/sf
+mkdir -p "$S/rate-1000/switch/swemu"
+cp "$R/rate-1000/samples.txt" "$S/rate-1000/"
+len=$($SWGEN "$S/rate-1000/switch/swemu" 500 500 0 198.18.1.1:9001 150)
+printf 'rates 1000\nswitch_mode store-and-forward\nswitch_speed 10G\nmd_source 198.18.1.1:9001\n' > "$S/lab.conf"
+$T report --no-plots "$S" > /dev/null 2> "$d/sf.err" || fail "sf: exit $?: $(cat "$d/sf.err")"
+want=$(awk -v l="$len" 'BEGIN { s = (l + 4) * 8 / 10; r = int(s + 0.5); print 500 - r }')
+jq -e --argjson w "$want" '.rates[0].switch_latency.truth | .residence_ns.mean == 500 and .topology_ns.mean == $w' \
+	"$S/report/report.json" > /dev/null || fail "sf: topology truth is not 500 - serialisation = $want: $(jq -c '.rates[0].switch_latency.truth.topology_ns' "$S/report/report.json")"
+grep -q "^Truth mean - serialisation" "$S/report/tables.txt" || fail "sf: no serialisation row"
+grep -q "switch_mode | unknown\|id | unknown" "$S/report/index.md" || fail "sf: keys not in lab.conf are not 'unknown'"
+
+# -o elsewhere, --json on stdout.
+$T report --json --no-plots -o "$d/elsewhere" "$R" > "$d/stdout.json" 2> /dev/null || fail "-o: exit $?"
+jq -e '.rates | length == 2' "$d/stdout.json" > /dev/null || fail "--json: stdout is not the report"
+[ -s "$d/elsewhere/index.md" ] && [ -s "$d/elsewhere/tables.md" ] || fail "-o: nothing in $d/elsewhere"
+
+# No gnuplot: tables and data still written, a clear error, exit 2.
+rm -rf "$d/nognu"
+PATH=/nonexistent $T report -o "$d/nognu" "$R" > /dev/null 2> "$d/nognu.err"
+rc=$?
+[ $rc -eq 2 ] || fail "no gnuplot: exit $rc, not 2"
+grep -q "gnuplot not found" "$d/nognu.err" || fail "no gnuplot: no clear message: $(cat "$d/nognu.err")"
+[ -s "$d/nognu/tables.txt" ] && [ -s "$d/nognu/data/rates.dat" ] || fail "no gnuplot: tables or data not written"
+
+# Bad input.
+$T report "$d/nothing" > /dev/null 2> "$d/e1"
+[ $? -eq 1 ] && grep -q "$d/nothing: No such file" "$d/e1" || fail "missing dir: $(cat "$d/e1")"
+mkdir -p "$d/noconf"
+$T report "$d/noconf" > /dev/null 2> "$d/e2"
+[ $? -eq 1 ] && grep -q "noconf/lab.conf" "$d/e2" || fail "no lab.conf: $(cat "$d/e2")"
+mkdir -p "$d/badconf"
+printf 'rates 1000\nstamps maybe\n' > "$d/badconf/lab.conf"
+$T report "$d/badconf" > /dev/null 2> "$d/e3"
+[ $? -eq 1 ] && grep -q "badconf/lab.conf:2: stamps" "$d/e3" || fail "bad lab.conf line: $(cat "$d/e3")"
+printf 'id x\n' > "$d/badconf/lab.conf"
+$T report "$d/badconf" > /dev/null 2> "$d/e4"
+[ $? -eq 1 ] && grep -q "no rates" "$d/e4" || fail "lab.conf without rates: $(cat "$d/e4")"
+# A bad samples line: skipped, named path:line, the rest reported.
+B=$d/badline
+mkdir -p "$B/rate-1000"
+printf 'rates 1000\n' > "$B/lab.conf"
+{ sed -n 1,40p "$R/rate-1000/samples.txt"; echo "main hop venue algo notanumber 5 in -1 0 -"
+  sed -n '41,$p' "$R/rate-1000/samples.txt"; echo "garbage"; } > "$B/rate-1000/samples.txt"
+$T report --no-plots "$B" > /dev/null 2> "$d/e5"
+rc=$?
+[ $rc -eq 0 ] || fail "bad samples line: exit $rc"
+grep -q "warning: $B/rate-1000/samples.txt:41: not a samples line (2 such lines skipped)" "$d/e5" ||
+	fail "bad samples line not named path:line: $(cat "$d/e5")"
+jq -e '.rates[0].bad_lines == 2' "$B/report/report.json" > /dev/null || fail "bad lines not counted"
+# No samples at all: nothing to report.
+E=$d/empty
+mkdir -p "$E/rate-1000"
+printf 'rates 1000\n' > "$E/lab.conf"
+head -1 "$R/rate-1000/samples.txt" > "$E/rate-1000/samples.txt"
+$T report "$E" > /dev/null 2> "$d/e6"
+[ $? -eq 1 ] && grep -q "nothing to report" "$d/e6" || fail "no samples: $(cat "$d/e6")"
+# A rate of lab.conf without its directory: named, the others reported, exit 1.
+M=$d/missing
+mkdir -p "$M/rate-1000"
+cp "$R/rate-1000/samples.txt" "$M/rate-1000/"
+printf 'rates 1000,2000\n' > "$M/lab.conf"
+$T report --no-plots "$M" > /dev/null 2> "$d/e7"
+[ $? -eq 1 ] && grep -q "$M/rate-2000/samples.txt: No such file" "$d/e7" && [ -s "$M/report/index.md" ] ||
+	fail "missing rate: $(cat "$d/e7")"
+# Garbage everywhere: no crash (ASan builds would abort), a status of 0-2.
+G=$d/garbage
+mkdir -p "$G/rate-7/switch/swemu" "$G/journals"
+printf 'rates 7\nmd_source 198.18.1.1:9001\n' > "$G/lab.conf"
+head -c 3000 /dev/urandom > "$G/rate-7/samples.txt"
+head -c 3000 /dev/urandom > "$G/rate-7/switch/swemu/p.pcapng"
+head -c 3000 /dev/urandom > "$G/journals/x.journal"
+$T report --no-plots "$G" > /dev/null 2>&1
+rc=$?
+[ $rc -le 2 ] || fail "garbage: exit $rc"
+
+[ $fails -eq 0 ] && echo "report: ok" || echo "report: $fails failed"
+[ $fails -eq 0 ]
