@@ -149,6 +149,16 @@ int capture_open(struct capture **out, const struct capture_config *cfg,
 	}
 	if (!err)
 		err = capture_handle(c, cfg, CAPTURE_OUT);
+	if (!err && c->ops == &capture_sw_ops) {
+		/* The kernel hands a frame to an interface's packet sockets
+		 * newest first, and each takes its software stamp in its turn:
+		 * reopened last, the receive handle is served first, and its
+		 * stamps do not wait for the send handle's copy of the frame
+		 * (microseconds on veth). Hardware stamps are the NIC's. */
+		pcap_close(c->h[CAPTURE_IN]);
+		c->h[CAPTURE_IN] = NULL;
+		err = capture_handle(c, cfg, CAPTURE_IN);
+	}
 	if (err) {
 		if (!c->error[0])
 			capture_fail(c, err, "%s", strerror(-err));
