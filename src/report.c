@@ -281,15 +281,20 @@ static int report_parse_md(struct report *r, const char *val, const char *where,
 		addr[colon - val] = 0;
 		r->md_family = AF_INET;
 	}
-	if (inet_pton(r->md_family, addr, r->md_addr) != 1 ||
-	    !report_ll(colon + 1, &port) || port < 1 || port > 65535)
+	/* PORT or '*': every port of the address (all the venue's
+	 * sessions, as the hosts' switch samples are). */
+	if (!strcmp(colon + 1, "*"))
+		port = 0;
+	else if (!report_ll(colon + 1, &port) || port < 1 || port > 65535)
+		goto bad;
+	if (inet_pton(r->md_family, addr, r->md_addr) != 1)
 		goto bad;
 	r->md_port = (uint16_t)port;
 	r->have_md = true;
 	return 0;
 bad:
 	return report_fail(err, -EINVAL, "%s: md_source: '%s' is not ADDRESS:PORT "
-			   "(e.g. 198.18.1.1:9001, [2001:db8::1]:9001)", where, val);
+			   "or ADDRESS:* (e.g. 198.18.1.1:9001, [2001:db8::1]:*)", where, val);
 }
 
 /* Check a known key's value; set what the report derives from it. */
@@ -620,7 +625,7 @@ static void report_inflight_del(struct report_inflight *t, struct report_frame *
 	}
 }
 
-/* A frame carrying market data from md_source: TCP with payload. */
+/* A frame from md_source (any port when it says '*'): TCP with payload. */
 static bool report_is_md(const struct report *r, const struct cap_reader *c,
 			 const struct cap_packet *p)
 {
@@ -630,7 +635,8 @@ static bool report_is_md(const struct report *r, const struct cap_reader *c,
 	if (!ifc || frame_parse(p->data, p->caplen, ifc->linktype, &fi))
 		return false;
 	return fi.flow.proto == IPPROTO_TCP && fi.payload_wire > 0 &&
-	       fi.flow.family == r->md_family && fi.flow.sport == r->md_port &&
+	       fi.flow.family == r->md_family &&
+	       (!r->md_port || fi.flow.sport == r->md_port) &&
 	       !memcmp(fi.flow.src, r->md_addr, r->md_family == AF_INET ? 4 : 16);
 }
 

@@ -86,11 +86,22 @@ for f in "$r"/report/plots/*.png; do
 	grep -q "<svg" "${f%.png}.svg" 2> /dev/null || fail "report: no SVG beside $f"
 done
 [ $npng -ge 6 ] || fail "report: $npng PNG plots, want at least 6"
-grep -q "5000" "$r/report/tables.txt" || fail "report: the rate is not in the tables"
+grep -q " 5k" "$r/report/tables.txt" || fail "report: the rate (5k) is not in the tables"
 # Switch latency from the hosts' stamps against the emulator's truth: both
 # methods, within 1 us (the bound of issue 7), as the report states them.
-ACCURACY_CHECKS
-# The summaries of both methods in the report are the correlator's.
+j=$r/report/report.json
+want "$j" '.rates[0].switch_latency.truth.available and .rates[0].switch_latency.truth.frames >= 15000 and .rates[0].switch_latency.truth.unpaired == 0' \
+	"truth: the emulator's files do not cover the market data"
+for m in topology baseline; do
+	jq -e ".rates[0].switch_latency.difference_${m}_ns | fabs < 1000" "$j" > /dev/null ||
+		fail "$m method: measured - truth = $(jq ".rates[0].switch_latency.difference_${m}_ns" "$j") ns, over 1 us"
+done
+grep -q "Topology - truth" "$r/report/tables.txt" || fail "report: the difference to the truth is not stated"
+# The report's topology figure is the correlator's own switch result.
+jq -s -e '(.[0].switches[] | select(.method == "topology" and .from == "venue" and .to == "algo") | .latency_ns.mean)
+	- .[1].rates[0].switch_latency.topology_mean_ns | fabs < 0.01' "$c" "$j" > /dev/null ||
+	fail "report: topology mean differs from tapless correlate's"
+echo "lab: switch latency - truth: topology $(jq '.rates[0].switch_latency.difference_topology_ns | round' "$j") ns, baseline $(jq '.rates[0].switch_latency.difference_baseline_ns | round' "$j") ns"
 gone "$id"
 
 # 2. A host's program dies mid-run: the run fails and cleans up.
