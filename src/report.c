@@ -1183,12 +1183,12 @@ static void report_table2(const struct report *r, struct report_table *t)
 	memset(t, 0, sizeof(*t));
 	t->title = "Table 2. Switch latency (nanoseconds) by market data rate (messages/s)";
 	t->key = truth ?
-		"Market data venue -> algo. Topology: per packet, one-way minus cables "
+		"FIX messages venue -> algo. Topology: per packet, one-way minus cables "
 		"(and serialisation for store-and-forward). Baseline: mean through the "
 		"switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). Truth: the "
 		"switch emulator's own egress - ingress stamps of the same frames "
 		"(minus serialisation for the topology method of a store-and-forward switch)." :
-		"Market data venue -> algo. Topology: per packet, one-way minus cables "
+		"FIX messages venue -> algo. Topology: per packet, one-way minus cables "
 		"(and serialisation for store-and-forward). Baseline: mean through the "
 		"switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). "
 		"No emulator truth in this run.";
