@@ -172,7 +172,9 @@ st c2 > "$out/c2.status"
 	fail "c2: a broken file restarted ptp4l"
 cp "$out/c2/good.conf" "$out/c2/tapless.conf"
 
-# 4. Metrics on localhost, in c2's namespace.
+# 4. Metrics on localhost, in c2's namespace, once c2 is back in sync
+# after the reloads above restarted its ptp4l.
+wait_for c2 30 '.in_sync' || fail "c2: not back in sync after the reloads"
 tl_exec c2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/19273;
 	printf "GET /metrics HTTP/1.0\r\n\r\n" >&3; cat <&3' > "$out/metrics.txt" 2>&1
 grep -q '^tapless_clock_in_sync{clock="sys"} 1' "$out/metrics.txt" ||
