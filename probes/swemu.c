@@ -885,9 +885,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		printf("switch_mode %s\nswitch_latency_ns %g\nswitch_jitter_ns %g\n"
-		       "switch_jitter_dist %s\nswitch_speed %s%g%s\n",
+		       "switch_jitter_dist %s\nswitch_speed %g%s\n",
 		       swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
-		       swmodel_dist_name(mc.dist), "",
+		       swmodel_dist_name(mc.dist),
 		       mc.speed_bps >= 1e9 ? mc.speed_bps / 1e9 : mc.speed_bps / 1e6,
 		       mc.speed_bps >= 1e9 ? "G" : "M");
 		rc = 0;

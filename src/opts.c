@@ -323,7 +323,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	return rc;
 }
 
-static char *opts_trim(char *s)
+char *opts_trim(char *s)
 {
 	char *e;
 

@@ -67,6 +67,10 @@ typedef int (*opts_section_fn)(void *arg, const char *section,
 			       const char *path, int line,
 			       struct opts_error *err);
 
+/* Strip blanks from both ends of s, in place; returns its new start. For
+ * the "key value" lines of config files, ours and the lab's lab.conf. */
+char *opts_trim(char *s);
+
 /* Parse a config file. Keys before any section header and in [global] set
  * table options (unless the command line already set them); keys of other
  * sections go to section_fn, and are an error when it is NULL. Returns 0,

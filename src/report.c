@@ -28,6 +28,7 @@
 #include "frame.h"
 #include "hist.h"
 #include "journal.h"
+#include "opts.h"
 #include "print.h"
 #include "summary.h"
 #include "topo.h"
@@ -175,18 +176,6 @@ static const char *report_conf(const struct report *r, const char *key)
 	return NULL;
 }
 
-static char *report_trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 /* A whole string as a long long; false if anything else is in it. */
 static bool report_ll(const char *s, long long *v)
 {
@@ -234,7 +223,7 @@ static int report_parse_rates(struct report *r, char *val, const char *where,
 	char *save = NULL, *tok;
 
 	for (tok = strtok_r(val, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *t = report_trim(tok);
+		char *t = opts_trim(tok);
 		struct report_rate *rt;
 		long long v;
 
@@ -386,14 +375,14 @@ static int report_conf_load(struct report *r, const char *path, char *err)
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
-		s = report_trim(line);
+		s = opts_trim(line);
 		if (!*s)
 			continue;
 		key = s;
 		val = key + strcspn(key, " \t");
 		if (*val)
 			*val++ = 0;
-		val = report_trim(val);
+		val = opts_trim(val);
 		if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key)) {
 			rc = report_fail(err, -EINVAL, "%s: '%s' is not a key "
 					 "(lower case, digits, _)", where, key);

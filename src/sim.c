@@ -43,6 +43,7 @@
 #include "journal.h"
 #include "pcapng.h"
 #include "print.h"
+#include "rng.h"
 #include "summary.h"
 #include "swmodel.h"
 #include "topo.h"
@@ -332,97 +333,6 @@ int sim_parse_format(struct sim_config *c, const char *text, char *err,
 			return 0;
 		}
 	return sim_fail(err, len, "--format: '%s': expected pcapng, pcap or pcap-us", v);
-}
-
-/* ------------------------------------------------------------------- rng */
-
-/* xoshiro256**, seeded through splitmix64: one stream per purpose, so that
- * turning on a fault does not move the draws of the clocks. */
-struct rng {
-	uint64_t s[4];
-	double spare;
-	bool has_spare;
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
-{
-	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ULL);
-
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-	r->has_spare = false;
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
-static double rng_unit(struct rng *r)
-{
-	return (double)(rng_next(r) >> 11) * 0x1p-53;
-}
-
-static bool rng_chance(struct rng *r, double p)
-{
-	return p > 0 && rng_unit(r) < p;
-}
-
-static double rng_exp(struct rng *r, double mean)
-{
-	return mean > 0 ? -mean * log1p(-rng_unit(r)) : 0;
-}
-
-static double rng_gauss(struct rng *r)
-{
-	double u, v, q, m;
-
-	if (r->has_spare) {
-		r->has_spare = false;
-		return r->spare;
-	}
-	do {
-		u = 2 * rng_unit(r) - 1;
-		v = 2 * rng_unit(r) - 1;
-		q = u * u + v * v;
-	} while (q >= 1 || q == 0);
-	m = sqrt(-2 * log(q) / q);
-	r->spare = v * m;
-	r->has_spare = true;
-	return u * m;
-}
-
-/* Normal, truncated at 4 SD (drawn again beyond). */
-static double rng_tnormal(struct rng *r, double mean, double sd)
-{
-	double z;
-
-	do
-		z = rng_gauss(r);
-	while (fabs(z) > 4);
-	return mean + sd * z;
 }
 
 /* ----------------------------------------------------------- structures */

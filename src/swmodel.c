@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "topo.h"
 #include "xalloc.h"
 
@@ -21,9 +22,7 @@ static const char *const swmodel_dists[] = { "normal", "exponential", "uniform" 
 
 struct swmodel {
 	struct swmodel_config cfg;
-	uint64_t s[4];		/* xoshiro256** */
-	double spare;		/* the second gaussian of a polar pair */
-	int has_spare;
+	struct rng rng;
 };
 
 const struct swmodel_preset *swmodel_preset_find(const char *name)
@@ -72,63 +71,9 @@ void swmodel_config_preset(struct swmodel_config *cfg,
 	cfg->seed = seed;
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t swmodel_next(struct swmodel *m)
-{
-	uint64_t *s = m->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform on [0, 1). */
-static double swmodel_unit(struct swmodel *m)
-{
-	return (double)(swmodel_next(m) >> 11) * 0x1p-53;
-}
-
-/* Standard normal, Marsaglia's polar method. */
-static double swmodel_gauss(struct swmodel *m)
-{
-	double u, v, q, k;
-
-	if (m->has_spare) {
-		m->has_spare = 0;
-		return m->spare;
-	}
-	do {
-		u = 2 * swmodel_unit(m) - 1;
-		v = 2 * swmodel_unit(m) - 1;
-		q = u * u + v * v;
-	} while (q >= 1 || q == 0);
-	k = sqrt(-2 * log(q) / q);
-	m->spare = v * k;
-	m->has_spare = 1;
-	return u * k;
-}
-
 int swmodel_create(struct swmodel **out, const struct swmodel_config *cfg)
 {
 	struct swmodel *m;
-	uint64_t x = cfg->seed;
 
 	if (!isfinite(cfg->latency_ns) || cfg->latency_ns < 0 ||
 	    !isfinite(cfg->jitter_ns) || cfg->jitter_ns < 0 ||
@@ -139,8 +84,7 @@ int swmodel_create(struct swmodel **out, const struct swmodel_config *cfg)
 		return -EINVAL;
 	m = xcalloc(1, sizeof(*m));
 	m->cfg = *cfg;
-	for (int i = 0; i < 4; i++)
-		m->s[i] = splitmix64(&x);
+	rng_seed(&m->rng, cfg->seed, 0);
 	*out = m;
 	return 0;
 }
@@ -166,14 +110,13 @@ int64_t swmodel_delay(struct swmodel *m, uint32_t len)
 	if (sd > 0) {
 		switch (m->cfg.dist) {
 		case SWMODEL_NORMAL:
-			ns += sd * swmodel_gauss(m);
+			ns += sd * rng_gauss(&m->rng);
 			break;
 		case SWMODEL_EXPONENTIAL:
-			/* log1p(-u): u < 1, so never log(0). */
-			ns += -sd * log1p(-swmodel_unit(m)) - sd;
+			ns += rng_exp(&m->rng, sd) - sd;
 			break;
 		case SWMODEL_UNIFORM:
-			ns += sd * sqrt(3.0) * (2 * swmodel_unit(m) - 1);
+			ns += sd * sqrt(3.0) * (2 * rng_unit(&m->rng) - 1);
 			break;
 		}
 	}
