@@ -84,6 +84,14 @@ int phc_gettime(const struct phc *phc, int64_t *ns)
 	return 0;
 }
 
+int phc_caps(const struct phc *phc, struct ptp_clock_caps *caps)
+{
+	memset(caps, 0, sizeof(*caps));
+	if (ioctl(phc->fd, PTP_CLOCK_GETCAPS, caps))
+		return -errno;
+	return 0;
+}
+
 const char *phc_method_name(enum phc_method m)
 {
 	switch (m) {

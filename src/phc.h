@@ -37,6 +37,12 @@ clockid_t phc_clockid(const struct phc *phc);
 /* Read the PHC's time. */
 int phc_gettime(const struct phc *phc, int64_t *ns);
 
+struct ptp_clock_caps;
+
+/* The device's capabilities (PTP_CLOCK_GETCAPS: max_adj, pins, whether it
+ * cross-stamps). Returns 0 or -errno. */
+int phc_caps(const struct phc *phc, struct ptp_clock_caps *caps);
+
 /* Compare with CLOCK_REALTIME: PRECISE, else EXTENDED, else BASIC; samples
  * (1..25) readings, keep the narrowest window. Remembers which method the
  * device accepted. Returns 0 or -errno: -EINVAL for samples out of range,
