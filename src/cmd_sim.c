@@ -32,7 +32,8 @@ static const struct opt_def sim_opts[] = {
 	{ "speed", 0, OPT_STRING, "10G", 0, 0, NULL, "SPEED", "link speed: 100M, 1G, 10G, 25G, 40G, 100G", 0 },
 	{ "stack-delay", 0, OPT_INT, "0", 0, 1000000000, NULL, "NS", "receive stamps taken this long after the frame arrives", 0 },
 	{ "stack-jitter", 0, OPT_INT, "0", 0, 1000000000, NULL, "NS", "mean of an exponential delay added to --stack-delay", 0 },
-	{ "clock", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST:KEY=V,...", "clock model of a host (offset, wander, period, noise, quantum)", 0 },
+	{ "clock", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST:KEY=V,...", "clock model of algo, venue or tap (offset, rate, wander, period, noise, quantum)", 0 },
+	{ "tap", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST", "tap a host's fibres: tap-HOST.pcapng, true wire times by the tap's clock (7.5 ns)", 0 },
 	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=tai|utc", "timescale of a host's stamps (default tai)", 0 },
 	{ "unsync", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=FROM-TO", "a host out of sync from FROM to TO seconds after the start", 0 },
 	{ "start", 0, OPT_INT, "1763900000", 0, 4102444800.0, NULL, "SECONDS", "UTC time of the first packet, seconds since 1970", 0 },
@@ -65,6 +66,7 @@ static int sim_lists(struct sim_config *c, const struct opts *o, char *err,
 		{ "unsync", sim_parse_unsync },
 		{ "start-late", sim_parse_start_late },
 		{ "format", sim_parse_format },
+		{ "tap", sim_parse_tap },
 	};
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
@@ -151,12 +153,16 @@ int cmd_sim(int argc, char **argv)
 		return CMD_SYSTEM;
 	}
 	printf("tapless sim: %llu market data messages, %llu trades, %llu FIX "
-	       "messages; wrote %s/{%s (%llu frames), %s (%llu frames), "
-	       "algo.journal, venue.journal, topology, truth.json}\n",
+	       "messages; wrote %s/{%s (%llu frames), %s (%llu frames), ",
 	       (unsigned long long)r.md_messages, (unsigned long long)r.trades,
 	       (unsigned long long)r.fix_messages, c.out_dir,
 	       r.file[SIM_ALGO], (unsigned long long)r.packets[SIM_ALGO],
 	       r.file[SIM_VENUE], (unsigned long long)r.packets[SIM_VENUE]);
+	for (int h = 0; h < SIM_HOSTS; h++)
+		if (r.tap_file[h][0])
+			printf("%s (%llu frames), ", r.tap_file[h],
+			       (unsigned long long)r.tap_packets[h]);
+	printf("algo.journal, venue.journal, topology, truth.json}\n");
 	opts_destroy(o);
 	return CMD_OK;
 usage:

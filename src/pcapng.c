@@ -228,9 +228,19 @@ fail:
 int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
 		     uint32_t *id)
 {
+	char desc[200];
+
+	if (pcapng_describe(&ifc->src, desc, sizeof(desc)))
+		return -EINVAL;
+	return pcapng_add_iface_desc(w, ifc, desc, id);
+}
+
+int pcapng_add_iface_desc(struct pcapng_writer *w,
+			  const struct pcapng_iface *ifc, const char *desc,
+			  uint32_t *id)
+{
 	struct pcapng_opts o = { .n = 0 };
 	uint8_t resol = 9;	/* 10^-9 s */
-	char desc[200];
 	struct {
 		uint16_t linktype, reserved;
 		uint32_t snaplen;
@@ -241,7 +251,7 @@ int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
 
 	if (w->nifaces >= PCAPNG_MAX_IFACES)
 		return -ENOSPC;
-	if (pcapng_describe(&ifc->src, desc, sizeof(desc)))
+	if (strlen(desc) >= 200)	/* as pcapng_add_iface() allows */
 		return -EINVAL;
 	idb.snaplen = snap;
 	pcapng_opt_str(&o, PCAPNG_IF_NAME, ifc->name);

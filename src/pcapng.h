@@ -66,6 +66,15 @@ int pcapng_open(struct pcapng_writer **out, const char *path,
 int pcapng_add_iface(struct pcapng_writer *w, const struct pcapng_iface *ifc,
 		     uint32_t *id);
 
+/* The same with if_description desc instead of src's (src is ignored): an
+ * interface whose stamps come from no tapless source, such as tapless
+ * sim's optical tap (as an Endace DAG's file has it), which readers must
+ * not take for one. desc must not be parsed back by
+ * pcapng_parse_description(). */
+int pcapng_add_iface_desc(struct pcapng_writer *w,
+			  const struct pcapng_iface *ifc, const char *desc,
+			  uint32_t *id);
+
 /* One packet. caplen bytes of data are written (truncated to the
  * interface's snaplen), origlen is its length on the wire. */
 int pcapng_write_packet(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,

@@ -8,7 +8,9 @@
  * and the switch, and arrives at the other NIC no earlier than the previous
  * frame on that link has finished (the switch's egress is FIFO). The sender's
  * capture gets the frame at its TX instant, the receiver's at its arrival,
- * each stamped by the host's clock model.
+ * each stamped by the host's clock model. A tap on a host gets both at their
+ * instants on the wire (before any receive stack delay), stamped by the
+ * tap's clock, through the same kind of queue as a host's.
  *
  * Events are handled in time order and every frame they create has a time at
  * or after the event's, so a record can be written once no future record of
@@ -135,10 +137,13 @@ void sim_config_init(struct sim_config *c)
 		hc->clock.wander_ns = 10;
 		hc->clock.period_s = 60;
 		hc->clock.noise_ns = 2;
-		hc->clock.quantum_ns = 8;
+		hc->clock.quantum_ps = 8 * PS_PER_NS;
 		hc->tai = true;
 		hc->format = SIM_FMT_PCAPNG;
 	}
+	/* An Endace DAG: GPS-disciplined, 7.5 ns clock. */
+	c->tap_clock.period_s = 60;
+	c->tap_clock.quantum_ps = 7500;
 }
 
 static int sim_fail(char *err, size_t len, const char *fmt, ...)
@@ -225,44 +230,91 @@ static int sim_host_prefix(const char *opt, const char *text, char sep,
 			opt, text, sep, sep);
 }
 
+/* A quantum in ns with at most 3 decimals, in ps; false if it has more. */
+static bool sim_quantum_ps(double v, int64_t *ps)
+{
+	double x = v * PS_PER_NS;
+
+	if (!(v >= 0.001 && v <= 1e6))
+		return false;
+	*ps = llround(x);
+	return fabs(x - (double)*ps) < 1e-3;
+}
+
 int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 		    size_t len)
 {
 	const char *p;
-	int h = sim_host_prefix("clock", text, ':', &p, err, len);
-	struct sim_clock k;
+	struct sim_clock k, *dst;
+	int h;
 
-	if (h < 0)
-		return h;
-	k = c->host[h].clock;
+	if (!strncmp(text, "tap:", 4)) {
+		dst = &c->tap_clock;
+		p = text + 4;
+	} else {
+		h = sim_host_prefix("clock", text, ':', &p, err, len);
+		if (h < 0)
+			return sim_fail(err, len, "--clock: '%s': expected algo:..., "
+					"venue:... or tap:...", text);
+		dst = &c->host[h].clock;
+	}
+	k = *dst;
 	while (*p) {
 		size_t n = strcspn(p, ","), klen = strcspn(p, "=");
+		const char *range;
 		double v;
+		bool ok;
 
 		if (klen >= n || !sim_number(p + klen + 1, n - klen - 1, &v))
 			return sim_fail(err, len, "--clock: '%.*s' is not KEY=NUMBER",
 					(int)n, p);
 #define KEY(s) (klen == strlen(s) && !strncmp(p, s, klen))
-		if (KEY("offset") && fabs(v) <= 1e9)
+		if (KEY("offset")) {
+			ok = fabs(v) <= 1e9;
 			k.offset_ns = v;
-		else if (KEY("wander") && fabs(v) <= 1e9)
+			range = "ns, -1e9 to 1e9";
+		} else if (KEY("rate")) {
+			ok = fabs(v) <= 1e6;
+			k.rate_ppb = v;
+			range = "ppb, -1e6 to 1e6";
+		} else if (KEY("wander")) {
+			ok = fabs(v) <= 1e9;
 			k.wander_ns = v;
-		else if (KEY("period") && v > 0 && v <= 1e9)
+			range = "ns, -1e9 to 1e9";
+		} else if (KEY("period")) {
+			ok = v > 0 && v <= 1e9;
 			k.period_s = v;
-		else if (KEY("noise") && v >= 0 && v <= 1e6)
+			range = "s, above 0, up to 1e9";
+		} else if (KEY("noise")) {
+			ok = v >= 0 && v <= 1e6;
 			k.noise_ns = v;
-		else if (KEY("quantum") && v >= 1 && v <= 1e6 && v == floor(v))
-			k.quantum_ns = (int64_t)v;
-		else
-			return sim_fail(err, len, "--clock: '%.*s': unknown key or "
-					"value out of range (offset, wander: ns up to 1e9; "
-					"period: s > 0; noise: ns >= 0; quantum: whole ns >= 1)",
-					(int)n, p);
+			range = "ns, 0 to 1e6";
+		} else if (KEY("quantum")) {
+			ok = sim_quantum_ps(v, &k.quantum_ps);
+			range = "ns, 0.001 to 1e6, at most 3 decimals";
+		} else {
+			return sim_fail(err, len, "--clock: '%.*s': unknown key (offset, "
+					"rate, wander, period, noise, quantum)", (int)n, p);
+		}
+		if (!ok)
+			return sim_fail(err, len, "--clock: '%.*s': %.*s out of range (%s)",
+					(int)n, p, (int)klen, p, range);
 #undef KEY
 		p += n + (p[n] == ',');
 	}
-	c->host[h].clock = k;
+	*dst = k;
 	return 0;
+}
+
+int sim_parse_tap(struct sim_config *c, const char *text, char *err,
+		  size_t len)
+{
+	for (int h = 0; h < SIM_HOSTS; h++)
+		if (!strcmp(text, sim_hosts[h])) {
+			c->tap[h] = true;
+			return 0;
+		}
+	return sim_fail(err, len, "--tap: '%s': expected algo or venue", text);
 }
 
 int sim_parse_timescale(struct sim_config *c, const char *text, char *err,
@@ -453,12 +505,13 @@ struct host {
 	struct rec **q;		/* heap by (stamp, t_ps, order) */
 	size_t qn, qcap;
 	struct pcapng_writer *ng;
-	uint32_t ifid;
+	uint32_t ifid, ifid_in;	/* frames sent, received (the same but taps) */
 	pcap_t *pc;
 	pcap_dumper_t *pd;
 	char file[32];
 	char *path, *tmp;
 	uint64_t packets;
+	bool tap;		/* an optical tap on a host's fibres */
 };
 
 enum ev_type { EV_MD, EV_CTRL, EV_LOGON, EV_LOGON_REPLY, EV_BUY, EV_SELL,
@@ -538,9 +591,22 @@ struct faults {
 		 non_fix;
 };
 
+/* What the tap of a host saw against the host's capture: host stamp - tap
+ * stamp (- 37 s on TAI) of the frames in both, those it sent and those it
+ * received, and the true time of the earliest. */
+enum { REF_TX, REF_RX, REF_DISTS };
+struct tapref {
+	struct dist d[REF_DISTS];
+	int64_t first_ps;
+	bool any;
+};
+
 struct sim {
 	const struct sim_config *c;
 	struct host h[SIM_HOSTS];
+	struct host tap[SIM_HOSTS];	/* those of c->tap[] */
+	struct sim_host_config tapcfg;	/* theirs: UTC, pcapng, from start */
+	struct tapref ref[SIM_HOSTS];
 	struct flow f[CONNS * 2];
 	int64_t egress_free[SIM_HOSTS];	/* by receiving host */
 	struct rng net, app, fault, misc;
@@ -624,20 +690,48 @@ static double host_theta(const struct host *h, int64_t t_ps)
 	       h->cfg->clock.period_s + h->phase;
 }
 
-/* The deterministic part of the clock error at true time t_ps. */
-static double host_det_ns(const struct host *h, int64_t t_ps)
+/* The rate's part of the clock error at true time t_ps: ppb times seconds
+ * since the start is ns. */
+static double clock_rate_ns(const struct sim_clock *k, int64_t t_ps)
+{
+	return k->rate_ppb * ((double)t_ps / (double)PS_PER_S);
+}
+
+/* Whole ns a stamp can lose to the quantum (and to the floor to ns of a
+ * fractional one). */
+static int64_t clock_quantum_bound_ns(const struct sim_clock *k)
+{
+	int64_t q = (k->quantum_ps + PS_PER_NS - 1) / PS_PER_NS;
+
+	return k->quantum_ps % PS_PER_NS ? q + 1 : q;
+}
+
+/* offset + rate (t - start) + wander sin at true time t_ps: the clock's
+ * deterministic error when in sync. */
+static double host_det_sync_ns(const struct host *h, int64_t t_ps)
 {
 	const struct sim_clock *k = &h->cfg->clock;
 	double e = k->offset_ns;
 
+	if (k->rate_ppb != 0)
+		e += clock_rate_ns(k, t_ps);
 	if (k->wander_ns != 0)
 		e += k->wander_ns * sin(host_theta(h, t_ps));
+	return e;
+}
+
+/* The deterministic part of the clock error at true time t_ps. */
+static double host_det_ns(const struct host *h, int64_t t_ps)
+{
+	double e = host_det_sync_ns(h, t_ps);
+
 	if (host_unsync(h, t_ps))
 		e += UNSYNC_NS;
 	return e;
 }
 
-/* The range of offset + wander sin over true times [a, b) ps. */
+/* The range of offset + rate t + wander sin over true times [a, b) ps (the
+ * rate's and the wander's ranges added: a bound, exact without a rate). */
 static void host_det_range(const struct host *h, int64_t a, int64_t b,
 			   double *lo, double *hi)
 {
@@ -646,17 +740,23 @@ static void host_det_range(const struct host *h, int64_t a, int64_t b,
 
 	if (k->wander_ns == 0) {
 		*lo = *hi = k->offset_ns;
-		return;
+	} else {
+		smax = fmax(sin(ta), sin(tb));
+		smin = fmin(sin(ta), sin(tb));
+		/* A crest (pi/2 + 2k pi) or a trough (3pi/2 + 2k pi) inside. */
+		if (ceil((ta - M_PI / 2) / (2 * M_PI)) <= floor((tb - M_PI / 2) / (2 * M_PI)))
+			smax = 1;
+		if (ceil((ta - 3 * M_PI / 2) / (2 * M_PI)) <= floor((tb - 3 * M_PI / 2) / (2 * M_PI)))
+			smin = -1;
+		*lo = k->offset_ns + fmin(k->wander_ns * smax, k->wander_ns * smin);
+		*hi = k->offset_ns + fmax(k->wander_ns * smax, k->wander_ns * smin);
 	}
-	smax = fmax(sin(ta), sin(tb));
-	smin = fmin(sin(ta), sin(tb));
-	/* A crest (pi/2 + 2k pi) or a trough (3pi/2 + 2k pi) inside. */
-	if (ceil((ta - M_PI / 2) / (2 * M_PI)) <= floor((tb - M_PI / 2) / (2 * M_PI)))
-		smax = 1;
-	if (ceil((ta - 3 * M_PI / 2) / (2 * M_PI)) <= floor((tb - 3 * M_PI / 2) / (2 * M_PI)))
-		smin = -1;
-	*lo = k->offset_ns + fmin(k->wander_ns * smax, k->wander_ns * smin);
-	*hi = k->offset_ns + fmax(k->wander_ns * smax, k->wander_ns * smin);
+	if (k->rate_ppb != 0) {
+		double ra = clock_rate_ns(k, a), rb = clock_rate_ns(k, b);
+
+		*lo += fmin(ra, rb);
+		*hi += fmax(ra, rb);
+	}
 }
 
 /* The stamp host h gives an event at true time t_ps, on its timescale. */
@@ -664,15 +764,24 @@ static int64_t host_stamp(struct host *h, int64_t t_ps, int64_t start_ns)
 {
 	const struct sim_clock *k = &h->cfg->clock;
 	double e = host_det_ns(h, t_ps);
-	int64_t ns;
+	int64_t ns, x;
 
 	if (k->noise_ns > 0) {
 		double z = rng_gauss(&h->rng);
 
 		e += k->noise_ns * fmax(-4, fmin(4, z));
 	}
-	ns = start_ns + h->tai_ns + floordiv(t_ps + llround(e * PS_PER_NS), PS_PER_NS);
-	ns = floordiv(ns, k->quantum_ns) * k->quantum_ns;
+	x = t_ps + llround(e * PS_PER_NS);
+	if (k->quantum_ps % PS_PER_NS == 0) {
+		int64_t q = k->quantum_ps / PS_PER_NS;
+
+		ns = start_ns + h->tai_ns + floordiv(x, PS_PER_NS);
+		ns = floordiv(ns, q) * q;
+	} else {
+		/* On a grid aligned to the start: ps since 1970 overflow. */
+		ns = start_ns + h->tai_ns +
+		     floordiv(floordiv(x, k->quantum_ps) * k->quantum_ps, PS_PER_NS);
+	}
 	if (h->res_ns > 1)
 		ns = floordiv(ns, h->res_ns) * h->res_ns;
 	return ns;
@@ -749,7 +858,8 @@ static int64_t journal_bound(const struct sim *s, const struct host *h,
 		host_det_range(h, x, y, &lo, &hi);
 		m = fmax(m, fmax(fabs(lo + UNSYNC_NS), fabs(hi + UNSYNC_NS)));
 	}
-	return (int64_t)ceil(m) + (int64_t)ceil(4 * k->noise_ns) + k->quantum_ns + 1;
+	return (int64_t)ceil(m) + (int64_t)ceil(4 * k->noise_ns) +
+	       clock_quantum_bound_ns(k) + 1;
 }
 
 static int journal_write_host(struct sim *s, struct host *h, const char *path)
@@ -782,6 +892,8 @@ static int journal_write_host(struct sim *s, struct host *h, const char *path)
 		/* d(error)/dt in ns/s: the frequency the servo is chasing. */
 		js.freq_ppb = round(k->wander_ns * 2 * M_PI / k->period_s *
 				    cos(host_theta(h, rel * PS_PER_NS)) * 1000) / 1000;
+		if (k->rate_ppb != 0)
+			js.freq_ppb = round((js.freq_ppb + k->rate_ppb) * 1000) / 1000;
 		js.in_sync = journal_sync_at(s, h, t);
 		js.bound_ns = js.in_sync ? journal_bound(s, h, t) : JOURNAL_NONE;
 		err = journal_write_sample(w, &js);
@@ -850,7 +962,8 @@ static void rec_write(struct sim *s, struct host *h, struct rec *r)
 	if (s->err)
 		return;
 	if (h->ng) {
-		err = pcapng_write_packet(h->ng, h->ifid, r->stamp, r->data, r->len,
+		err = pcapng_write_packet(h->ng, r->dir == PCAPNG_DIR_IN ? h->ifid_in :
+					  h->ifid, r->stamp, r->data, r->len,
 					  r->len, (enum pcapng_dir)r->dir);
 	} else {
 		struct pcap_pkthdr ph;
@@ -872,8 +985,14 @@ static void rec_write(struct sim *s, struct host *h, struct rec *r)
 /* Write every record of h that no future record can precede. */
 static void host_flush(struct sim *s, struct host *h, bool all)
 {
+	const struct sim_clock *k = &h->cfg->clock;
 	int64_t limit = sim_start_ns(s) + h->tai_ns + floordiv(s->now, PS_PER_NS) +
-			h->min_err_ns - h->cfg->clock.quantum_ns - h->res_ns;
+			h->min_err_ns - clock_quantum_bound_ns(k) - h->res_ns;
+
+	/* A future record's true time t is at or after now, and t + rate t
+	 * grows with t (|rate| < 1e9 ppb): its rate term is at least now's. */
+	if (k->rate_ppb != 0)
+		limit += (int64_t)floor(clock_rate_ns(k, s->now)) - 1;
 
 	while (h->qn && (all || h->q[0]->stamp < limit)) {
 		struct rec *r = rec_pop(h);
@@ -884,10 +1003,27 @@ static void host_flush(struct sim *s, struct host *h, bool all)
 	}
 }
 
-/* A frame seen by host hi at true time t_ps (stamp given). */
+/* A record from the free list (allocated only while the queues grow). */
+static struct rec *rec_get(struct sim *s)
+{
+	struct rec *r = s->recfree;
+
+	if (r)
+		s->recfree = r->next;
+	else
+		r = xmalloc(sizeof(*r) + s->frame_cap);
+	return r;
+}
+
+static void tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
+		     int64_t wire_ps, int64_t stamp, const uint8_t *frame,
+		     uint32_t len);
+
+/* A frame seen by host hi at true time t_ps (stamp given), on its fibre at
+ * wire_ps (the TX instant, or the arrival before any stack delay). */
 static void emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
-		 int64_t stamp, const uint8_t *frame, uint32_t len,
-		 const struct seg *g, bool tag)
+		 int64_t wire_ps, int64_t stamp, const uint8_t *frame,
+		 uint32_t len, const struct seg *g, bool tag)
 {
 	struct host *h = &s->h[hi];
 	struct rec *r;
@@ -897,13 +1033,11 @@ static void emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	if (!s->any_packet || t_ps > s->last_ps)
 		s->last_ps = t_ps;
 	s->any_packet = true;
+	if (s->tap[hi].tap)
+		tap_emit(s, hi, dir, t_ps, wire_ps, stamp, frame, len);
 	if (t_ps < h->cap_start_ps)
 		return;
-	r = s->recfree;
-	if (r)
-		s->recfree = r->next;
-	else
-		r = xmalloc(sizeof(*r) + s->frame_cap);
+	r = rec_get(s);
 	r->stamp = stamp;
 	r->t_ps = t_ps;
 	r->order = s->recorder++;
@@ -939,6 +1073,35 @@ static void dist_add(const struct sim *s, struct dist *d, int64_t v)
 		d->v = xrealloc(d->v, d->cap * sizeof(*d->v));
 	}
 	d->v[d->n++] = v;
+}
+
+/* The tap of host hi: the frame at its wire instant, by the tap's clock;
+ * and, when the host captured it too (at t_ps, stamped stamp), the
+ * difference of the two stamps on one timescale. */
+static void tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
+		     int64_t wire_ps, int64_t stamp, const uint8_t *frame,
+		     uint32_t len)
+{
+	struct host *h = &s->h[hi], *tp = &s->tap[hi];
+	struct tapref *ref = &s->ref[hi];
+	struct rec *r = rec_get(s);
+
+	r->stamp = host_stamp(tp, wire_ps, sim_start_ns(s));
+	r->t_ps = wire_ps;
+	r->order = s->recorder++;
+	r->len = len;
+	r->dir = (uint8_t)dir;
+	r->ntag = 0;
+	r->flow = -1;
+	memcpy(r->data, frame, len);
+	rec_push(tp, r);
+	if (t_ps < h->cap_start_ps)
+		return;
+	dist_add(s, &ref->d[dir == PCAPNG_DIR_OUT ? REF_TX : REF_RX],
+		 stamp - r->stamp - h->tai_ns);
+	if (!ref->any || t_ps < ref->first_ps)
+		ref->first_ps = t_ps;
+	ref->any = true;
 }
 
 static struct bucket *sim_bucket(struct sim *s, int b)
@@ -1274,7 +1437,7 @@ static void wire_send(struct sim *s, int src, uint32_t flen, struct stamp_at *tx
 	tx->stamp = host_stamp(&s->h[src], t, sim_start_ns(s));
 	tx->capt = t >= s->h[src].cap_start_ps;
 	tx->set = true;
-	emit(s, src, PCAPNG_DIR_OUT, t, tx->stamp, s->fbuf, flen, g, txtag);
+	emit(s, src, PCAPNG_DIR_OUT, t, t, tx->stamp, s->fbuf, flen, g, txtag);
 	w = path_arrival(s, dst, t, flen);
 	r = rx_instant(s, dst, w);
 	rx->ps = r;
@@ -1282,7 +1445,7 @@ static void wire_send(struct sim *s, int src, uint32_t flen, struct stamp_at *tx
 	rx->stamp = host_stamp(&s->h[dst], r, sim_start_ns(s));
 	rx->capt = r >= s->h[dst].cap_start_ps;
 	rx->set = true;
-	emit(s, dst, PCAPNG_DIR_IN, r, rx->stamp, s->fbuf, flen, g, rxtag);
+	emit(s, dst, PCAPNG_DIR_IN, r, w, rx->stamp, s->fbuf, flen, g, rxtag);
 }
 
 /* ------------------------------------------------------------- TCP flows */
@@ -1449,7 +1612,8 @@ static void seg_commit(struct sim *s, struct seg *g, int64_t wire, int64_t rx,
 	g->rx1.stamp = host_stamp(B, rx, sim_start_ns(s));
 	g->rx1.capt = rx >= B->cap_start_ps;
 	g->rx1.set = true;
-	emit(s, f->dst, PCAPNG_DIR_IN, rx, g->rx1.stamp, frame, g->flen, g, true);
+	emit(s, f->dst, PCAPNG_DIR_IN, rx, wire, g->rx1.stamp, frame, g->flen, g,
+	     true);
 	unc_remove(f, g);
 	f->last_commit_ps = rx;
 	rcv_insert(s, f, g->off, g->off + g->len, rx);
@@ -1559,8 +1723,8 @@ static void flow_send(struct sim *s, int fi, const struct msgref *m,
 			g.tx1.stamp = host_stamp(A, t, sim_start_ns(s));
 			g.tx1.capt = t >= A->cap_start_ps;
 			g.tx1.set = true;
-			emit(s, f->src, PCAPNG_DIR_OUT, t, g.tx1.stamp, s->fbuf, g.flen, &g,
-			     true);
+			emit(s, f->src, PCAPNG_DIR_OUT, t, t, g.tx1.stamp, s->fbuf, g.flen,
+			     &g, true);
 		}
 		if (rng_chance(&s->fault, c->retransmit)) {
 			g.retrans = true;
@@ -1623,7 +1787,7 @@ static void ev_retrans(struct sim *s, struct seg *g)
 		tx2.stamp = host_stamp(&s->h[f->src], t, sim_start_ns(s));
 		tx2.capt = t >= s->h[f->src].cap_start_ps;
 		tx2.set = true;
-		emit(s, f->src, PCAPNG_DIR_OUT, t, tx2.stamp, g->frame, g->flen, g,
+		emit(s, f->src, PCAPNG_DIR_OUT, t, t, tx2.stamp, g->frame, g->flen, g,
 		     !g->tx1.capt);
 		w = path_arrival(s, f->dst, t, g->flen);
 		r = rx_instant(s, f->dst, w);
@@ -1949,13 +2113,16 @@ static int sim_check(const struct sim_config *c, char *err, size_t len)
 	if (c->speed_bps <= 0 || (8 * PS_PER_S) % c->speed_bps)
 		return sim_fail(err, len, "--speed: not a speed whose bit time is "
 				"a whole number of picoseconds");
-	for (int h = 0; h < SIM_HOSTS; h++) {
-		const struct sim_clock *k = &c->host[h].clock;
+	for (int h = 0; h <= SIM_HOSTS; h++) {
+		const struct sim_clock *k = h < SIM_HOSTS ? &c->host[h].clock :
+							    &c->tap_clock;
 
-		if (!(k->period_s > 0) || k->quantum_ns < 1 || k->noise_ns < 0)
+		if (!(k->period_s > 0) || k->quantum_ps < 1 || !(k->noise_ns >= 0) ||
+		    !(fabs(k->rate_ppb) <= 1e6))
 			return sim_fail(err, len, "--clock %s: period must be above "
-					"0, quantum at least 1, noise not negative",
-					sim_hosts[h]);
+					"0, quantum at least 0.001, noise not negative, "
+					"|rate| at most 1e6 ppb",
+					h < SIM_HOSTS ? sim_hosts[h] : "tap");
 	}
 	if (c->qty < 1)
 		return sim_fail(err, len, "--qty: at least 1");
@@ -2054,6 +2221,7 @@ static int host_open(struct sim *s, struct host *h)
 		err = pcapng_add_iface(h->ng, &ifc, &h->ifid);
 		if (err)
 			return sim_sys(s, err, "%s", h->tmp);
+		h->ifid_in = h->ifid;
 		return 0;
 	}
 	h->pc = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
@@ -2064,6 +2232,47 @@ static int host_open(struct sim *s, struct host *h)
 	h->pd = pcap_dump_open(h->pc, h->tmp);
 	if (!h->pd)
 		return sim_sys(s, errno ? -errno : -EIO, "%s", h->tmp);
+	return 0;
+}
+
+/* tap-HOST.pcapng: one interface per fibre, with a description that is
+ * not a tapless source (the file is a foreign capture, as a DAG's). */
+static int tap_open(struct sim *s, struct host *t)
+{
+	const char *name = sim_hosts[t->id];
+	char host[32], tx[32], rx[32], desc[64];
+	struct pcapng_section sec = {
+		.hostname = host, .hardware = "tapless sim tap",
+		.os = "tapless sim", .userappl = SIM_USERAPPL,
+	};
+	struct pcapng_iface ifc = {
+		.linktype = FRAME_LINK_ETHERNET, .snaplen = 0,
+		.src = { false, -1, TS_SCALE_UTC, "" },
+	};
+	int err;
+
+	snprintf(host, sizeof(host), "tap-%s", name);
+	snprintf(tx, sizeof(tx), "tap-%s-tx", name);
+	snprintf(rx, sizeof(rx), "tap-%s-rx", name);
+	snprintf(desc, sizeof(desc), "sim tap, %.15g ns clock",
+		 (double)t->cfg->clock.quantum_ps / PS_PER_NS);
+	snprintf(t->file, sizeof(t->file), "tap-%s.pcapng", name);
+	t->path = path_join(s->c->out_dir, t->file);
+	t->tmp = xmalloc(strlen(t->path) + 6);
+	sprintf(t->tmp, "%s.part", t->path);
+	if (unlink(t->tmp) && errno != ENOENT)
+		return sim_sys(s, -errno, "%s", t->tmp);
+	err = pcapng_open(&t->ng, t->path, &sec);
+	if (err)
+		return sim_sys(s, err, "%s", t->tmp);
+	ifc.name = tx;
+	err = pcapng_add_iface_desc(t->ng, &ifc, desc, &t->ifid);
+	if (!err) {
+		ifc.name = rx;
+		err = pcapng_add_iface_desc(t->ng, &ifc, desc, &t->ifid_in);
+	}
+	if (err)
+		return sim_sys(s, err, "%s", t->tmp);
 	return 0;
 }
 
@@ -2114,12 +2323,50 @@ static void host_init(struct sim *s, int id)
 	}
 	h->tai_ns = h->cfg->tai ? TAI_UTC_NS : 0;
 	h->res_ns = h->cfg->format == SIM_FMT_PCAP_US ? 1000 : 1;
+	/* Without the rate, which host_flush() adds at the time and
+	 * host_span() over the run. */
 	lo = k->offset_ns - fabs(k->wander_ns) - 4 * k->noise_ns;
 	h->min_err_ns = (int64_t)floor(lo) - 2;
-	h->err_lo_ns = h->min_err_ns - k->quantum_ns - h->res_ns - 1;
+	h->err_lo_ns = h->min_err_ns - clock_quantum_bound_ns(k) - h->res_ns - 1;
 	h->err_hi_ns = (int64_t)ceil(k->offset_ns + fabs(k->wander_ns) +
 				     4 * k->noise_ns) + 1;
 	h->cap_start_ps = llround(h->cfg->start_late_s * PS_PER_S);
+}
+
+/* The tap of host id: a perfect or imperfect clock of its own (its own
+ * draws, so the hosts' files are the same with or without it), on UTC,
+ * capturing from the start. */
+static void tap_init(struct sim *s, int id)
+{
+	const struct sim_config *c = s->c;
+	struct host *t = &s->tap[id];
+	const struct sim_clock *k = &c->tap_clock;
+
+	s->tapcfg.clock = *k;
+	s->tapcfg.tai = false;
+	s->tapcfg.format = SIM_FMT_PCAPNG;
+	t->id = id;
+	t->cfg = &s->tapcfg;
+	t->tap = true;
+	rng_seed(&t->rng, c->seed, 20 + (uint64_t)id);
+	t->phase = rng_unit(&t->rng) * 2 * M_PI;
+	t->res_ns = 1;
+	t->min_err_ns = (int64_t)floor(k->offset_ns - fabs(k->wander_ns) -
+				       4 * k->noise_ns) - 2;
+}
+
+/* Once the run's span is known: the bounds of stamp - true time the
+ * journals use, widened by the rate's error over the run. */
+static void host_span(struct sim *s, struct host *h)
+{
+	const struct sim_clock *k = &h->cfg->clock;
+	double r;
+
+	if (k->rate_ppb == 0)
+		return;
+	r = clock_rate_ns(k, s->last_ps);
+	h->err_lo_ns += (int64_t)floor(fmin(0, r)) - 1;
+	h->err_hi_ns += (int64_t)ceil(fmax(0, r)) + 1;
 }
 
 /* ---------------------------------------------------------------- report */
@@ -2257,6 +2504,97 @@ static void print_switches(struct printer *p, struct sim *s, int bi)
 	print_array_end(p);
 }
 
+/* Summary of what host h's tap saw against its capture: one of REF_TX,
+ * REF_RX, or both (-1). */
+static void ref_summary(struct sim *s, int h, int which, struct summary *out)
+{
+	struct dist *tx = &s->ref[h].d[REF_TX], *rx = &s->ref[h].d[REF_RX];
+	int64_t *v;
+
+	if (which >= 0) {
+		struct dist *d = &s->ref[h].d[which];
+
+		if (d->h)
+			hist_summary(d->h, out);
+		else
+			summary_of(d->v, d->n, out);
+		return;
+	}
+	if (s->c->no_truth_stats) {
+		struct hist *x = hist_create();
+
+		if (tx->h)
+			hist_merge(x, tx->h);
+		if (rx->h)
+			hist_merge(x, rx->h);
+		hist_summary(x, out);
+		hist_destroy(x);
+		return;
+	}
+	v = xmalloc((tx->n + rx->n ? tx->n + rx->n : 1) * sizeof(*v));
+	if (tx->n)
+		memcpy(v, tx->v, tx->n * sizeof(*v));
+	if (rx->n)
+		memcpy(v + tx->n, rx->v, rx->n * sizeof(*v));
+	summary_of(v, tx->n + rx->n, out);
+	free(v);
+}
+
+/* "reference": for each tapped host, host stamp - tap stamp over the
+ * frames in both files, and the line a fit of it should find. */
+static void print_reference(struct printer *p, struct sim *s)
+{
+	print_object_begin(p, "reference");
+	for (int h = 0; h < SIM_HOSTS; h++) {
+		const struct host *x = &s->h[h], *t = &s->tap[h];
+		const struct sim_clock *k = &x->cfg->clock, *tk = &t->cfg->clock;
+		static const char *const names[REF_DISTS] = { "tx", "rx" };
+		struct summary sum;
+
+		if (!t->tap)
+			continue;
+		print_object_begin(p, sim_hosts[h]);
+		print_str(p, "file", NULL, t->file);
+		print_uint(p, "frames", NULL, t->packets);
+		print_object_begin(p, "model");
+		print_double(p, "offset_ns", NULL, k->offset_ns);
+		print_double(p, "rate_ppb", NULL, k->rate_ppb);
+		print_double(p, "wander_ns", NULL, k->wander_ns);
+		print_double(p, "period_s", NULL, k->period_s);
+		print_double(p, "noise_ns", NULL, k->noise_ns);
+		print_double(p, "quantum_ns", NULL, (double)k->quantum_ps / PS_PER_NS);
+		print_str(p, "host_timescale", NULL, x->cfg->tai ? "tai" : "utc");
+		print_double(p, "tap_offset_ns", NULL, tk->offset_ns);
+		print_double(p, "tap_rate_ppb", NULL, tk->rate_ppb);
+		print_double(p, "tap_wander_ns", NULL, tk->wander_ns);
+		print_double(p, "tap_noise_ns", NULL, tk->noise_ns);
+		print_double(p, "tap_quantum_ns", NULL, (double)tk->quantum_ps / PS_PER_NS);
+		print_object_end(p);
+		for (int d = 0; d < REF_DISTS; d++) {
+			ref_summary(s, h, d, &sum);
+			summary_print(p, names[d], &sum);
+		}
+		ref_summary(s, h, -1, &sum);
+		summary_print(p, "all", &sum);
+		print_object_begin(p, "fit");
+		if (s->ref[h].any)
+			print_double(p, "offset_ns", NULL,
+				     round((host_det_sync_ns(x, s->ref[h].first_ps) -
+					    host_det_sync_ns(t, s->ref[h].first_ps)) * 1000) / 1000);
+		else
+			print_null(p, "offset_ns", NULL);
+		print_double(p, "rate_ppb", NULL, k->rate_ppb - tk->rate_ppb);
+		if (s->ref[h].any)
+			print_int(p, "first_ns", NULL,
+				  sim_start_ns(s) + floordiv(s->ref[h].first_ps, PS_PER_NS));
+		else
+			print_null(p, "first_ns", NULL);
+		print_object_end(p);
+		print_object_end(p);
+	}
+	print_object_end(p);
+}
+
 static void speed_text(int64_t bps, char *buf, size_t len)
 {
 	if (bps % 1000000000 == 0)
@@ -2320,10 +2658,12 @@ static int write_truth(struct sim *s, const char *path)
 		}
 		print_object_begin(p, "clock");
 		print_double(p, "offset_ns", NULL, k->offset_ns);
+		if (k->rate_ppb != 0)
+			print_double(p, "rate_ppb", NULL, k->rate_ppb);
 		print_double(p, "wander_ns", NULL, k->wander_ns);
 		print_double(p, "period_s", NULL, k->period_s);
 		print_double(p, "noise_ns", NULL, k->noise_ns);
-		print_int(p, "quantum_ns", NULL, k->quantum_ns);
+		print_double(p, "quantum_ns", NULL, (double)k->quantum_ps / PS_PER_NS);
 		print_double(p, "phase_rad", NULL, round(h->phase * 1e6) / 1e6);
 		print_object_end(p);
 		print_int(p, "capture_start_ns", NULL,
@@ -2364,6 +2704,8 @@ static int write_truth(struct sim *s, const char *path)
 		}
 		print_array_end(p);
 	}
+	if (c->tap[SIM_ALGO] || c->tap[SIM_VENUE])
+		print_reference(p, s);
 	if (print_destroy(p))
 		err = -EIO;
 	if (!err && fflush(f))
@@ -2442,18 +2784,24 @@ static void sim_loop(struct sim *s)
 		case EV_ACK: ev_ack(s, e.a); break;
 		case EV_RETRANS: ev_retrans(s, e.seg); break;
 		}
-		for (int h = 0; h < SIM_HOSTS; h++)
+		for (int h = 0; h < SIM_HOSTS; h++) {
 			if (s->h[h].qn)
 				host_flush(s, &s->h[h], false);
+			if (s->tap[h].qn)
+				host_flush(s, &s->tap[h], false);
+		}
 	}
-	for (int h = 0; h < SIM_HOSTS; h++)
+	for (int h = 0; h < SIM_HOSTS; h++) {
 		host_flush(s, &s->h[h], true);
+		if (s->tap[h].tap)
+			host_flush(s, &s->tap[h], true);
+	}
 }
 
 static void sim_free(struct sim *s)
 {
-	for (int h = 0; h < SIM_HOSTS; h++) {
-		struct host *x = &s->h[h];
+	for (int h = 0; h < 2 * SIM_HOSTS; h++) {
+		struct host *x = h < SIM_HOSTS ? &s->h[h] : &s->tap[h - SIM_HOSTS];
 
 		while (x->qn) {
 			struct rec *r = rec_pop(x);
@@ -2497,6 +2845,11 @@ static void sim_free(struct sim *s)
 			free(s->b[b].d[d].v);
 			hist_destroy(s->b[b].d[d].h);
 		}
+	for (int h = 0; h < SIM_HOSTS; h++)
+		for (int d = 0; d < REF_DISTS; d++) {
+			free(s->ref[h].d[d].v);
+			hist_destroy(s->ref[h].d[d].h);
+		}
 	free(s->b);
 	free(s->tr);
 	free(s->fbuf);
@@ -2535,8 +2888,11 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	s->cables_ps = s->ncables * llround(c->cable_m * NS_PER_M * PS_PER_NS);
 	s->nb = c->nrates + 1;
 	s->b = xcalloc(s->nb, sizeof(*s->b));
-	for (int h = 0; h < SIM_HOSTS; h++)
+	for (int h = 0; h < SIM_HOSTS; h++) {
 		host_init(s, h);
+		if (c->tap[h])
+			tap_init(s, h);
+	}
 	flow_init(s, CONN_MD, DIR_C2S, 40001, 9001);
 	flow_init(s, CONN_MD, DIR_S2C, 40001, 9001);
 	flow_init(s, CONN_ORD, DIR_C2S, 40002, 9002);
@@ -2547,8 +2903,11 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		sim_sys(s, rc, "%s", c->out_dir);
 		goto out;
 	}
-	for (int h = 0; h < SIM_HOSTS && !s->err; h++)
+	for (int h = 0; h < SIM_HOSTS && !s->err; h++) {
 		host_open(s, &s->h[h]);
+		if (c->tap[h] && !s->err)
+			tap_open(s, &s->tap[h]);
+	}
 	if (s->err)
 		goto out;
 
@@ -2562,13 +2921,16 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	ev_push(s, MD_START_PS, EV_MD, 0, 0, NULL);
 	sim_loop(s);
 
-	for (int h = 0; h < SIM_HOSTS; h++)
+	for (int h = 0; h < SIM_HOSTS; h++) {
 		host_close(s, &s->h[h], s->err != 0);
+		host_close(s, &s->tap[h], s->err != 0);
+	}
 	if (s->err)
 		goto out;
 	for (int h = 0; h < SIM_HOSTS && !s->err; h++) {
 		char jn[32];
 
+		host_span(s, &s->h[h]);
 		snprintf(jn, sizeof(jn), "%s.journal", sim_hosts[h]);
 		path = path_join(c->out_dir, jn);
 		journal_write_host(s, &s->h[h], path);
@@ -2591,11 +2953,16 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		for (int h = 0; h < SIM_HOSTS; h++) {
 			res->packets[h] = s->h[h].packets;
 			snprintf(res->file[h], sizeof(res->file[h]), "%s", s->h[h].file);
+			res->tap_packets[h] = s->tap[h].packets;
+			snprintf(res->tap_file[h], sizeof(res->tap_file[h]), "%s",
+				 s->tap[h].file);
 		}
 	}
 out:
-	for (int h = 0; h < SIM_HOSTS; h++)
+	for (int h = 0; h < SIM_HOSTS; h++) {
 		host_close(s, &s->h[h], true);
+		host_close(s, &s->tap[h], true);
+	}
 	rc = s->err;
 	sim_free(s);
 	free(s);

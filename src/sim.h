@@ -12,8 +12,12 @@
  * Everything is deterministic from the seed: the same configuration gives
  * byte-identical files. Memory is bounded by what is in flight (a few
  * microseconds of frames), not by the number of messages, except for the
- * truth samples (8 bytes per message and distribution, or fixed-size
- * histograms with no_truth_stats).
+ * truth samples (8 bytes per message and distribution, and per frame of a
+ * tapped host, or fixed-size histograms with no_truth_stats).
+ *
+ * With a tap on a host (tap[]), a third kind of file: what an optical tap
+ * and a capture card with a clock of their own saw on the host's fibres,
+ * the reference tapless validate measures the host's stamps against.
  */
 #ifndef TAPLESS_SIM_H
 #define TAPLESS_SIM_H
@@ -40,15 +44,19 @@ enum sim_switch {
 
 enum sim_format { SIM_FMT_PCAPNG, SIM_FMT_PCAP, SIM_FMT_PCAP_US, SIM_FMT_COUNT };
 
-/* A host's clock: error(t) = offset + wander * sin(2 pi t / period + phase)
- * + noise (gaussian, SD noise, clamped at 4 SD, drawn per stamp); a stamp
- * is floor((t + error) / quantum) * quantum. */
+/* A clock: error(t) = offset + rate * t + wander * sin(2 pi t / period +
+ * phase) + noise (gaussian, SD noise, clamped at 4 SD, drawn per stamp),
+ * t the true time since the start; a stamp is floor((t + error) / quantum)
+ * * quantum, in whole nanoseconds (floor). A quantum that is a whole number
+ * of nanoseconds is on the absolute grid; another (the tap's 7.5 ns) on a
+ * grid aligned to the start (picoseconds since 1970 overflow int64). */
 struct sim_clock {
 	double offset_ns;
+	double rate_ppb;	/* |rate| <= 1e6; ns of error per s */
 	double wander_ns;
 	double period_s;	/* > 0 */
 	double noise_ns;	/* >= 0 */
-	int64_t quantum_ns;	/* >= 1 */
+	int64_t quantum_ps;	/* >= 1 (0.001 ns) */
 };
 
 /* Seconds after the start, [from, to). */
@@ -88,6 +96,11 @@ struct sim_config {
 	double journal_interval_s;
 	int64_t qty;
 	bool no_truth_stats;		/* histograms instead of every sample */
+	/* Optical taps: tap[h] writes tap-HOST.pcapng, every frame on host
+	 * h's fibres at its true wire instant, stamped by tap_clock (on UTC;
+	 * default perfect with a 7.5 ns quantum, as an Endace DAG). */
+	bool tap[SIM_HOSTS];
+	struct sim_clock tap_clock;
 };
 
 /* What a run wrote. */
@@ -97,6 +110,8 @@ struct sim_result {
 	uint64_t fix_messages;		/* all FIX messages sent */
 	uint64_t packets[SIM_HOSTS];	/* frames in each capture */
 	char file[SIM_HOSTS][32];	/* capture file names in out_dir */
+	uint64_t tap_packets[SIM_HOSTS];	/* frames in each tap file */
+	char tap_file[SIM_HOSTS][32];	/* "" when not tapped */
 };
 
 /* The defaults of tapless-sim(1): one run of 5 s at 1000/s, arista-7124sx,
@@ -110,7 +125,9 @@ int sim_parse_rates(struct sim_config *c, const char *text, char *err,
 /* "10G", "25G", "1G", "100M": bits per second (M or G, a whole number;
  * the bit time must be a whole number of picoseconds). */
 int sim_parse_speed(const char *text, int64_t *bps);
-/* "HOST:offset=NS,wander=NS,period=S,noise=NS,quantum=NS" (any subset). */
+/* "HOST:offset=NS,rate=PPB,wander=NS,period=S,noise=NS,quantum=NS" (any
+ * subset); HOST is algo, venue or tap (the clock of every tap). quantum
+ * takes up to 3 decimals (7.5). */
 int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 		    size_t len);
 /* "HOST=tai" or "HOST=utc". */
@@ -122,6 +139,9 @@ int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
 /* "HOST=S". */
 int sim_parse_start_late(struct sim_config *c, const char *text, char *err,
 			 size_t len);
+/* "HOST": tap that host (algo or venue). */
+int sim_parse_tap(struct sim_config *c, const char *text, char *err,
+		  size_t len);
 /* "HOST=pcapng", "HOST=pcap" (nanoseconds) or "HOST=pcap-us". */
 int sim_parse_format(struct sim_config *c, const char *text, char *err,
 		     size_t len);
@@ -131,7 +151,8 @@ const char *sim_switch_name(enum sim_switch s);		/* "arista-7124sx" */
 int sim_switch_from_name(const char *name);		/* or -1 */
 
 /* Generate. Creates out_dir if missing and writes ALGO.pcapng (or .pcap),
- * VENUE.pcapng, algo.journal, venue.journal, topology and truth.json.
+ * VENUE.pcapng, algo.journal, venue.journal, topology, truth.json and, for
+ * each tapped host, tap-HOST.pcapng.
  * Returns 0; -EINVAL for a configuration that cannot run (err says why);
  * another -errno when a file cannot be written (err names the path). Each
  * file appears under its final name only when whole. */

@@ -395,6 +395,135 @@ START_TEST(journals_honest)
 }
 END_TEST
 
+/* --clock rate= and fractional quantum=, the tap's clock, --tap; each bad
+ * value rejected with a message naming its key, leaving the clock as it
+ * was. */
+START_TEST(clock_rate_quantum_tap)
+{
+	struct sim_config c;
+	char err[SIM_ERRBUF];
+
+	sim_config_init(&c);
+	ck_assert(c.tap_clock.quantum_ps == 7500);
+	ck_assert(c.tap_clock.offset_ns == 0 && c.tap_clock.noise_ns == 0 &&
+		  c.tap_clock.rate_ppb == 0 && c.tap_clock.wander_ns == 0);
+	ck_assert(c.host[SIM_ALGO].clock.quantum_ps == 8000);
+	ck_assert(!c.tap[SIM_ALGO] && !c.tap[SIM_VENUE]);
+
+	ck_assert_int_eq(sim_parse_clock(&c, "algo:rate=300,quantum=7.5", err,
+					 sizeof(err)), 0);
+	ck_assert(c.host[SIM_ALGO].clock.rate_ppb == 300);
+	ck_assert(c.host[SIM_ALGO].clock.quantum_ps == 7500);
+	ck_assert(c.host[SIM_ALGO].clock.offset_ns == 20);	/* kept */
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:rate=-1e6,quantum=0.125", err,
+					 sizeof(err)), 0);
+	ck_assert(c.host[SIM_VENUE].clock.rate_ppb == -1e6);
+	ck_assert(c.host[SIM_VENUE].clock.quantum_ps == 125);
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:quantum=12.345", err,
+					 sizeof(err)), 0);
+	ck_assert(c.host[SIM_VENUE].clock.quantum_ps == 12345);
+	ck_assert_int_eq(sim_parse_clock(&c, "tap:noise=1.5,quantum=4,rate=-7", err,
+					 sizeof(err)), 0);
+	ck_assert(c.tap_clock.noise_ns == 1.5 && c.tap_clock.quantum_ps == 4000 &&
+		  c.tap_clock.rate_ppb == -7);
+	ck_assert(c.host[SIM_ALGO].clock.noise_ns == 2);	/* not the hosts' */
+
+	static const struct {
+		const char *text, *key;
+	} bad[] = {
+		{ "algo:rate=1000001", "rate" },
+		{ "algo:rate=-2e6", "rate" },
+		{ "algo:rate=fast", "rate=fast" },
+		{ "algo:quantum=7.5001", "quantum" },
+		{ "algo:quantum=0.0001", "quantum" },
+		{ "algo:quantum=0", "quantum" },
+		{ "algo:quantum=-8", "quantum" },
+		{ "tap:quantum=2e6", "quantum" },
+		{ "tap:noise=-1", "noise" },
+		{ "tap:period=0", "period" },
+		{ "tap:skew=3", "skew" },
+		{ "dag:offset=1", "tap" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sim_clock before = c.host[SIM_ALGO].clock, tap = c.tap_clock;
+
+		err[0] = 0;
+		ck_assert_msg(sim_parse_clock(&c, bad[i].text, err, sizeof(err)) == -EINVAL,
+			      "%s accepted", bad[i].text);
+		ck_assert_msg(strstr(err, bad[i].key) && strstr(err, "--clock"),
+			      "%s: message '%s' does not name %s", bad[i].text, err,
+			      bad[i].key);
+		ck_assert(!memcmp(&before, &c.host[SIM_ALGO].clock, sizeof(before)));
+		ck_assert(!memcmp(&tap, &c.tap_clock, sizeof(tap)));
+	}
+
+	ck_assert_int_eq(sim_parse_tap(&c, "venue", err, sizeof(err)), 0);
+	ck_assert(c.tap[SIM_VENUE] && !c.tap[SIM_ALGO]);
+	ck_assert_int_eq(sim_parse_tap(&c, "algo", err, sizeof(err)), 0);
+	ck_assert(c.tap[SIM_ALGO]);
+	ck_assert_int_eq(sim_parse_tap(&c, "tap", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--tap"));
+}
+END_TEST
+
+/* Taps of both hosts under faults, clocks gaining and losing fast and a
+ * fractional host quantum: every file in stamp order; the tap of a late
+ * capture has more frames than it; the hosts' files the same without the
+ * taps. */
+START_TEST(taps_in_order)
+{
+	struct sim_config c, d;
+	struct sim_result r, rd;
+	struct counts a, v, ta, tv;
+	char err[SIM_ERRBUF], *truth;
+	const char *out;
+	size_t len;
+
+	config(&c, "t");
+	c.rates[0] = 200000;
+	c.duration_s = 0.05;
+	c.retransmit = 0.05;
+	c.reorder = 0.05;
+	c.mss = 64;
+	c.stack_delay_ns = 100;
+	c.stack_jitter_ns = 50;
+	ck_assert_int_eq(sim_parse_clock(&c, "algo:rate=-1000000,noise=30", err,
+					 sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_clock(&c, "venue:rate=1000000,quantum=2.5", err,
+					 sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_clock(&c, "tap:noise=3,offset=-5", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_start_late(&c, "venue=0.01", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_unsync(&c, "algo=0.02-0.03", err, sizeof(err)), 0);
+	config(&d, "u");
+	out = d.out_dir;
+	d = c;
+	d.out_dir = out;
+	ck_assert_int_eq(sim_parse_tap(&c, "algo", err, sizeof(err)), 0);
+	ck_assert_int_eq(sim_parse_tap(&c, "venue", err, sizeof(err)), 0);
+	run(&c, &r);
+	run(&d, &rd);
+	ck_assert_str_eq(r.tap_file[SIM_ALGO], "tap-algo.pcapng");
+	ck_assert_str_eq(rd.tap_file[SIM_ALGO], "");
+	read_capture(path_in("t", "algo.pcapng"), "198.18.0.1", 8, false, &a);
+	read_capture(path_in("t", "venue.pcapng"), "198.18.0.2", 1, false, &v);
+	read_capture(path_in("t", "tap-algo.pcapng"), "198.18.0.1", 1, false, &ta);
+	read_capture(path_in("t", "tap-venue.pcapng"), "198.18.0.2", 1, false, &tv);
+	ck_assert_uint_eq(ta.frames, r.tap_packets[SIM_ALGO]);
+	ck_assert_uint_eq(ta.frames, a.frames);
+	ck_assert_uint_eq(ta.out, a.out);
+	ck_assert_uint_eq(tv.frames, r.tap_packets[SIM_VENUE]);
+	ck_assert_uint_gt(tv.frames, v.frames);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_msg(same_file(path_in("t", files[i]), path_in("u", files[i])),
+			      "%s differs with taps", files[i]);
+	truth = slurp(path_in("t", "truth.json"), &len);
+	ck_assert_ptr_nonnull(strstr(truth, "\"reference\""));
+	ck_assert_int_eq(json_number(strstr(truth, "\"reference\""), "frames"),
+			 (long long)ta.frames);
+	free(truth);
+}
+END_TEST
+
 START_TEST(faults_counted)
 {
 	struct sim_config c;
@@ -486,7 +615,7 @@ START_TEST(bad_input)
 	ck_assert_int_eq(sim_parse_clock(&c, "venue:offset=-100,quantum=4", err,
 					 sizeof(err)), 0);
 	ck_assert(c.host[SIM_VENUE].clock.offset_ns == -100);
-	ck_assert(c.host[SIM_VENUE].clock.quantum_ns == 4);
+	ck_assert(c.host[SIM_VENUE].clock.quantum_ps == 4000);
 	ck_assert(c.host[SIM_VENUE].clock.wander_ns == 10);
 	ck_assert_int_eq(sim_parse_clock(&c, "venue:skew=3", err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(sim_parse_clock(&c, "broker:offset=3", err, sizeof(err)), -EINVAL);
@@ -523,6 +652,8 @@ static Suite *sim_suite(void)
 	tcase_add_test(t, faults_counted);
 	tcase_add_test(t, topology_and_switch);
 	tcase_add_test(t, bad_input);
+	tcase_add_test(t, clock_rate_quantum_tap);
+	tcase_add_test(t, taps_in_order);
 	suite_add_tcase(s, t);
 	return s;
 }
