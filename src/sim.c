@@ -2371,46 +2371,52 @@ static void host_span(struct sim *s, struct host *h)
 
 /* ---------------------------------------------------------------- report */
 
-/* Summary of distribution di over bucket bi, or every bucket (bi < 0). */
-static void dist_summary(struct sim *s, int di, int bi, struct summary *out)
+/* Summary of the samples of n distributions together. */
+static void dists_summary(const struct sim *s, const struct dist *const *d,
+			  unsigned n, struct summary *out)
 {
 	size_t total = 0;
 	int64_t *v;
 
-	if (bi >= 0) {
-		struct dist *d = &s->b[bi].d[di];
-
-		if (d->h)
-			hist_summary(d->h, out);
-		else
-			summary_of(d->v, d->n, out);
-		return;
-	}
 	if (s->c->no_truth_stats) {
 		struct hist *h = hist_create();
 
-		for (unsigned i = 0; i < s->nb; i++)
-			if (s->b[i].d[di].h)
-				hist_merge(h, s->b[i].d[di].h);
+		for (unsigned i = 0; i < n; i++)
+			if (d[i]->h)
+				hist_merge(h, d[i]->h);
 		hist_summary(h, out);
 		hist_destroy(h);
 		return;
 	}
-	for (unsigned i = 0; i < s->nb; i++)
-		total += s->b[i].d[di].n;
-	for (unsigned i = 0; i < s->nb; i++)
-		if (s->b[i].d[di].n == total) {
-			summary_of(s->b[i].d[di].v, total, out);
+	for (unsigned i = 0; i < n; i++)
+		total += d[i]->n;
+	/* One holds them all: no copy. */
+	for (unsigned i = 0; i < n; i++)
+		if (d[i]->n == total) {
+			summary_of(d[i]->v, total, out);
 			return;
 		}
 	v = xmalloc((total ? total : 1) * sizeof(*v));
 	total = 0;
-	for (unsigned i = 0; i < s->nb; i++) {
-		memcpy(v + total, s->b[i].d[di].v, s->b[i].d[di].n * sizeof(*v));
-		total += s->b[i].d[di].n;
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i]->n)
+			memcpy(v + total, d[i]->v, d[i]->n * sizeof(*v));
+		total += d[i]->n;
 	}
 	summary_of(v, total, out);
 	free(v);
+}
+
+/* Summary of distribution di over bucket bi, or every bucket (bi < 0). */
+static void dist_summary(struct sim *s, int di, int bi, struct summary *out)
+{
+	const struct dist *d[SIM_MAX_RATES + 1];	/* a bucket per rate, and one spare */
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->nb; i++)
+		if (bi < 0 || (unsigned)bi == i)
+			d[n++] = &s->b[i].d[di];
+	dists_summary(s, d, n, out);
 }
 
 static void print_hops(struct printer *p, struct sim *s, int bi, int64_t rate)
@@ -2508,36 +2514,13 @@ static void print_switches(struct printer *p, struct sim *s, int bi)
  * REF_RX, or both (-1). */
 static void ref_summary(struct sim *s, int h, int which, struct summary *out)
 {
-	struct dist *tx = &s->ref[h].d[REF_TX], *rx = &s->ref[h].d[REF_RX];
-	int64_t *v;
+	const struct dist *d[REF_DISTS];
+	unsigned n = 0;
 
-	if (which >= 0) {
-		struct dist *d = &s->ref[h].d[which];
-
-		if (d->h)
-			hist_summary(d->h, out);
-		else
-			summary_of(d->v, d->n, out);
-		return;
-	}
-	if (s->c->no_truth_stats) {
-		struct hist *x = hist_create();
-
-		if (tx->h)
-			hist_merge(x, tx->h);
-		if (rx->h)
-			hist_merge(x, rx->h);
-		hist_summary(x, out);
-		hist_destroy(x);
-		return;
-	}
-	v = xmalloc((tx->n + rx->n ? tx->n + rx->n : 1) * sizeof(*v));
-	if (tx->n)
-		memcpy(v, tx->v, tx->n * sizeof(*v));
-	if (rx->n)
-		memcpy(v + tx->n, rx->v, rx->n * sizeof(*v));
-	summary_of(v, tx->n + rx->n, out);
-	free(v);
+	for (int i = 0; i < REF_DISTS; i++)
+		if (which < 0 || which == i)
+			d[n++] = &s->ref[h].d[i];
+	dists_summary(s, d, n, out);
 }
 
 /* "reference": for each tapped host, host stamp - tap stamp over the
