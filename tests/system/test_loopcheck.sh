@@ -1,0 +1,125 @@
+#!/bin/bash
+# loopcheck_run() on a veth pair, both ends in one namespace, software
+# stamps (build/tools/loopcheck, the library's own code): every frame of
+# both directions arrives with its TX stamp, the one-way is positive and
+# under a millisecond, the stamps are reported as software ones and the
+# hardware-vs-software check is skipped with its reason. One-way runs one
+# direction; text output says which stamps; bad input (no such port, a port
+# down, hardware stamps asked of a veth) fails naming the port; a short run
+# is valgrind-clean; no namespace is left behind. Timing figures are sanity
+# bounds only: the machine may be busy.
+set -u
+if [ "$(id -u)" -ne 0 ]; then
+	echo "loopcheck: skipped: needs root for network namespaces"
+	exit 0
+fi
+. scripts/netns.sh
+tl_init				# TL_ID, and the trap that runs tl_cleanup
+NS="tapless-lc-$$-$TL_ID"
+A="lc${TL_ID}a"
+B="lc${TL_ID}b"
+OUT=$(mktemp -d "/tmp/tapless-loopcheck.XXXXXX")
+trap 'tl_cleanup; rm -rf "$OUT"' EXIT
+lc=build/tools/loopcheck
+count=500
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+command -v jq > /dev/null || { echo "FAIL: loopcheck: jq not installed (scripts/install-deps)"; exit 1; }
+[ -x "$lc" ] || { echo "FAIL: loopcheck: $lc not built (make)"; exit 1; }
+
+# Both ends in the namespace: the veth is made inside it, so nothing is ever
+# created in the root namespace.
+ip netns add "$NS" && TL_NS+=("$NS") &&
+	ip -n "$NS" link add "$A" type veth peer name "$B" &&
+	ip -n "$NS" link set lo up &&
+	ip -n "$NS" link set "$A" up && ip -n "$NS" link set "$B" up ||
+	{ echo "FAIL: loopcheck: could not build the namespace"; exit 1; }
+run() { ip netns exec "$NS" "$lc" "$@"; }
+# Frames sent before the carrier is up are dropped: wait for it.
+up() {
+	for _ in $(seq 100); do
+		ip -n "$NS" link show "$A" | grep -q LOWER_UP &&
+			ip -n "$NS" link show "$B" | grep -q LOWER_UP && return 0
+		sleep 0.05
+	done
+	return 1
+}
+up || { echo "FAIL: loopcheck: $A and $B did not come up"; exit 1; }
+
+# 1. Both directions, software stamps.
+j=$OUT/both.json
+run --stamps sw --count "$count" --rate 1000 --json "$A" "$B" > "$j" 2> "$OUT/both.err" ||
+	fail "both: exit $?: $(cat "$OUT/both.err")"
+jq -e . "$j" > /dev/null 2>&1 || fail "both: not JSON: $(head -c 500 "$j")"
+echo "loopcheck: $(jq -r '.directions[] | "\(.from)->\(.to) one-way mean \(.oneway_ns.mean) ns, sd \(.oneway_ns.sd) ns"' "$j" 2>/dev/null | paste -sd ';')"
+[ "$(jq '.directions | length' "$j")" = 2 ] || fail "both: not two directions"
+for d in 0 1; do
+	x=$(jq -c ".directions[$d]" "$j")
+	name=$(jq -r '"\(.from)->\(.to)"' <<< "$x")
+	[ "$(jq -r .source <<< "$x")" = sw ] || fail "$name: source is not sw: $x"
+	[ "$(jq .sent <<< "$x")" = "$count" ] || fail "$name: sent is not $count: $x"
+	[ "$(jq .received <<< "$x")" = "$count" ] || fail "$name: received is not $count: $x"
+	[ "$(jq .tx_missing <<< "$x")" = 0 ] || fail "$name: TX stamps missing: $x"
+	[ "$(jq .oneway_ns.count <<< "$x")" -ge $((count * 99 / 100)) ] ||
+		fail "$name: fewer than 99 % of frames have a one-way: $x"
+	jq -e '.oneway_ns.mean > 0 and .oneway_ns.mean < 1000000' <<< "$x" > /dev/null ||
+		fail "$name: one-way mean not in (0, 1 ms): $x"
+	jq -e '.phc_tx == null and .phc_rx == null and .have_hwsw == false' <<< "$x" > /dev/null ||
+		fail "$name: hardware figures with software stamps: $x"
+done
+[ "$(jq -r '.directions[0].from' "$j")" = "$A" ] && [ "$(jq -r '.directions[1].from' "$j")" = "$B" ] ||
+	fail "both: directions not A->B then B->A"
+jq -e '.checks[] | select(.check == "hwsw") | .verdict == "skip" and (.why | startswith("software stamps only: "))' "$j" > /dev/null ||
+	fail "both: hwsw not skipped with a reason: $(jq -c '.checks[1]' "$j")"
+jq -e '.checks[] | select(.check == "loopback") | .items | map(.text) | any(startswith("software stamps: the one-way includes the host stack"))' "$j" > /dev/null ||
+	fail "both: the loopback check does not say which stamps were measured"
+jq -e --arg s "$A<->$B" '.checks[] | select(.check == "loopback") | .subject == $s' "$j" > /dev/null ||
+	fail "both: loopback subject is not $A<->$B"
+
+# 2. One way, with an expected delay: one direction, the cable error judged.
+j=$OUT/one.json
+run --stamps sw --one-way --count 100 --expect 1000 --json "$A" "$B" > "$j" 2> "$OUT/one.err" ||
+	fail "one-way: exit $?: $(cat "$OUT/one.err")"
+[ "$(jq '.directions | length' "$j")" = 1 ] || fail "one-way: not one direction: $(head -c 300 "$j")"
+[ "$(jq '.directions[0].received' "$j")" = 100 ] || fail "one-way: received is not 100"
+jq -e '.checks[0].items | any(.limit == "loop.sw.cable_error_ns")' "$j" > /dev/null ||
+	fail "one-way: no cable error item with --expect"
+
+# 3. Text.
+run --stamps sw --count 50 "$A" "$B" > "$OUT/text" 2>&1 || fail "text: exit $?: $(cat "$OUT/text")"
+grep -q "^$A -> $B: sw stamps" "$OUT/text" || fail "text: no '$A -> $B: sw stamps' line: $(head -5 "$OUT/text")"
+grep -q "hwsw .*: skip (software stamps only" "$OUT/text" || fail "text: hwsw skip not said"
+
+# 4. Bad input: each fails, with a message naming the port.
+bad() {	# NAME WANT ARGS...: exit status not 0, stderr holds WANT
+	local name=$1 want=$2 rc
+	shift 2
+	run "$@" > "$OUT/bad.out" 2> "$OUT/bad.err"
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "$name: exit status 0"
+	grep -qF "$want" "$OUT/bad.err" || fail "$name: message was: $(cat "$OUT/bad.err")"
+}
+bad "no such port" "tapless-nosuch0: no such interface" --stamps sw "$A" tapless-nosuch0
+bad "hardware on veth" "$A has no hardware timestamping" --stamps hw "$A" "$B"
+bad "same port" "both ends are the same port" "$A" "$A"
+ip -n "$NS" link set "$B" down
+bad "port down" "$B: interface is down" --stamps sw "$A" "$B"
+ip -n "$NS" link set "$B" up && up || fail "$B did not come back up"
+
+# 5. A short run under valgrind: no leak, no invalid access.
+if command -v valgrind > /dev/null; then
+	ip netns exec "$NS" valgrind -q --leak-check=full --error-exitcode=99 \
+		"$lc" --stamps sw --count 50 --json "$A" "$B" > /dev/null 2> "$OUT/vg.log"
+	rc=$?
+	[ "$rc" = 0 ] || fail "valgrind: exit $rc: $(head -20 "$OUT/vg.log")"
+fi
+
+# 6. Nothing left behind.
+tl_cleanup
+if ip netns list | grep -q "^tapless-lc-$$-"; then
+	fail "namespace left behind: $(ip netns list | grep "^tapless-lc-$$-")"
+fi
+
+[ "$fails" -eq 0 ] && echo "ok: loopcheck"
+[ "$fails" -eq 0 ]
