@@ -72,7 +72,8 @@ build/libtapless.a: $(LIB_OBJS)
 build/san/libtapless.a: $(SAN_LIB_OBJS)
 	ar rcs $@ $^
 
-# tapless report finds its gnuplot templates here once installed.
+# tapless report and tapless validate find their gnuplot templates here once
+# installed.
 
 TAPLESS_OBJS := build/obj/tapless.o $(patsubst src/%.c,build/obj/%.o,$(wildcard src/cmd_*.c))
 bin/tapless: $(TAPLESS_OBJS) build/libtapless.a

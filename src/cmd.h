@@ -18,6 +18,7 @@ int cmd_correlate(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the

@@ -24,6 +24,7 @@ static const struct cmd_entry cmd_table[] = {
 	{ "status", cmd_status, "clock sync state from tapless-syncd, or a summary of a sync journal" },
 	{ "correlate", cmd_correlate, "one-way, transaction and switch latency from several hosts' captures" },
 	{ "report", cmd_report, "FTTC-style tables and gnuplot plots from a lab run directory" },
+	{ "validate", cmd_validate, "NIC timestamp accuracy: PHCs, loopback, hardware vs software, against a tap" },
 	{ "lab", cmd_lab, "the FTTC benchmark in network namespaces: up, run, down" },
 	{ "sim", cmd_sim, "captures with known truth, for testing the correlator" },
 	{ "help", cmd_help, "list commands, or show a command's options" },

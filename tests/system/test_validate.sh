@@ -1,16 +1,18 @@
 #!/bin/bash
-# loopcheck_run() on a veth pair, both ends in one namespace, software
-# stamps (build/tools/loopcheck, the library's own code): every frame of
+# tapless validate --loopback on a veth pair, both ends in one namespace,
+# software stamps: every frame of
 # both directions arrives with its TX stamp, the one-way is positive and
 # under a millisecond, the stamps are reported as software ones and the
 # hardware-vs-software check is skipped with its reason. One-way runs one
 # direction; text output says which stamps; bad input (no such port, a port
 # down, hardware stamps asked of a veth) fails naming the port; a short run
 # is valgrind-clean; no namespace is left behind. Timing figures are sanity
-# bounds only: the machine may be busy.
+# bounds only: the machine may be busy. The verdicts follow the limits given
+# (generous ones to pass, impossible ones to fail), so they do not depend on
+# how busy the machine is, and the exit status follows them.
 set -u
 if [ "$(id -u)" -ne 0 ]; then
-	echo "loopcheck: skipped: needs root for network namespaces"
+	echo "validate: skipped: needs root for network namespaces"
 	exit 0
 fi
 . scripts/netns.sh
@@ -18,15 +20,15 @@ tl_init				# TL_ID, and the trap that runs tl_cleanup
 NS="tapless-lc-$$-$TL_ID"
 A="lc${TL_ID}a"
 B="lc${TL_ID}b"
-OUT=$(mktemp -d "/tmp/tapless-loopcheck.XXXXXX")
+OUT=$(mktemp -d "/tmp/tapless-validate.XXXXXX")
 trap 'tl_cleanup; rm -rf "$OUT"' EXIT
-lc=build/tools/loopcheck
+lc=bin/tapless
 count=500
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-command -v jq > /dev/null || { echo "FAIL: loopcheck: jq not installed (scripts/install-deps)"; exit 1; }
-[ -x "$lc" ] || { echo "FAIL: loopcheck: $lc not built (make)"; exit 1; }
+command -v jq > /dev/null || { echo "FAIL: validate: jq not installed (scripts/install-deps)"; exit 1; }
+[ -x "$lc" ] || { echo "FAIL: validate: $lc not built (make)"; exit 1; }
 
 # Both ends in the namespace: the veth is made inside it, so nothing is ever
 # created in the root namespace.
@@ -34,8 +36,10 @@ ip netns add "$NS" && TL_NS+=("$NS") &&
 	ip -n "$NS" link add "$A" type veth peer name "$B" &&
 	ip -n "$NS" link set lo up &&
 	ip -n "$NS" link set "$A" up && ip -n "$NS" link set "$B" up ||
-	{ echo "FAIL: loopcheck: could not build the namespace"; exit 1; }
-run() { ip netns exec "$NS" "$lc" "$@"; }
+	{ echo "FAIL: validate: could not build the namespace"; exit 1; }
+# validate's loopback only; limits no busy machine reaches, unless a test
+# sets its own.
+run() { ip netns exec "$NS" "$lc" validate --no-phc --limit loop.sw.sd_ns=1e7,1e8 "$@"; }
 # Frames sent before the carrier is up are dropped: wait for it.
 up() {
 	for _ in $(seq 100); do
@@ -45,17 +49,17 @@ up() {
 	done
 	return 1
 }
-up || { echo "FAIL: loopcheck: $A and $B did not come up"; exit 1; }
+up || { echo "FAIL: validate: $A and $B did not come up"; exit 1; }
 
 # 1. Both directions, software stamps.
 j=$OUT/both.json
-run --stamps sw --count "$count" --rate 1000 --json "$A" "$B" > "$j" 2> "$OUT/both.err" ||
+run --stamps sw --count "$count" --rate 1000 --json --loopback "$A:$B" > "$j" 2> "$OUT/both.err" ||
 	fail "both: exit $?: $(cat "$OUT/both.err")"
 jq -e . "$j" > /dev/null 2>&1 || fail "both: not JSON: $(head -c 500 "$j")"
-echo "loopcheck: $(jq -r '.directions[] | "\(.from)->\(.to) one-way mean \(.oneway_ns.mean) ns, sd \(.oneway_ns.sd) ns"' "$j" 2>/dev/null | paste -sd ';')"
-[ "$(jq '.directions | length' "$j")" = 2 ] || fail "both: not two directions"
+echo "validate: $(jq -r '.loopback.directions[] | "\(.from)->\(.to) one-way mean \(.oneway_ns.mean) ns, sd \(.oneway_ns.sd) ns"' "$j" 2>/dev/null | paste -sd ';')"
+[ "$(jq '.loopback.directions | length' "$j")" = 2 ] || fail "both: not two directions"
 for d in 0 1; do
-	x=$(jq -c ".directions[$d]" "$j")
+	x=$(jq -c ".loopback.directions[$d]" "$j")
 	name=$(jq -r '"\(.from)->\(.to)"' <<< "$x")
 	[ "$(jq -r .source <<< "$x")" = sw ] || fail "$name: source is not sw: $x"
 	[ "$(jq .sent <<< "$x")" = "$count" ] || fail "$name: sent is not $count: $x"
@@ -68,7 +72,7 @@ for d in 0 1; do
 	jq -e '.phc_tx == null and .phc_rx == null and .have_hwsw == false' <<< "$x" > /dev/null ||
 		fail "$name: hardware figures with software stamps: $x"
 done
-[ "$(jq -r '.directions[0].from' "$j")" = "$A" ] && [ "$(jq -r '.directions[1].from' "$j")" = "$B" ] ||
+[ "$(jq -r '.loopback.directions[0].from' "$j")" = "$A" ] && [ "$(jq -r '.loopback.directions[1].from' "$j")" = "$B" ] ||
 	fail "both: directions not A->B then B->A"
 jq -e '.checks[] | select(.check == "hwsw") | .verdict == "skip" and (.why | startswith("software stamps only: "))' "$j" > /dev/null ||
 	fail "both: hwsw not skipped with a reason: $(jq -c '.checks[1]' "$j")"
@@ -79,19 +83,29 @@ jq -e --arg s "$A<->$B" '.checks[] | select(.check == "loopback") | .subject == 
 
 # 2. One way, with an expected delay: one direction, the cable error judged.
 j=$OUT/one.json
-run --stamps sw --one-way --count 100 --expect 1000 --json "$A" "$B" > "$j" 2> "$OUT/one.err" ||
+run --stamps sw --one-way --count 100 --expect-ns 1000 --json --loopback "$A:$B" > "$j" 2> "$OUT/one.err" ||
 	fail "one-way: exit $?: $(cat "$OUT/one.err")"
-[ "$(jq '.directions | length' "$j")" = 1 ] || fail "one-way: not one direction: $(head -c 300 "$j")"
-[ "$(jq '.directions[0].received' "$j")" = 100 ] || fail "one-way: received is not 100"
-jq -e '.checks[0].items | any(.limit == "loop.sw.cable_error_ns")' "$j" > /dev/null ||
+[ "$(jq '.loopback.directions | length' "$j")" = 1 ] || fail "one-way: not one direction: $(head -c 300 "$j")"
+[ "$(jq '.loopback.directions[0].received' "$j")" = 100 ] || fail "one-way: received is not 100"
+jq -e '.checks[] | select(.check == "loopback") | .items | any(.limit == "loop.sw.cable_error_ns")' "$j" > /dev/null ||
 	fail "one-way: no cable error item with --expect"
 
 # 3. Text.
-run --stamps sw --count 50 "$A" "$B" > "$OUT/text" 2>&1 || fail "text: exit $?: $(cat "$OUT/text")"
+run --stamps sw --count 50 --loopback "$A:$B" > "$OUT/text" 2>&1 || fail "text: exit $?: $(cat "$OUT/text")"
 grep -q "^$A -> $B: sw stamps" "$OUT/text" || fail "text: no '$A -> $B: sw stamps' line: $(head -5 "$OUT/text")"
 grep -q "hwsw .*: skip (software stamps only" "$OUT/text" || fail "text: hwsw skip not said"
 
-# 4. Bad input: each fails, with a message naming the port.
+# 4. Verdicts follow the limits, and the exit status the verdicts: the
+# generous limits above passed; an SD no stamp can meet fails.
+jq -e '.verdict == "pass" and ([.checks[] | select(.check == "loopback")][0].verdict == "pass")' "$OUT/both.json" > /dev/null ||
+	fail "both: loopback not passed under generous limits: $(jq -c '.checks' "$OUT/both.json")"
+run --stamps sw --count 50 --json --limit loop.sw.sd_ns=0,0.001 --loopback "$A:$B" > "$OUT/strict.json" 2>&1
+rc=$?
+[ "$rc" = 4 ] || fail "impossible SD limit: exit $rc, want 4"
+jq -e '[.checks[] | select(.check == "loopback")][0].items | any(.limit == "loop.sw.sd_ns" and .verdict == "fail")' "$OUT/strict.json" > /dev/null ||
+	fail "impossible SD limit: no failed loop.sw.sd_ns item"
+
+# 5. Bad input: each fails, with a message naming the port.
 bad() {	# NAME WANT ARGS...: exit status not 0, stderr holds WANT
 	local name=$1 want=$2 rc
 	shift 2
@@ -100,26 +114,27 @@ bad() {	# NAME WANT ARGS...: exit status not 0, stderr holds WANT
 	[ "$rc" -ne 0 ] || fail "$name: exit status 0"
 	grep -qF "$want" "$OUT/bad.err" || fail "$name: message was: $(cat "$OUT/bad.err")"
 }
-bad "no such port" "tapless-nosuch0: no such interface" --stamps sw "$A" tapless-nosuch0
-bad "hardware on veth" "$A has no hardware timestamping" --stamps hw "$A" "$B"
-bad "same port" "both ends are the same port" "$A" "$A"
+bad "no such port" "tapless-nosuch0: no such interface" --stamps sw --loopback "$A:tapless-nosuch0"
+bad "hardware on veth" "$A has no hardware timestamping" --stamps hw --loopback "$A:$B"
+bad "same port" "two different interface names" --loopback "$A:$A"
 ip -n "$NS" link set "$B" down
-bad "port down" "$B: interface is down" --stamps sw "$A" "$B"
+bad "port down" "$B: interface is down" --stamps sw --loopback "$A:$B"
 ip -n "$NS" link set "$B" up && up || fail "$B did not come back up"
 
-# 5. A short run under valgrind: no leak, no invalid access.
+# 6. A short run under valgrind: no leak, no invalid access.
 if command -v valgrind > /dev/null; then
 	ip netns exec "$NS" valgrind -q --leak-check=full --error-exitcode=99 \
-		"$lc" --stamps sw --count 50 --json "$A" "$B" > /dev/null 2> "$OUT/vg.log"
+		"$lc" validate --no-phc --limit loop.sw.sd_ns=1e7,1e8 --stamps sw --count 50 \
+		--json --loopback "$A:$B" > /dev/null 2> "$OUT/vg.log"
 	rc=$?
 	[ "$rc" = 0 ] || fail "valgrind: exit $rc: $(head -20 "$OUT/vg.log")"
 fi
 
-# 6. Nothing left behind.
+# 7. Nothing left behind.
 tl_cleanup
 if ip netns list | grep -q "^tapless-lc-$$-"; then
 	fail "namespace left behind: $(ip netns list | grep "^tapless-lc-$$-")"
 fi
 
-[ "$fails" -eq 0 ] && echo "ok: loopcheck"
+[ "$fails" -eq 0 ] && echo "ok: validate"
 [ "$fails" -eq 0 ]
