@@ -438,6 +438,7 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 	if (rc)
 		goto out;
 	res->offset_estimate_ns = off;
+	res->tai_utc_ns = cfg->tai_utc_ns;
 
 	rc = side_open(&host, cfg->host_path, err);
 	if (rc)
@@ -601,6 +602,14 @@ void refcheck_judge(const struct refcheck_result *res,
 			     "label its fibres the other way round",
 			     (unsigned long long)res->dir_conflicts,
 			     (unsigned long long)res->dir_compared);
+	/* A whole TAI - UTC apart: one file's timescale is not what it
+	 * seems (a raw PHC capture from tcpdump says nothing of TAI). */
+	if (res->tai_utc_ns &&
+	    fabs(fabs(all->err.mean) - (double)res->tai_utc_ns) < 1e6)
+		verdict_note(c, VERDICT_FAIL, "the error is TAI - UTC (%+.0f ns): "
+			     "one file's stamps are TAI, the other's UTC; give "
+			     "--reference-timescale, or capture with a timescale "
+			     "tapless records (tapless-capd)", all->err.mean);
 	if (res->timescale_adjust_ns)
 		verdict_note(c, VERDICT_PASS, "host stamps moved by %+lld ns to "
 			     "the reference's timescale (TAI - UTC)",

@@ -187,6 +187,42 @@ START_TEST(tai_host_against_utc_reference)
 }
 END_TEST
 
+/* A host capture on TAI that does not say so (a foreign file): the error
+ * is 37 s, and the judge says why rather than only failing. */
+START_TEST(unmarked_tai_is_named)
+{
+	struct gen g = { .n = 1000, .offset_ns = 10, .ref_quantum = 1 };
+	struct refcheck_result r;
+	struct verdict_limits lim;
+	struct verdict_check c;
+	char hp[96], rp[96], err[REFCHECK_ERRBUF];
+	struct refcheck_config cfg;
+	bool named = false;
+	double sd;
+
+	generate(&g, &sd);
+	/* Same files, but the reference taken as TAI against the host's
+	 * UTC: every stamp looks 37 s off. */
+	snprintf(hp, sizeof(hp), "%s/host.pcapng", dir);
+	snprintf(rp, sizeof(rp), "%s/ref.pcapng", dir);
+	refcheck_config_init(&cfg);
+	cfg.host_path = hp;
+	cfg.ref_path = rp;
+	cfg.ref_timescale = TS_SCALE_TAI;
+	ck_assert_int_eq(refcheck_run(&cfg, &r, err), 0);
+	ck_assert_uint_eq(r.matched, g.n);
+	ck_assert_double_eq_tol(r.dir[REFCHECK_ALL].err.mean, 10 + 37e9, 1);
+	verdict_limits_init(&lim);
+	verdict_check_init(&c, "reference", NULL);
+	refcheck_judge(&r, &lim, &c);
+	ck_assert_int_eq(c.v, VERDICT_FAIL);
+	for (unsigned i = 0; i < c.n; i++)
+		named |= strstr(c.item[i].text, "TAI - UTC") != NULL;
+	ck_assert(named);
+	refcheck_result_free(&r);
+}
+END_TEST
+
 START_TEST(missing_and_repeated_packets)
 {
 	struct gen g = { .n = 5000, .offset_ns = 100, .noise_ns = 5,
@@ -354,6 +390,7 @@ static Suite *refcheck_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, known_error_comes_back);
 	tcase_add_test(tc, tai_host_against_utc_reference);
+	tcase_add_test(tc, unmarked_tai_is_named);
 	tcase_add_test(tc, missing_and_repeated_packets);
 	tcase_add_test(tc, no_packet_in_common_fails);
 	tcase_add_test(tc, verdicts_follow_the_limits);
