@@ -156,4 +156,5 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d) $(PROBE_SRCS:probes/%.c=build/obj/probes/%.d)
+-include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d) $(PROBE_SRCS:probes/%.c=build/obj/probes/%.d) \
+	$(TAPLESS_OBJS:.o=.d) build/obj/capd.d build/obj/syncd.d
