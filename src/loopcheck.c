@@ -9,7 +9,7 @@
  * stamps; the figures are taken from the slots once the run is over.
  *
  * What has been exercised: the software path, on a veth pair in a namespace
- * (tests/system/test_loopcheck.sh). The hardware path is the same code with
+ * (tests/system/test_validate.sh, through tapless validate --loopback). The hardware path is the same code with
  * TS_MODE_HW, `both` and the PHC readings; it has not been run on a NIC with
  * a PHC (none where it was written), so treat its first results with care.
  */
