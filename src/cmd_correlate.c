@@ -14,6 +14,7 @@
 #include "print.h"
 #include "topo.h"
 #include "ts.h"
+#include "wholefile.h"
 #include "xalloc.h"
 
 static const struct opt_def correlate_opts[] = {
@@ -173,14 +174,13 @@ int cmd_correlate(int argc, char **argv)
 	struct corr_config cfg;
 	struct corr *c = NULL, *base = NULL;
 	struct topo *topo = NULL;
+	struct wholefile samples = { 0 };
 	struct printer *p;
 	struct opts *o;
 	char err[CORR_ERRBUF], terr[TOPO_ERRBUF];
 	char **operands = NULL;
 	int first, rc, nops = 0;
 	enum print_format fmt;
-	const char *spath = NULL;
-	char stmp[4096];
 
 	corr_config_init(&cfg);
 	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
@@ -255,14 +255,16 @@ int cmd_correlate(int argc, char **argv)
 		cfg.topo = topo;
 	}
 	if (opts_str(o, "samples")) {
-		spath = opts_str(o, "samples");
-		snprintf(stmp, sizeof(stmp), "%s.part", spath);
-		if (!(cfg.samples = fopen(stmp, "w"))) {
-			fprintf(stderr, "tapless correlate: %s: %s\n", stmp,
-				strerror(errno));
+		int e = wholefile_open(&samples, opts_str(o, "samples"));
+
+		if (e) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", samples.tmp,
+				strerror(-e));
+			wholefile_close(&samples, true);
 			rc = CMD_SYSTEM;
 			goto out;
 		}
+		cfg.samples = samples.f;
 		fprintf(cfg.samples, "# tapless correlate samples: run kind "
 			"from to time_ns latency_ns sync bound_ns rate switch\n");
 	}
@@ -312,20 +314,14 @@ int cmd_correlate(int argc, char **argv)
 out:
 	if (cfg.samples) {
 		/* Under its final name only when whole. */
-		bool bad = ferror(cfg.samples) | (fclose(cfg.samples) != 0);
+		const char *path = opts_str(o, "samples");
+		int e = wholefile_close(&samples, rc != CMD_OK);
 
-		if (bad && rc == CMD_OK) {
-			fprintf(stderr, "tapless correlate: %s: %s\n", stmp,
-				strerror(errno ? errno : EIO));
+		if (e && rc == CMD_OK) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", path,
+				strerror(-e));
 			rc = CMD_SYSTEM;
 		}
-		if (rc == CMD_OK && rename(stmp, spath)) {
-			fprintf(stderr, "tapless correlate: %s: %s\n", spath,
-				strerror(errno));
-			rc = CMD_SYSTEM;
-		}
-		if (rc != CMD_OK)
-			unlink(stmp);
 	}
 	corr_destroy(base);
 	corr_destroy(c);

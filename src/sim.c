@@ -50,6 +50,7 @@
 #include "swmodel.h"
 #include "topo.h"
 #include "ts.h"
+#include "wholefile.h"
 #include "xalloc.h"
 
 #define PS_PER_NS 1000LL
@@ -2589,20 +2590,18 @@ static void speed_text(int64_t bps, char *buf, size_t len)
 static int write_truth(struct sim *s, const char *path)
 {
 	const struct sim_config *c = s->c;
-	char *tmp = xmalloc(strlen(path) + 6), speed[32];
+	struct wholefile w;
 	struct printer *p;
-	FILE *f;
-	int err = 0;
+	char speed[32];
+	int err = wholefile_open(&w, path);
 
-	sprintf(tmp, "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = sim_sys(s, -errno, "%s", tmp);
-		free(tmp);
+	if (err) {
+		sim_sys(s, err, "%s", w.tmp);
+		wholefile_close(&w, true);
 		return err;
 	}
 	speed_text(c->speed_bps, speed, sizeof(speed));
-	p = print_create(f, PRINT_JSON, PRINT_PRETTY);
+	p = print_create(w.f, PRINT_JSON, PRINT_PRETTY);
 	print_uint(p, "seed", NULL, c->seed);
 	print_array_begin(p, "rates");
 	for (unsigned i = 0; i < c->nrates; i++)
@@ -2689,36 +2688,24 @@ static int write_truth(struct sim *s, const char *path)
 	}
 	if (c->tap[SIM_ALGO] || c->tap[SIM_VENUE])
 		print_reference(p, s);
-	if (print_destroy(p))
-		err = -EIO;
-	if (!err && fflush(f))
-		err = -errno;
-	if (!err && fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
+	err = print_destroy(p) ? -EIO : 0;
+	err = wholefile_close(&w, err != 0) ?: err;
+	if (err)
 		sim_sys(s, err, "%s", path);
-	}
-	free(tmp);
 	return err;
 }
 
 static int write_topology(struct sim *s, const char *path)
 {
 	const struct sim_config *c = s->c;
-	char *tmp = xmalloc(strlen(path) + 6), speed[32];
-	FILE *f;
-	int err = 0;
+	struct wholefile w;
+	char speed[32];
+	int err = wholefile_open(&w, path);
+	FILE *f = w.f;
 
-	sprintf(tmp, "%s.part", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = sim_sys(s, -errno, "%s", tmp);
-		free(tmp);
+	if (err) {
+		sim_sys(s, err, "%s", w.tmp);
+		wholefile_close(&w, true);
 		return err;
 	}
 	speed_text(c->speed_bps, speed, sizeof(speed));
@@ -2734,17 +2721,9 @@ static int write_topology(struct sim *s, const char *path)
 		fprintf(f, "link algo sw1 %.15gm\n", c->cable_m);
 		fprintf(f, "link sw1 venue %.15gm\n", c->cable_m);
 	}
-	if (fflush(f) || ferror(f))
-		err = -errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
+	err = wholefile_close(&w, false);
+	if (err)
 		sim_sys(s, err, "%s", path);
-	}
-	free(tmp);
 	return err;
 }
 
