@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "xalloc.h"
+
 int gnuplot_run(const char *dir, const char *script, char *msg, size_t len)
 {
 	int errp[2], execp[2], status, why[2] = { 0, 0 };	/* stage, errno */
@@ -107,4 +109,45 @@ int gnuplot_run(const char *dir, const char *script, char *msg, size_t len)
 		return -ECHILD;
 	}
 	return 0;
+}
+
+void gnuplot_fill(FILE *out, const char *text, const struct gnuplot_sub *subs,
+		  size_t n)
+{
+	for (const char *p = text; *p;) {
+		const char *at = strchr(p, '@');
+		size_t k;
+
+		if (!at) {
+			fputs(p, out);
+			break;
+		}
+		fwrite(p, 1, (size_t)(at - p), out);
+		for (k = 0; k < n; k++) {
+			size_t kl = strlen(subs[k].key);
+
+			if (!strncmp(at + 1, subs[k].key, kl) && at[1 + kl] == '@') {
+				fputs(subs[k].val, out);
+				p = at + kl + 2;
+				break;
+			}
+		}
+		if (k == n) {
+			fputc('@', out);
+			p = at + 1;
+		}
+	}
+}
+
+char *gnuplot_quote(const char *s)
+{
+	char *q = xmalloc(2 * strlen(s) + 1), *o = q;
+
+	for (; *s; s++) {
+		if (*s == '\'')
+			*o++ = '\'';
+		*o++ = *s == '\n' ? ' ' : *s;
+	}
+	*o = 0;
+	return q;
 }

@@ -5,11 +5,28 @@
 #define TAPLESS_GNUPLOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Run `gnuplot SCRIPT` with dir as its working directory. Returns 0,
  * -ENOENT when there is no gnuplot in PATH, -ECHILD when it failed (its
  * stderr in msg, which gets what gnuplot said on success too: warnings), or
  * another -errno. */
 int gnuplot_run(const char *dir, const char *script, char *msg, size_t len);
+
+/* A template's @KEY@ and what it becomes. */
+struct gnuplot_sub {
+	const char *key;
+	const char *val;
+};
+
+/* Write a template's text to out with every @KEY@ of subs[0..n) replaced by
+ * its value; an @ that starts no known key is left as written (a gnuplot
+ * macro's @name). */
+void gnuplot_fill(FILE *out, const char *text, const struct gnuplot_sub *subs,
+		  size_t n);
+
+/* s as text inside a gnuplot single-quoted string: ' written '', a newline
+ * as a blank. Returns a new string (xmalloc). */
+char *gnuplot_quote(const char *s);
 
 #endif

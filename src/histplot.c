@@ -78,83 +78,56 @@ static int write_data(const char *path, const struct histplot_series *s,
 	return fclose(f) ? -errno : 0;
 }
 
-/* gnuplot single-quoted text: ' is written ''. */
-static void gp_quote(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("''", f);
-		else
-			fputc(*s == '\n' ? ' ' : *s, f);
-}
-
 static int write_script(const char *tpath, const char *path, const char *name,
 			const char *title, const char *xlabel,
 			const struct histplot_series *s, size_t ns, bool us)
 {
-	FILE *in = fopen(tpath, "r"), *out;
-	char line[1024];
+	char *text = NULL, *labels, data[256];
+	char *qtitle = gnuplot_quote(title), *qname = gnuplot_quote(name);
+	char *qx = gnuplot_quote(xlabel);
+	size_t cap = 0, at = 0, room = 1;
+	FILE *in = fopen(tpath, "r"), *out = NULL;
 	int rc = 0;
 
-	if (!in)
-		return -errno;
-	out = fopen(path, "w");
-	if (!out) {
+	for (size_t i = 0; i < ns; i++)
+		room += 2 * strlen(s[i].label) + 1;
+	labels = xcalloc(1, room);
+	for (size_t i = 0; i < ns; i++) {
+		char *q;
+
+		if (!s[i].n)
+			continue;
+		q = gnuplot_quote(s[i].label);
+		at += (size_t)snprintf(labels + at, room - at, "%s%s", at ? " " : "", q);
+		free(q);
+	}
+	snprintf(data, sizeof(data), "%s.dat", name);
+	if (!in || getdelim(&text, &cap, 0, in) < 0)
+		rc = -errno ? -errno : -EIO;
+	if (!rc && !(out = fopen(path, "w")))
 		rc = -errno;
+	if (!rc) {
+		const struct gnuplot_sub subs[] = {
+			{ "TITLE", qtitle }, { "OUT", qname }, { "DATA", data },
+			{ "XLABEL", qx }, { "LABELS", labels },
+			{ "SCALE", us ? "1000.0" : "1.0" }, { "UNIT", us ? "µs" : "ns" },
+		};
+
+		fprintf(out, "# made by tapless validate from %s; edit and rerun: "
+			"gnuplot %s.gp\n", tpath, name);
+		gnuplot_fill(out, text, subs, sizeof(subs) / sizeof(subs[0]));
+		if (ferror(out))
+			rc = -EIO;
+		if (fclose(out) && !rc)
+			rc = -errno;
+	}
+	if (in)
 		fclose(in);
-		return rc;
-	}
-	fprintf(out, "# made by tapless validate from %s; edit and rerun: "
-		"gnuplot %s.gp\n", tpath, name);
-	while (fgets(line, sizeof(line), in)) {
-		char *p = line, *at;
-
-		while ((at = strchr(p, '@'))) {
-			char *end = strchr(at + 1, '@');
-			size_t k;
-
-			if (!end) {
-				break;
-			}
-			fwrite(p, 1, (size_t)(at - p), out);
-			k = (size_t)(end - at - 1);
-			if (k == 5 && !strncmp(at + 1, "TITLE", 5))
-				gp_quote(out, title);
-			else if (k == 3 && !strncmp(at + 1, "OUT", 3))
-				gp_quote(out, name);
-			else if (k == 4 && !strncmp(at + 1, "DATA", 4))
-				fprintf(out, "%s.dat", name);
-			else if (k == 6 && !strncmp(at + 1, "XLABEL", 6))
-				gp_quote(out, xlabel);
-			else if (k == 5 && !strncmp(at + 1, "SCALE", 5))
-				fputs(us ? "1000.0" : "1.0", out);
-			else if (k == 4 && !strncmp(at + 1, "UNIT", 4))
-				fputs(us ? "µs" : "ns", out);
-			else if (k == 6 && !strncmp(at + 1, "LABELS", 6)) {
-				bool first = true;
-
-				for (size_t i = 0; i < ns; i++) {
-					if (!s[i].n)
-						continue;
-					fprintf(out, "%s", first ? "" : " ");
-					gp_quote(out, s[i].label);
-					first = false;
-				}
-			} else {
-				/* Not ours: leave it as written. */
-				fwrite(at, 1, (size_t)(end - at), out);
-				p = end;
-				continue;
-			}
-			p = end + 1;
-		}
-		fputs(p, out);
-	}
-	if (ferror(in) || ferror(out))
-		rc = -EIO;
-	fclose(in);
-	if (fclose(out) && !rc)
-		rc = -errno;
+	free(text);
+	free(labels);
+	free(qtitle);
+	free(qname);
+	free(qx);
 	return rc;
 }
 

@@ -26,6 +26,7 @@
 
 #include "capfile.h"
 #include "frame.h"
+#include "gnuplot.h"
 #include "hist.h"
 #include "journal.h"
 #include "opts.h"
@@ -1775,25 +1776,20 @@ static bool report_series_logx(const struct report *r, int series)
 /* Text for a gnuplot single-quoted string: ' is written ''. */
 static void report_gp_quote(struct report_buf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_add(b, "''", 2);
-		else if (*s == '\n')
-			buf_add(b, " ", 1);
-		else
-			buf_add(b, s, 1);
-	}
-	if (!b->s)
-		buf_add(b, "", 0);
+	char *q = gnuplot_quote(s);
+
+	buf_add(b, q, strlen(q));
+	free(q);
 }
 
 int report_plot_script(const struct report *r, size_t i, const char *template_dir,
 		       const char *outdir, char err[REPORT_ERRBUF])
 {
 	struct { const char *key; struct report_buf val; } sub[24];
+	struct gnuplot_sub gs[24];
 	size_t nsub = 0;
 	char tpath[PATH_MAX + 64], opath[PATH_MAX + 64], *text = NULL;
-	struct report_buf title = { 0 }, out = { 0 };
+	struct report_buf title = { 0 };
 	size_t cap = 0;
 	ssize_t len;
 	FILE *f;
@@ -1848,32 +1844,10 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 	report_gp_quote(SUB("SWITCH"), report_conf_or(r, "switch"));
 #undef SUB
 
-	/* Replace every @KEY@ we know; anything else (a gnuplot macro's
-	 * @name) is left as written. */
-	for (char *p = text; *p;) {
-		char *at = strchr(p, '@');
-		size_t k;
-
-		if (!at) {
-			buf_add(&out, p, strlen(p));
-			break;
-		}
-		buf_add(&out, p, (size_t)(at - p));
-		for (k = 0; k < nsub; k++) {
-			size_t kl = strlen(sub[k].key);
-
-			if (!strncmp(at + 1, sub[k].key, kl) && at[1 + kl] == '@') {
-				buf_add(&out, sub[k].val.s, sub[k].val.len);
-				p = at + kl + 2;
-				break;
-			}
-		}
-		if (k == nsub) {
-			buf_add(&out, "@", 1);
-			p = at + 1;
-		}
+	for (size_t k = 0; k < nsub; k++) {
+		gs[k].key = sub[k].key;
+		gs[k].val = sub[k].val.s ? sub[k].val.s : "";
 	}
-	free(text);
 	snprintf(opath, sizeof(opath), "%s/plots/%s.gp", outdir, report_plot_names[i]);
 	f = fopen(opath, "w");
 	if (!f) {
@@ -1882,14 +1856,13 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 		fprintf(f, "# %s — made by tapless report from %s; edit and rerun\n"
 			"# from the report directory: gnuplot plots/%s.gp\n",
 			report_plot_names[i], tpath, report_plot_names[i]);
-		if (out.s)
-			fputs(out.s, f);
+		gnuplot_fill(f, text, gs, nsub);
 		rc = report_close(f, opath, err);
 	}
+	free(text);
 	for (size_t k = 0; k < nsub; k++)
 		free(sub[k].val.s);
 	free(title.s);
-	free(out.s);
 	return rc;
 }
 
