@@ -20,6 +20,7 @@
 #include "linfit.h"
 #include "print.h"
 #include "tsinfo.h"
+#include "tstep.h"
 #include "verdict.h"
 #include "xalloc.h"
 
@@ -101,34 +102,14 @@ void phccheck_config_init(struct phccheck_config *cfg, int index)
 
 /* ------------------------------------------------------------ pure parts */
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int64_t phccheck_gcd_step(const int64_t *v, size_t n)
 {
-	uint64_t g = 0, d;
+	struct tstep st;
 
-	for (size_t i = 1; i < n; i++) {
-		/* Unsigned: the difference of two int64_t may not fit one. */
-		if (v[i] >= v[i - 1])
-			d = (uint64_t)v[i] - (uint64_t)v[i - 1];
-		else
-			d = (uint64_t)v[i - 1] - (uint64_t)v[i];
-		if (!d)
-			continue;
-		g = gcd_u64(d, g);
-		if (g == 1)
-			break;
-	}
-	return g > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)g;
+	tstep_init(&st);
+	for (size_t i = 0; i < n; i++)
+		tstep_add(&st, v[i]);
+	return tstep_get(&st);
 }
 
 void phccheck_offsets(const struct phc_offset *o, size_t n,

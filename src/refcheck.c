@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "print.h"
 #include "ts.h"
+#include "tstep.h"
 #include "verdict.h"
 #include "xalloc.h"
 
@@ -50,8 +51,7 @@ struct side {
 	bool has_sender;	/* tapless-capd file with senders' stamps */
 	int scale;		/* of the file as a whole, when it says */
 	bool hw, sw;
-	int64_t last_ts, step;
-	bool any;
+	struct tstep step;	/* of the file's stamps */
 };
 
 void refcheck_config_init(struct refcheck_config *cfg)
@@ -126,21 +126,6 @@ static bool packet_key(const struct cap_packet *pkt, int linktype, uint64_t *key
 }
 
 /* ---- reading ---- */
-
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	if (a < 0)
-		a = -a;
-	if (b < 0)
-		b = -b;
-	while (b) {
-		int64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 static int side_open(struct side *s, const char *path, char *err)
 {
@@ -234,10 +219,7 @@ static int side_next(struct side *s, const struct refcheck_config *cfg,
 		v->skip = s->has_sender && pkt.dir == PCAPNG_DIR_OUT &&
 			  !iface_is_sender(ci);
 	}
-	if (s->any && pkt.ts_ns != s->last_ts)
-		s->step = gcd64(s->step, pkt.ts_ns - s->last_ts);
-	s->last_ts = pkt.ts_ns;
-	s->any = true;
+	tstep_add(&s->step, pkt.ts_ns);
 	v->keyed = packet_key(&pkt, ci ? ci->linktype : FRAME_LINK_ETHERNET, &v->key);
 	return 1;
 }
@@ -429,7 +411,7 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 	ref_scale = ref_scale_of(&ref, cfg->ref_timescale);
 	rc = read_reference(cfg, &ref, res, &e, &n, &rfirst, &rlast, err);
 	res->ref_res_ns = side_resolution(&ref);
-	res->ref_step_ns = ref.step;
+	res->ref_step_ns = tstep_get(&ref.step);
 	side_close(&ref);
 	if (rc)
 		return rc;
@@ -500,7 +482,7 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 		linfit_add(&fit[REFCHECK_ALL], (double)e[best].ts, (double)errv);
 	}
 	res->host_res_ns = side_resolution(&host);
-	res->host_step_ns = host.step;
+	res->host_step_ns = tstep_get(&host.step);
 	res->timescale_adjust_ns = adj;
 	snprintf(res->host_source, sizeof(res->host_source), "%s",
 		 host.hw && host.sw ? "mixed" : host.hw ? "hw" : host.sw ? "sw" :
