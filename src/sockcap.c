@@ -54,11 +54,10 @@ struct sockcap {
 
 /* Read the next sequence numbers of both queues through TCP_REPAIR, then
  * leave repair mode without the window probe TCP_REPAIR_OFF would send. */
-int sockcap_tcp_seqs(int fd, uint32_t *snd, uint32_t *rcv)
+static int tcp_queue_seqs(int fd, uint32_t *snd, uint32_t *rcv)
 {
 	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP, q, err = 0;
 	socklen_t len = sizeof(*snd);
-	int unread = 0;
 
 	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)) < 0)
 		return -errno;
@@ -77,11 +76,33 @@ int sockcap_tcp_seqs(int fd, uint32_t *snd, uint32_t *rcv)
 		off = TCP_REPAIR_OFF;	/* kernels before 4.19 */
 		setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off));
 	}
-	/* rcv_nxt counts bytes already queued that the program has not read:
-	 * our first received byte is that many earlier. */
-	if (!err && ioctl(fd, SIOCINQ, &unread) == 0)
-		*rcv -= (uint32_t)unread;
 	return err;
+}
+
+int sockcap_tcp_seqs(int fd, uint32_t *snd, uint32_t *rcv)
+{
+	/* rcv_nxt counts bytes already queued that the program has not read:
+	 * our first received byte is that many earlier. Data may arrive
+	 * between reading rcv_nxt and counting the unread bytes (a peer's
+	 * first message racing the accept: under load this put a venue's
+	 * sequence numbers a Logon early), so the count is taken before and
+	 * after, and the read kept only when nothing came in between. */
+	for (int tries = 0; tries < 100; tries++) {
+		int before = 0, after = 0, err;
+
+		if (ioctl(fd, SIOCINQ, &before) < 0)
+			return -errno;
+		err = tcp_queue_seqs(fd, snd, rcv);
+		if (err)
+			return err;
+		if (ioctl(fd, SIOCINQ, &after) < 0)
+			return -errno;
+		if (before == after) {
+			*rcv -= (uint32_t)after;
+			return 0;
+		}
+	}
+	return -EAGAIN;
 }
 
 int sockcap_create(struct sockcap **out, struct ts_sock *ts, int fd,

@@ -85,7 +85,9 @@ bool sockcap_relative(const struct sockcap *sc);
 /* The sequence numbers of the next byte sent and of the first byte not yet
  * read by the program on a connected TCP socket, through TCP_REPAIR (needs
  * CAP_NET_ADMIN; the socket leaves repair mode without a window probe).
- * For programs that build their own frames. Returns 0 or -errno. */
+ * Consistent even while data arrives: the unread count is read before and
+ * after, and the reading retried until it held still (-EAGAIN after 100
+ * tries). For programs that build their own frames. Returns 0 or -errno. */
 int sockcap_tcp_seqs(int fd, uint32_t *snd, uint32_t *rcv);
 void sockcap_stats(const struct sockcap *sc, struct sockcap_stats *st);
 
