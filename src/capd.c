@@ -96,8 +96,10 @@ struct capd {
 	uint64_t limit_bytes;
 	int64_t rotate_ns, opened_ns;
 	uint64_t frames, max_frames;
-	uint64_t write_errors;
+	uint64_t write_errors;	/* frames a write error kept from the file:
+				 * refused, or lost in the writer's buffer */
 	uint64_t unwritten;	/* frames read while no file could take them */
+	bool close_failed;	/* a file could not be closed whole */
 	bool broken;		/* the current file failed: rotate */
 	int64_t retry_ns;	/* no new file before this after a failure */
 
@@ -258,6 +260,7 @@ static void capd_release(struct capd *d, int64_t now_ns)
 static void capd_close_file(struct capd *d)
 {
 	int64_t now = ts_now_real();
+	uint64_t lost;
 	int err;
 
 	/* Whatever is held belongs in this file: a rotation is a clean cut. */
@@ -273,10 +276,25 @@ static void capd_close_file(struct capd *d)
 				pcapng_write_stats(d->w, d->ifc[i].id[dir], now,
 						   recv, drop);
 		}
-	err = pcapng_close(d->w, false);
-	if (err)
-		log_err("closing capture file: %s (its whole blocks stay in the "
-			".part file)", strerror(-err));
+	/* Flushed here, not in close, to count what a failing flush loses:
+	 * the frames in the buffer (the file is cut back to its last whole
+	 * block and stays under .part). */
+	err = pcapng_flush(d->w);
+	lost = pcapng_lost(d->w);
+	if (!err)
+		err = pcapng_close(d->w, false);
+	else
+		pcapng_close(d->w, false);
+	if (lost) {
+		d->write_errors += lost;
+		d->frames -= lost;
+	}
+	if (err) {
+		d->close_failed = true;
+		log_err("closing capture file: %s (%llu frames in its write "
+			"buffer lost; its whole blocks stay in the .part file)",
+			strerror(-err), (unsigned long long)lost);
+	}
 	d->w = NULL;
 }
 
@@ -772,10 +790,13 @@ int main(int argc, char **argv)
 			   "full)", (unsigned long long)d->tx_records,
 			   (unsigned long long)d->tx_unmatched,
 			   (unsigned long long)d->forced);
-	if (d->unwritten)
-		log_err("%llu frames were captured while no file could be written",
+	if (d->write_errors || d->unwritten)
+		log_err("%llu frames lost to write errors: %llu refused or in a "
+			"failed write, %llu captured while no file could be "
+			"written", (unsigned long long)(d->write_errors + d->unwritten),
+			(unsigned long long)d->write_errors,
 			(unsigned long long)d->unwritten);
-	rc = d->write_errors ? 2 : 0;
+	rc = d->write_errors || d->unwritten || d->close_failed ? 2 : 0;
 out:
 	while (d->ncl)
 		capd_client_drop(d, d->ncl - 1);

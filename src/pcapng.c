@@ -26,10 +26,38 @@ struct pcapng_writer {
 	unsigned char *buf;
 	size_t used;
 	uint64_t written;	/* bytes already in the file */
+	uint64_t lost;		/* packets taken, then kept from the file by a
+				 * write error */
 	uint32_t nifaces;
 	uint32_t snaplen[PCAPNG_MAX_IFACES];
 	int err;		/* first write error, sticky */
 };
+
+/* A write failed after off bytes of the buffer reached the file: what is
+ * there ends with whole blocks (the tail of a block cut short is cut off
+ * again, so the file reads to its end), and the packets of every block not
+ * wholly written are counted lost. The buffer is dropped: the error is
+ * sticky. */
+static void pcapng_cut(struct pcapng_writer *w, size_t off)
+{
+	size_t b = 0, whole = 0;
+	uint32_t type, len;
+
+	while (b + 8 <= w->used) {
+		memcpy(&type, w->buf + b, 4);
+		memcpy(&len, w->buf + b + 4, 4);
+		if (len < 12 || b + len > w->used)
+			break;		/* cannot happen: blocks are whole */
+		if (b + len <= off)
+			whole = b + len;
+		else if (type == PCAPNG_BT_EPB)
+			w->lost++;
+		b += len;
+	}
+	if (off > whole && !ftruncate(w->fd, (off_t)(w->written - (off - whole))))
+		w->written -= off - whole;
+	w->used = 0;
+}
 
 static int pcapng_drain(struct pcapng_writer *w)
 {
@@ -43,6 +71,7 @@ static int pcapng_drain(struct pcapng_writer *w)
 				continue;
 			if (!w->err)
 				w->err = -errno;
+			pcapng_cut(w, off);
 			return w->err;
 		}
 		off += (size_t)n;
@@ -311,14 +340,21 @@ int pcapng_write_packet_id(struct pcapng_writer *w, uint32_t id,
 int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 		       uint64_t recv, uint64_t drop)
 {
+	return pcapng_write_event(w, id, ts_ns, recv, drop, NULL);
+}
+
+int pcapng_write_event(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+		       uint64_t recv, uint64_t drop, const char *comment)
+{
 	uint64_t ts = (uint64_t)ts_ns;
 	struct pcapng_opts o = { .n = 0 };
 	struct {
 		uint32_t ifid, ts_high, ts_low;
 	} isb = { id, (uint32_t)(ts >> 32), (uint32_t)ts };
 
-	if (id >= w->nifaces)
+	if (id >= w->nifaces || (comment && strlen(comment) > 200))
 		return -EINVAL;
+	pcapng_opt_str(&o, PCAPNG_OPT_COMMENT, comment);
 	if (recv != ~0ULL)
 		pcapng_opt(&o, PCAPNG_ISB_IFRECV, &recv, 8);
 	if (drop != ~0ULL)
@@ -337,6 +373,11 @@ uint64_t pcapng_bytes(const struct pcapng_writer *w)
 	return w->written + w->used;
 }
 
+uint64_t pcapng_lost(const struct pcapng_writer *w)
+{
+	return w->lost;
+}
+
 int pcapng_close(struct pcapng_writer *w, bool discard)
 {
 	int err = 0;
@@ -352,7 +393,9 @@ int pcapng_close(struct pcapng_writer *w, bool discard)
 	if (close(w->fd) && !err)
 		err = -errno;
 	/* A file that never got a byte to disk (full disk) holds nothing
-	 * worth keeping; one with whole blocks stays under .part. */
+	 * worth keeping; one with whole blocks stays under .part, cut back
+	 * to its last whole block (pcapng_cut()), never under its final
+	 * name: that name says the file holds everything it was given. */
 	if (discard || (err && !w->written))
 		unlink(w->tmp);
 	else if (!err && rename(w->tmp, w->path))

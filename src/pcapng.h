@@ -10,12 +10,16 @@
  *   stamps come from, in a form readers parse back (pcapng_describe());
  * - Enhanced Packet Blocks with epb_flags for the direction (and
  *   epb_packetid where one packet crosses several interfaces);
- * - Interface Statistics Blocks with receive and drop counters.
+ * - Interface Statistics Blocks with receive and drop counters, and, when
+ *   a captured link went down or came back, one whose opt_comment says so
+ *   (PCAPNG_LINK_DOWN, PCAPNG_LINK_UP, then free text).
  *
  * A file is written under a temporary name in the same directory and renamed
  * to its final name only when closed (after fsync), so a reader never sees a
  * half-written file under the final name and a crash leaves the temporary
- * file, whose whole blocks are readable. Writes are buffered (one 1 MiB
+ * file, whose whole blocks are readable. When a write fails (a full disk)
+ * the file is cut back to its last whole block, stays under its temporary
+ * name, and the packets that did not reach it are counted (pcapng_lost()). Writes are buffered (one 1 MiB
  * buffer per file, allocated at open); no allocation per packet.
  */
 #ifndef TAPLESS_PCAPNG_H
@@ -94,14 +98,34 @@ int pcapng_write_packet_id(struct pcapng_writer *w, uint32_t id,
 int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 		       uint64_t recv, uint64_t drop);
 
+/* Link events, in an ISB's opt_comment: a comment that begins with one of
+ * these marks a gap in the capture as a link event (the interface went
+ * down, lost its carrier or was removed; it came back), not a quiet link.
+ * Text after the mark (" (interface removed)") is for people. */
+#define PCAPNG_LINK_DOWN "tapless: link down"
+#define PCAPNG_LINK_UP "tapless: link up"
+
+/* The same as pcapng_write_stats() with an opt_comment (NULL: none; at most
+ * 200 bytes), e.g. a link event at ts_ns. */
+int pcapng_write_event(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
+		       uint64_t recv, uint64_t drop, const char *comment);
+
 /* Write out the buffer (the file stays under its temporary name). */
 int pcapng_flush(struct pcapng_writer *w);
 
 /* Bytes written so far, including the buffer (for rotation by size). */
 uint64_t pcapng_bytes(const struct pcapng_writer *w);
 
+/* Packets that pcapng_write_packet*() took (returned 0 for) and that a
+ * write error then kept from the file: they were in the buffer when a write
+ * failed. A packet whose own call failed is not among them. */
+uint64_t pcapng_lost(const struct pcapng_writer *w);
+
 /* Flush, fsync, rename to the final name, free. With discard, remove the
- * temporary file instead. Returns 0 or the first -errno met. */
+ * temporary file instead. Returns 0 or the first -errno met; after an error
+ * the file stays under its temporary name, holding whole blocks only (or is
+ * removed when nothing reached it). Call pcapng_flush() and pcapng_lost()
+ * first to know what a failing close loses. */
 int pcapng_close(struct pcapng_writer *w, bool discard);
 
 /* The if_description text for a source ("tapless: source=hw phc=2

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,6 +226,49 @@ START_TEST(discard_and_exclusive)
 	ck_assert_int_eq(pcapng_close(w, true), 0);
 	ck_assert(!exists(part));
 	ck_assert(!exists(p));
+}
+END_TEST
+
+/* A write that fails part way (a full disk, here a file size limit): the
+ * file is cut back to its last whole block, stays under .part, reads to its
+ * end, and the packets that did not reach it are counted. */
+START_TEST(failed_flush_counts_and_cuts)
+{
+	struct pcapng_section sec = { .hostname = "h" };
+	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct rlimit old, lim;
+	const char *p = path_of("full.pcapng");
+	struct pcapng_writer *w;
+	unsigned char data[1600] = { 0 };
+	char part[160], err[CAP_ERRBUF];
+	uint64_t lost;
+	uint32_t id;
+	int n;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = (struct rlimit){ 100000, old.rlim_max };	/* soft: put back */
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &sw, &id), 0);
+	for (int i = 0; i < NPKT; i++)
+		ck_assert_int_eq(pcapng_write_packet(w, id, pkt_ts(i), data,
+			pkt_len(i), pkt_len(i), PCAPNG_DIR_IN), 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_int_eq(pcapng_flush(w), -EFBIG);
+	lost = pcapng_lost(w);
+	ck_assert_uint_gt(lost, 0);
+	ck_assert_uint_lt(lost, NPKT);
+	/* Sticky: later packets are refused, not counted as taken. */
+	ck_assert_int_eq(pcapng_write_packet(w, id, pkt_ts(0), data, 10, 10,
+					     PCAPNG_DIR_IN), -EFBIG);
+	ck_assert_uint_eq(pcapng_lost(w), lost);
+	ck_assert_int_eq(pcapng_close(w, false), -EFBIG);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	snprintf(part, sizeof(part), "%s.part", p);
+	ck_assert(!exists(p));
+	ck_assert(exists(part));
+	ck_assert_int_eq(read_all(part, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq((uint64_t)n + lost, NPKT);
 }
 END_TEST
 
@@ -611,6 +656,7 @@ static Suite *pcapng_suite(void)
 	tcase_add_test(t, round_trip);
 	tcase_add_test(t, packet_id_round_trip);
 	tcase_add_test(t, discard_and_exclusive);
+	tcase_add_test(t, failed_flush_counts_and_cuts);
 	tcase_add_test(t, truncated_everywhere);
 	tcase_add_test(t, big_endian_and_resolutions);
 	tcase_add_test(t, sections_renumber_interfaces);
