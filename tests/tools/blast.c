@@ -7,7 +7,13 @@
  * qdisc, addressed to a made-up Ethernet address: the receiving host's stack
  * drops them at once (not for this host) while a promiscuous capture sees
  * them, so the sender's core spends its time sending, not in the UDP stack
- * of both ends. Prints how many datagrams were sent and the rate achieved. */
+ * of both ends. Prints how many datagrams were sent and the rate achieved.
+ *
+ * A failed send (a full device queue, a port unreachable) is retried after
+ * a millisecond; when no datagram has gone out for FAIL_SECONDS (the
+ * interface was deleted or went down), blast gives up with status 3 and
+ * the error instead of retrying forever. */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -23,6 +29,7 @@
 #include "frame.h"
 
 #define BATCH 64
+#define FAIL_SECONDS 2.0
 
 static double now(void)
 {
@@ -39,7 +46,8 @@ int main(int argc, char **argv)
 	struct iovec iov[BATCH];
 	char buf[1500] = { 0 };
 	double rate, secs, start, next;
-	unsigned long long sent = 0, want;
+	unsigned long long sent = 0, want, failed = 0;
+	double last_ok;
 	int fd, size = 18;	/* 18 + 42 bytes of headers: a 60-byte frame */
 	const char *ifname = NULL;
 	uint8_t frame[1600];
@@ -98,14 +106,28 @@ int main(int argc, char **argv)
 		msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	want = (unsigned long long)(rate * secs);
-	start = next = now();
+	start = next = last_ok = now();
 	while (sent < want) {
 		int n = sendmmsg(fd, msg, BATCH, 0);
 
-		if (n > 0)
+		if (n > 0) {
 			sent += (unsigned long long)n;
-		else
-			usleep(50);	/* a full device queue: let it drain */
+			last_ok = now();
+		} else {
+			int e = errno;
+
+			failed++;
+			if (now() - last_ok > FAIL_SECONDS) {
+				fprintf(stderr, "blast: sendmmsg: %s: %llu failed "
+					"sends, none succeeded for %.1f s; giving up "
+					"after %llu datagrams\n", strerror(e), failed,
+					now() - last_ok, sent);
+				return 3;
+			}
+			usleep(1000);	/* e.g. a full device queue: let it drain */
+			next = now();	/* no burst to catch up */
+			continue;
+		}
 		next += BATCH / rate;
 		while (now() < next)
 			;	/* spin: sleeping would make bursts */
