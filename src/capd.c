@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "iface.h"
 #include "log.h"
 #include "opts.h"
 #include "pcapng.h"
@@ -50,6 +51,7 @@ static const struct opt_def capd_opts[] = {
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
 	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops this often", 0 },
+	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
 	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket)", 0 },
@@ -63,7 +65,12 @@ static const struct opt_def capd_opts[] = {
 };
 
 struct capd_iface {
-	struct capture *cap;
+	struct capture *cap;	/* NULL while the interface is gone */
+	const char *name;	/* as given: reopened by it */
+	struct capture_info info;	/* as described in the file */
+	bool down;		/* link down (not up, or no carrier), as logged */
+	int64_t gone_ns;	/* when it disappeared; 0 while open */
+	int64_t retry_ns;	/* next try to reopen it */
 	uint32_t id[2];		/* pcapng interface per direction */
 	uint32_t id_tx[2];	/* handed-over TX frames: [0] sw, [1] hw */
 	unsigned ifindex;
@@ -103,6 +110,13 @@ struct capd {
 	bool broken;		/* the current file failed: rotate */
 	int64_t retry_ns;	/* no new file before this after a failure */
 
+	/* Interfaces that disappear and come back (rtnetlink). */
+	struct capture_config cc;	/* every interface's but the name */
+	struct iface_watch *watch;	/* NULL: found by errors and retries */
+	int64_t grace_ns;	/* --iface-grace */
+	bool rotate;		/* one came back unlike its description */
+	bool no_iface;		/* stopped: every interface gone */
+
 	/* TX stamp hand-over, when --tx-socket is given. */
 	int lfd;
 	gid_t tx_gid;
@@ -123,6 +137,24 @@ static void capd_signal(int sig)
 		capd_stop = 1;
 }
 
+/* A link event into the file, so a reader tells a gap from a quiet link:
+ * an Interface Statistics Block with an opt_comment (PCAPNG_LINK_DOWN or
+ * _UP, then text for people) on interface i's received-frames interface
+ * (one block per event: the link is one, whatever the directions). */
+static void capd_link_event(struct capd *d, unsigned i, const char *what)
+{
+	uint64_t recv = ~0ULL, drop = ~0ULL;
+
+	if (!d->w || d->broken)
+		return;
+	if (d->ifc[i].cap &&
+	    capture_stats(d->ifc[i].cap, CAPTURE_IN, &recv, &drop))
+		recv = drop = ~0ULL;
+	if (pcapng_write_event(d->w, d->ifc[i].id[CAPTURE_IN], ts_now_real(),
+			       recv, drop, what))
+		d->broken = true;	/* a new file is tried */
+}
+
 static int capd_open_file(struct capd *d)
 {
 	struct pcapng_section sec = {
@@ -139,12 +171,13 @@ static int capd_open_file(struct capd *d)
 		 stamp, d->seq++);
 	err = pcapng_open(&d->w, path, &sec);
 	for (unsigned i = 0; !err && i < d->n; i++) {
-		struct capture_info info;
+		/* As first opened, or as it came back: a gone interface
+		 * keeps its ids, so frames after its return fit the file. */
+		struct capture_info info = d->ifc[i].info;
 
-		capture_info(d->ifc[i].cap, &info);
 		for (int dir = CAPTURE_IN; !err && dir <= CAPTURE_OUT; dir++) {
 			struct pcapng_iface pi = {
-				.name = capture_ifname(d->ifc[i].cap),
+				.name = d->ifc[i].name,
 				.linktype = (uint16_t)info.linktype,
 				.snaplen = info.snaplen,
 				.src = info.src[dir],
@@ -157,7 +190,7 @@ static int capd_open_file(struct capd *d)
 		 * packet socket saw leave. */
 		for (int hw = 0; !err && d->lfd >= 0 && hw <= 1; hw++) {
 			struct pcapng_iface pi = {
-				.name = capture_ifname(d->ifc[i].cap),
+				.name = d->ifc[i].name,
 				.linktype = (uint16_t)info.linktype,
 				.snaplen = info.snaplen,
 				.src = {
@@ -182,7 +215,12 @@ static int capd_open_file(struct capd *d)
 	}
 	d->opened_ns = ts_now_mono();
 	d->broken = false;
+	d->rotate = false;
 	log_info("writing %s", path);
+	/* Each file says which links are down as it starts. */
+	for (unsigned i = 0; i < d->n; i++)
+		if (!d->ifc[i].cap || d->ifc[i].down)
+			capd_link_event(d, i, PCAPNG_LINK_DOWN);
 	return 0;
 }
 
@@ -268,7 +306,7 @@ static void capd_close_file(struct capd *d)
 	if (!d->w)
 		return;
 	for (unsigned i = 0; i < d->n; i++)
-		for (int dir = CAPTURE_IN; dir <= CAPTURE_OUT; dir++) {
+		for (int dir = CAPTURE_IN; d->ifc[i].cap && dir <= CAPTURE_OUT; dir++) {
 			uint64_t recv, drop;
 
 			if (!capture_stats(d->ifc[i].cap, (enum capture_dir)dir,
@@ -458,6 +496,11 @@ static void capd_log_stats(struct capd *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		uint64_t recv = 0, drop = 0, r, k;
 
+		if (!d->ifc[i].cap) {
+			log_info("%s: gone", d->ifc[i].name);
+			continue;
+		}
+
 		/* Both handles see every frame that passes the filter (the
 		 * direction is chosen after the kernel), so frames are one
 		 * handle's count; drops can happen in either. */
@@ -476,6 +519,134 @@ static void capd_log_stats(struct capd *d)
 			log_info("%s: %llu frames, no drops",
 				 capture_ifname(d->ifc[i].cap), (unsigned long long)recv);
 		d->ifc[i].drop_logged = drop;
+	}
+}
+
+/* ---- Interfaces that go down, disappear and come back ---- */
+
+static unsigned capd_open_ifaces(const struct capd *d)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		k += d->ifc[i].cap != NULL;
+	return k;
+}
+
+/* Interface i was removed: close it (its ids stay in the file), say so
+ * once, and try to reopen it by name every second from now on. */
+static void capd_iface_gone(struct capd *d, unsigned i, int64_t now)
+{
+	struct capd_iface *ifc = &d->ifc[i];
+
+	if (!ifc->cap)
+		return;
+	capd_link_event(d, i, PCAPNG_LINK_DOWN " (interface removed)");
+	capture_close(ifc->cap);
+	ifc->cap = NULL;
+	ifc->gone_ns = now;
+	ifc->retry_ns = now + 1000000000;
+	if (capd_open_ifaces(d))
+		log_warn("%s: interface removed: closed; reopened by name when "
+			 "it comes back", ifc->name);
+	else
+		log_warn("%s: interface removed: closed; no interface left: "
+			 "exiting unless one is back within %lld s (--iface-grace)",
+			 ifc->name, (long long)(d->grace_ns / 1000000000));
+}
+
+/* Try to reopen a gone interface by its name (quietly: it is tried every
+ * second while it stays away). */
+static void capd_iface_reopen(struct capd *d, unsigned i, int64_t now)
+{
+	struct capd_iface *ifc = &d->ifc[i];
+	struct capture_config cc = d->cc;
+	char err[CAPTURE_ERRBUF];
+	struct capture_info info;
+	struct iface_entry e;
+	unsigned idx;
+
+	ifc->retry_ns = now + 1000000000;
+	idx = if_nametoindex(ifc->name);
+	if (!idx)
+		return;
+	cc.ifname = ifc->name;
+	if (capture_open(&ifc->cap, &cc, err)) {
+		log_debug("%s: back, but cannot be opened yet: %s", ifc->name, err);
+		return;
+	}
+	capture_info(ifc->cap, &info);
+	if (info.linktype != ifc->info.linktype || info.hw != ifc->info.hw ||
+	    info.phc != ifc->info.phc || info.snaplen != ifc->info.snaplen) {
+		/* Not what the file says of it: a new file describes it. */
+		ifc->info = info;
+		ifc->phc = info.phc;
+		ifc->linktype = info.linktype;
+		ifc->hw_rx = info.hw;
+		d->rotate = true;
+	}
+	ifc->ifindex = idx;
+	ifc->drop_logged = 0;
+	ifc->down = iface_get(ifc->name, &e) == 0 && !(e.up && e.running);
+	log_notice("%s: interface back after %.1f s (index %u)%s: capturing again",
+		   ifc->name, (double)(now - ifc->gone_ns) / 1e9, idx,
+		   ifc->down ? ", link down" : "");
+	ifc->gone_ns = 0;
+	if (!ifc->down)
+		capd_link_event(d, i, PCAPNG_LINK_UP " (interface back)");
+}
+
+/* A link as rtnetlink announces it (iface_watch), or as read again after
+ * the kernel dropped announcements. */
+static void capd_link(void *arg, const struct iface_entry *e, bool removed)
+{
+	struct capd *d = arg;
+	int64_t now = ts_now_mono();
+
+	for (unsigned i = 0; i < d->n; i++) {
+		struct capd_iface *ifc = &d->ifc[i];
+		bool down;
+
+		if (strcmp(ifc->name, e->name))
+			continue;
+		if (!ifc->cap) {
+			if (!removed)
+				ifc->retry_ns = 0;	/* it is back: now */
+			continue;
+		}
+		if ((unsigned)e->index != ifc->ifindex)
+			continue;	/* another link of that name */
+		if (removed) {
+			capd_iface_gone(d, i, now);
+			continue;
+		}
+		down = !(e->up && e->running);
+		if (down == ifc->down)
+			continue;
+		ifc->down = down;
+		if (down)
+			log_warn("%s: link down (%s): no frames until it is up",
+				 ifc->name, e->up ? "no carrier" : "set down");
+		else
+			log_notice("%s: link up", ifc->name);
+		capd_link_event(d, i, down ? PCAPNG_LINK_DOWN : PCAPNG_LINK_UP);
+	}
+}
+
+/* Read the links again (messages were lost, or there is no watch). */
+static void capd_links_resync(struct capd *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		struct iface_entry e;
+		int err = iface_get(d->ifc[i].name, &e);
+
+		if (!err)
+			capd_link(d, &e, false);
+		else if (err == -ENODEV && d->ifc[i].cap) {
+			snprintf(e.name, sizeof(e.name), "%s", d->ifc[i].name);
+			e.index = (int)d->ifc[i].ifindex;
+			capd_link(d, &e, true);
+		}
 	}
 }
 
@@ -642,8 +813,23 @@ int main(int argc, char **argv)
 		ifc->phc = info.phc;
 		ifc->linktype = info.linktype;
 		ifc->hw_rx = info.hw;
+		ifc->name = ifnames[i];
+		ifc->info = info;
 		capd_warn_iface(ifc->cap);
 		d->n++;
+		d->cc = cc;
+	}
+	/* Links that go down, disappear and come back are followed over
+	 * rtnetlink; without it, a removal is found by the capture's errors
+	 * and a return by trying every second. */
+	d->grace_ns = opts_int(o, "iface-grace") * 1000000000LL;
+	{
+		int werr = iface_watch_open(&d->watch);
+
+		if (werr)
+			log_warn("link changes: rtnetlink: %s: link down and up "
+				 "will not be recorded", strerror(-werr));
+		capd_links_resync(d);
 	}
 	if (opts_str(o, "tx-socket")) {
 		const char *path = opts_str(o, "tx-socket");
@@ -707,14 +893,15 @@ int main(int argc, char **argv)
 		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
 				opts_int(o, "reorder-ms") / 4 + 1 : 100);
 	while (!capd_stop) {
-		struct pollfd pfd[2 * CAPD_MAX_IFACES + 1 + CAPD_MAX_CLIENTS];
-		unsigned np = 2 * d->n;
+		struct pollfd pfd[2 * CAPD_MAX_IFACES + 2 + CAPD_MAX_CLIENTS];
+		unsigned np = 2 * d->n, wi = 0;
 		int64_t now;
 
 		for (unsigned i = 0; i < d->n; i++) {
-			int fds[2];
+			int fds[2] = { -1, -1 };	/* gone: poll skips it */
 
-			capture_fds(d->ifc[i].cap, fds);
+			if (d->ifc[i].cap)
+				capture_fds(d->ifc[i].cap, fds);
 			pfd[2 * i] = (struct pollfd){ .fd = fds[0], .events = POLLIN };
 			pfd[2 * i + 1] = (struct pollfd){ .fd = fds[1], .events = POLLIN };
 		}
@@ -724,15 +911,38 @@ int main(int argc, char **argv)
 				pfd[np++] = (struct pollfd){ .fd = d->cl[k].fd,
 							     .events = POLLIN };
 		}
+		if (d->watch) {
+			wi = np;
+			pfd[np++] = (struct pollfd){ .fd = iface_watch_fd(d->watch),
+						     .events = POLLIN };
+		}
 		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
 			log_warn_rl("poll: %m");
 		now = ts_now_mono();
 		for (unsigned i = 0; i < d->n; i++) {
 			struct capd_ctx x = { d, i, now };
 
-			if (capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) < 0)
+			if (!d->ifc[i].cap ||
+			    capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) >= 0)
+				continue;
+			/* libpcap says "The interface disappeared" on every
+			 * call once it is gone: close it at the first. */
+			if (if_nametoindex(d->ifc[i].name) != d->ifc[i].ifindex)
+				capd_iface_gone(d, i, now);
+			else
 				log_warn_rl("%s", capture_error(d->ifc[i].cap));
 		}
+		if (d->watch && pfd[wi].revents) {
+			int werr = iface_watch_read(d->watch, capd_link, d);
+
+			if (werr == -ENOBUFS)
+				capd_links_resync(d);
+			else if (werr)
+				log_warn_rl("link changes: rtnetlink: %s", strerror(-werr));
+		}
+		for (unsigned i = 0; i < d->n; i++)
+			if (!d->ifc[i].cap && now >= d->ifc[i].retry_ns)
+				capd_iface_reopen(d, i, now);
 		if (d->lfd >= 0) {
 			capd_clients(d, pfd + 2 * d->n + 1, now);
 			if (pfd[2 * d->n].revents)
@@ -747,7 +957,7 @@ int main(int argc, char **argv)
 			capd_close_file(d);
 			d->retry_ns = now + 1000000000;
 		}
-		if ((!d->w && now >= d->retry_ns) || (d->w && (capd_hup ||
+		if ((!d->w && now >= d->retry_ns) || (d->w && (capd_hup || d->rotate ||
 		    (d->limit_bytes && pcapng_bytes(d->w) >= d->limit_bytes) ||
 		    (d->rotate_ns && now - d->opened_ns >= d->rotate_ns)))) {
 			if (capd_hup)
@@ -764,6 +974,20 @@ int main(int argc, char **argv)
 		if ((d->max_frames && d->taken >= d->max_frames) ||
 		    (end_ns && now >= end_ns))
 			break;
+		if (!capd_open_ifaces(d)) {
+			int64_t last = 0;
+
+			for (unsigned i = 0; i < d->n; i++)
+				if (d->ifc[i].gone_ns > last)
+					last = d->ifc[i].gone_ns;
+			if (now - last >= d->grace_ns) {
+				log_err("no interface left to capture: none came "
+					"back within %lld s (--iface-grace); exiting",
+					(long long)(d->grace_ns / 1000000000));
+				d->no_iface = true;
+				break;
+			}
+		}
 	}
 	/* Frames the kernel already took are in the ring, some in a block it
 	 * hands over only when the block times out (100 ms): keep reading
@@ -774,7 +998,8 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < d->n; i++) {
 			struct capd_ctx x = { d, i, now };
 
-			capture_dispatch(d->ifc[i].cap, 0, capd_packet, &x);
+			if (d->ifc[i].cap)
+				capture_dispatch(d->ifc[i].cap, 0, capd_packet, &x);
 		}
 		if (d->lfd >= 0)
 			capd_clients(d, NULL, now);
@@ -796,7 +1021,8 @@ int main(int argc, char **argv)
 			"written", (unsigned long long)(d->write_errors + d->unwritten),
 			(unsigned long long)d->write_errors,
 			(unsigned long long)d->unwritten);
-	rc = d->write_errors || d->unwritten || d->close_failed ? 2 : 0;
+	rc = d->write_errors || d->unwritten || d->close_failed ? 2 :
+	     d->no_iface ? 1 : 0;
 out:
 	while (d->ncl)
 		capd_client_drop(d, d->ncl - 1);
@@ -805,6 +1031,7 @@ out:
 		unlink(tx_path);
 	}
 	reorder_destroy(d->ro);
+	iface_watch_close(d->watch);
 	for (unsigned i = 0; i < d->n; i++)
 		capture_close(d->ifc[i].cap);
 	free(filter);

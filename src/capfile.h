@@ -48,8 +48,15 @@ struct cap_packet {
 
 struct cap_stats {
 	uint64_t packets;
-	uint64_t blocks_skipped;	/* unknown or unused block types */
+	uint64_t blocks_skipped;	/* unknown or unused block types (and
+					 * ISBs, link events or not) */
 	uint64_t sections;
+	/* Link events written by tapless-capd (an ISB whose opt_comment
+	 * begins PCAPNG_LINK_DOWN / PCAPNG_LINK_UP): a gap in the packets
+	 * after a link down is a link event, not a quiet link. */
+	uint64_t link_down, link_up;
+	int64_t first_link_down_ns;	/* stamp of the first link down */
+	uint32_t first_link_down_iface;	/* its interface, for cap_iface() */
 };
 
 #define CAP_ERRBUF 512

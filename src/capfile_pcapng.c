@@ -284,6 +284,59 @@ static int cap_pcapng_epb(struct cap_reader *r, uint64_t off, uint32_t len,
 			   r->block + len - 4, cap_epb_opt, pkt);
 }
 
+static void cap_isb_opt(struct cap_reader *r, uint16_t code,
+			const unsigned char *v, uint16_t len, void *arg)
+{
+	int *event = arg;
+	size_t down = strlen(PCAPNG_LINK_DOWN), up = strlen(PCAPNG_LINK_UP);
+
+	(void)r;
+	if (code != PCAPNG_OPT_COMMENT)
+		return;
+	if (len >= down && !memcmp(v, PCAPNG_LINK_DOWN, down))
+		*event = -1;
+	else if (len >= up && !memcmp(v, PCAPNG_LINK_UP, up))
+		*event = 1;
+}
+
+/* An Interface Statistics Block: only link events are kept (counted in
+ * the stats); the counters are for people and tshark. Nothing in it is
+ * needed to read the packets, so a malformed one is skipped, as before
+ * link events were read, never an error. */
+static void cap_pcapng_isb(struct cap_reader *r, uint64_t off, uint32_t len)
+{
+	char saved[CAP_ERRBUF];
+	uint32_t ifid, iface;
+	int64_t ts_ns;
+	uint64_t ts;
+	int event = 0;
+
+	r->stats.blocks_skipped++;
+	if (len < 24)
+		return;
+	ifid = rd32(r, r->block + 8);
+	if (ifid >= r->nifaces - r->section_first || r->nifaces == r->section_first)
+		return;
+	memcpy(saved, r->error, sizeof(saved));
+	if (cap_options(r, off, r->block, r->block + 20, r->block + len - 4,
+			cap_isb_opt, &event)) {
+		memcpy(r->error, saved, sizeof(saved));
+		return;
+	}
+	if (event > 0)
+		r->stats.link_up++;
+	if (event >= 0)
+		return;
+	iface = r->section_first + ifid;
+	ts = (uint64_t)rd32(r, r->block + 12) << 32 | rd32(r, r->block + 16);
+	if (cap_to_ns(ts, r->tsresol[iface], r->tsoffset_s[iface], &ts_ns))
+		ts_ns = 0;
+	if (!r->stats.link_down++) {
+		r->stats.first_link_down_ns = ts_ns;
+		r->stats.first_link_down_iface = iface;
+	}
+}
+
 static int cap_pcapng_next(struct cap_reader *r, struct cap_packet *pkt)
 {
 	for (;;) {
@@ -306,8 +359,12 @@ static int cap_pcapng_next(struct cap_reader *r, struct cap_packet *pkt)
 			if (!err)
 				return 1;
 			break;
+		case PCAPNG_BT_ISB:
+			cap_pcapng_isb(r, off, (uint32_t)len);
+			err = 0;
+			break;
 		default:
-			/* ISB, SPB (no timestamp: useless here), NRB,
+			/* SPB (no timestamp: useless here), NRB,
 			 * custom and future blocks. */
 			r->stats.blocks_skipped++;
 			err = 0;

@@ -1394,6 +1394,31 @@ static void corr_packet(struct corr *c, struct corr_host *h)
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen);
 }
 
+/* Link events tapless-capd wrote into a host's captures (a link down or
+ * removed, tapless-pcapng(5)): gaps after them are not quiet links. */
+static void corr_warn_links(struct corr *c, const struct corr_host *h)
+{
+	uint64_t down = 0, up = 0;
+	int64_t first = 0;
+
+	for (unsigned k = 0; k < capset_files(h->cs); k++) {
+		struct cap_stats st;
+
+		cap_stats(capset_reader(h->cs, k), &st);
+		if (st.link_down && (!down || st.first_link_down_ns < first))
+			first = st.first_link_down_ns;
+		down += st.link_down;
+		up += st.link_up;
+	}
+	if (down)
+		corr_warn(c, "%s: link down %llu times, up %llu times (first "
+			  "down at %lld.%09lld): gaps in its capture there are "
+			  "link events, not quiet links", h->name,
+			  (unsigned long long)down, (unsigned long long)up,
+			  (long long)(first / 1000000000),
+			  (long long)(first % 1000000000));
+}
+
 static int corr_host_cmp(const struct corr_host *a, const struct corr_host *b)
 {
 	return a->next_ts < b->next_ts ? -1 : a->next_ts > b->next_ts;
@@ -1459,6 +1484,7 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 
 		if (capset_damaged(h->cs))
 			corr_warn(c, "%s: %s", h->name, capset_error(h->cs));
+		corr_warn_links(c, h);
 		if (!h->packets)
 			corr_warn(c, "%s: no packets", h->name);
 		else if (!h->messages)

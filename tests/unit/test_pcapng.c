@@ -272,6 +272,53 @@ START_TEST(failed_flush_counts_and_cuts)
 }
 END_TEST
 
+/* Link events (an ISB with a PCAPNG_LINK_* comment) are read back into
+ * the reader's stats, between packets that still all read. */
+START_TEST(link_events_round_trip)
+{
+	struct pcapng_section sec = { .hostname = "h" };
+	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	const char *p = path_of("link.pcapng");
+	unsigned char data[64] = { 0 };
+	char ebuf[CAP_ERRBUF];
+	struct pcapng_writer *w;
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	struct cap_stats st;
+	uint32_t id0, id1;
+	int n = 0;
+
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &sw, &id0), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &sw, &id1), 0);
+	ck_assert_int_eq(pcapng_write_packet(w, id0, pkt_ts(0), data, 64, 64,
+					     PCAPNG_DIR_IN), 0);
+	ck_assert_int_eq(pcapng_write_event(w, id1, pkt_ts(1), 5, 0,
+		PCAPNG_LINK_DOWN " (interface removed)"), 0);
+	ck_assert_int_eq(pcapng_write_event(w, id0, pkt_ts(2), ~0ULL, ~0ULL,
+		PCAPNG_LINK_DOWN), 0);
+	ck_assert_int_eq(pcapng_write_event(w, id1, pkt_ts(3), ~0ULL, ~0ULL,
+		PCAPNG_LINK_UP), 0);
+	ck_assert_int_eq(pcapng_write_event(w, id1, pkt_ts(4), 1, 1,
+		"something else"), 0);
+	ck_assert_int_eq(pcapng_write_stats(w, id0, pkt_ts(5), 1, 0), 0);
+	ck_assert_int_eq(pcapng_write_packet(w, id0, pkt_ts(6), data, 64, 64,
+					     PCAPNG_DIR_IN), 0);
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	while (cap_next(r, &pkt) == 1)
+		n++;
+	ck_assert_str_eq(cap_error(r), "");
+	cap_stats(r, &st);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(st.link_down, 2);
+	ck_assert_uint_eq(st.link_up, 1);
+	ck_assert_int_eq(st.first_link_down_ns, pkt_ts(1));
+	ck_assert_uint_eq(st.first_link_down_iface, 1);
+	cap_close(r);
+}
+END_TEST
+
 START_TEST(truncated_everywhere)
 {
 	const char *p = write_sample("t.pcapng");
@@ -657,6 +704,7 @@ static Suite *pcapng_suite(void)
 	tcase_add_test(t, packet_id_round_trip);
 	tcase_add_test(t, discard_and_exclusive);
 	tcase_add_test(t, failed_flush_counts_and_cuts);
+	tcase_add_test(t, link_events_round_trip);
 	tcase_add_test(t, truncated_everywhere);
 	tcase_add_test(t, big_endian_and_resolutions);
 	tcase_add_test(t, sections_renumber_interfaces);
