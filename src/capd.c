@@ -108,6 +108,7 @@ struct capd {
 	uint64_t unwritten;	/* frames read while no file could take them */
 	bool close_failed;	/* a file could not be closed whole */
 	bool broken;		/* the current file failed: rotate */
+	int64_t flushed_ns;	/* write buffer last written out */
 	int64_t retry_ns;	/* no new file before this after a failure */
 
 	/* Interfaces that disappear and come back (rtnetlink). */
@@ -966,6 +967,17 @@ int main(int argc, char **argv)
 			capd_close_file(d);
 			if (capd_open_file(d))
 				d->retry_ns = now + 1000000000;
+		}
+		/* The write buffer holds minutes of a quiet link: written out
+		 * every second, a crash or SIGKILL loses at most that. */
+		if (d->w && !d->broken && now - d->flushed_ns >= 1000000000) {
+			int ferr = pcapng_flush(d->w);
+
+			d->flushed_ns = now;
+			if (ferr) {
+				log_err("writing capture: %s", strerror(-ferr));
+				d->broken = true;
+			}
 		}
 		if (now >= next_stats) {
 			capd_log_stats(d);
