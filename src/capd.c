@@ -542,7 +542,9 @@ static void capd_iface_gone(struct capd *d, unsigned i, int64_t now)
 
 	if (!ifc->cap)
 		return;
-	capd_link_event(d, i, PCAPNG_LINK_DOWN " (interface removed)");
+	/* A link set down before it is deleted has its event already. */
+	if (!ifc->down)
+		capd_link_event(d, i, PCAPNG_LINK_DOWN " (interface removed)");
 	capture_close(ifc->cap);
 	ifc->cap = NULL;
 	ifc->gone_ns = now;
@@ -634,7 +636,7 @@ static void capd_link(void *arg, const struct iface_entry *e, bool removed)
 	}
 }
 
-/* Read the links again (messages were lost, or there is no watch). */
+/* Read the links' state (at start, and when rtnetlink lost messages). */
 static void capd_links_resync(struct capd *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
