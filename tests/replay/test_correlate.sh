@@ -12,7 +12,7 @@ d=$(mktemp -d /tmp/tapless-correlate.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 
 # sim NAME ARGS...: generate into $d/NAME
 sim() {

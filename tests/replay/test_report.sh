@@ -11,7 +11,7 @@ d=$(mktemp -d /tmp/tapless-report.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 SWGEN=build/tools/swgen
 R=$d/run
 
