@@ -1507,6 +1507,11 @@ bool corr_measured(const struct corr *c)
 	return c->measured;
 }
 
+uint64_t corr_direction_unknown(const struct corr *c)
+{
+	return c->dir_unknown_pairs;
+}
+
 unsigned corr_warnings(const struct corr *c)
 {
 	return c->nwarn;
