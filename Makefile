@@ -1,9 +1,10 @@
 # tapless — one entry point. See README.md.
 #
 #   make            build bin/ (programs) with -Werror
-#   make check      install missing packages (root), unit tests under
-#                   ASan+UBSan, replay tests on files, man page lint,
-#                   namespace tests (root)
+#   make check      install missing packages (root), unit tests and
+#                   replay tests on files under ASan+UBSan
+#                   (build/san/bin/tapless), man page lint, namespace
+#                   tests (root)
 #   make demo       the main job: see README.md
 #   make bench      benchmarks (figures printed, never pass/fail)
 #   make fuzz       fuzz targets, FUZZ_SECONDS each (clang/libFuzzer)
