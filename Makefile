@@ -1,9 +1,10 @@
 # tapless — one entry point. See README.md.
 #
 #   make            build bin/ (programs) with -Werror
-#   make check      install missing packages (root), unit tests under
-#                   ASan+UBSan, replay tests on files, man page lint,
-#                   namespace tests (root)
+#   make check      install missing packages (root), unit tests and
+#                   replay tests on files under ASan+UBSan
+#                   (build/san/bin/tapless), man page lint, namespace
+#                   tests (root)
 #   make demo       the main job: see README.md
 #   make bench      benchmarks (figures printed, never pass/fail)
 #   make fuzz       fuzz targets, FUZZ_SECONDS each (clang/libFuzzer)
@@ -80,6 +81,15 @@ bin/tapless: $(TAPLESS_OBJS) build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# The same CLI built on the sanitizer library (ASan+UBSan, no recovery):
+# the replay tier runs it (TAPLESS=build/san/bin/tapless). It finds the
+# plot templates as bin/tapless does, through bin/../scripts.
+SAN_TAPLESS_OBJS := $(TAPLESS_OBJS:build/obj/%=build/san/%)
+build/san/bin/tapless: $(SAN_TAPLESS_OBJS) build/san/libtapless.a
+	@mkdir -p $(dir $@)
+	@ln -sfn ../../scripts build/san/scripts
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 bin/tapless-capd: build/obj/capd.o build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -112,14 +122,14 @@ deps:
 		echo "make: as root, run: sudo scripts/install-deps"; exit 1; fi
 
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) build/san/bin/tapless
 	@$(MAKE) --no-print-directory unit replay manlint system
 
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
 
-replay: all
-	@tests/replay/run
+replay: all build/san/bin/tapless
+	@TAPLESS=build/san/bin/tapless tests/replay/run
 
 manlint: all
 	@tests/manlint
@@ -157,4 +167,4 @@ clean:
 	rm -rf build bin
 
 -include $(LIB_OBJS:.o=.d) $(SAN_LIB_OBJS:.o=.d) $(PROBE_SRCS:probes/%.c=build/obj/probes/%.d) \
-	$(TAPLESS_OBJS:.o=.d) build/obj/capd.d build/obj/syncd.d
+	$(TAPLESS_OBJS:.o=.d) $(SAN_TAPLESS_OBJS:.o=.d) build/obj/capd.d build/obj/syncd.d

@@ -53,19 +53,27 @@ static const struct opt_def correlate_opts[] = {
 	OPT_END
 };
 
-#define CORRELATE_SYNOPSIS "[NAME=]FILE_OR_DIR ..."
+#define CORRELATE_SYNOPSIS "[NAME[@ADDR[,ADDR...]]=]FILE_OR_DIR ..."
 
-/* NAME=PATH, or PATH whose file name up to its first dot is the name. */
+/* NAME=PATH, or PATH whose file name up to its first dot is the name.
+ * With addrs, NAME@ADDRS=PATH too: *addrs points at ADDRS (up to the '='),
+ * else NULL. */
 static void correlate_split(const char *arg, char *name, size_t len,
-			    const char **path)
+			    const char **path, const char **addrs)
 {
 	const char *eq = strchr(arg, '='), *from;
 	size_t n;
 
+	if (addrs)
+		*addrs = NULL;
 	if (eq && eq != arg) {
+		const char *at = addrs ? memchr(arg, '@', (size_t)(eq - arg)) : NULL;
+
 		from = arg;
-		n = (size_t)(eq - arg);
+		n = (size_t)((at ? at : eq) - arg);
 		*path = eq + 1;
+		if (at)
+			*addrs = at + 1;
 	} else {
 		/* The last path component, trailing slashes aside. */
 		size_t end = strlen(arg), start;
@@ -105,17 +113,46 @@ static int correlate_rates(const char *s, struct corr_config *cfg)
 	return cfg->nrates ? 0 : -EINVAL;
 }
 
-/* Add each NAME=PATH as a host of c. */
+/* The addresses of NAME@ADDR[,ADDR...]=PATH into *topo (made when there
+ * is none), as a topology file's host line gives them: they say which
+ * way a packet went where the capture does not. */
+static int correlate_addrs(struct topo **topo, char *const *args, int n)
+{
+	char terr[TOPO_ERRBUF], name[64];
+	const char *path, *addrs;
+
+	for (int i = 0; i < n; i++) {
+		correlate_split(args[i], name, sizeof(name), &path, &addrs);
+		if (!addrs || !*name)
+			continue;
+		const char *eq = strchr(addrs, '=');
+		char *list = xstrdup(addrs);
+
+		list[eq - addrs] = '\0';
+		if (!*topo)
+			*topo = topo_create();
+		int e = topo_add_host(*topo, name, list, terr);
+		free(list);
+		if (e) {
+			fprintf(stderr, "tapless correlate: '%s': %s\n", args[i],
+				terr);
+			return CMD_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Add each NAME[@ADDRS]=PATH as a host of c. */
 static int correlate_hosts(struct corr *c, char **args, int n)
 {
 	char err[CORR_ERRBUF], name[64];
-	const char *path;
+	const char *path, *addrs;
 
 	for (int i = 0; i < n; i++) {
-		correlate_split(args[i], name, sizeof(name), &path);
+		correlate_split(args[i], name, sizeof(name), &path, &addrs);
 		if (!*name || !*path) {
 			fprintf(stderr, "tapless correlate: '%s': expected "
-				"NAME=FILE_OR_DIR\n", args[i]);
+				"NAME[@ADDR[,ADDR...]]=FILE_OR_DIR\n", args[i]);
 			return CMD_USAGE;
 		}
 		if (corr_add_host(c, name, &path, 1, err)) {
@@ -135,7 +172,7 @@ static int correlate_lists(struct corr *c, const struct opts *o)
 
 	n = opts_list(o, "sync", &items);
 	for (size_t i = 0; i < n; i++) {
-		correlate_split(items[i], name, sizeof(name), &val);
+		correlate_split(items[i], name, sizeof(name), &val, NULL);
 		if (!strchr(items[i], '=') || corr_set_journal(c, name, val, err)) {
 			if (!strchr(items[i], '='))
 				snprintf(err, sizeof(err), "--sync '%s': expected "
@@ -148,7 +185,7 @@ static int correlate_lists(struct corr *c, const struct opts *o)
 	for (size_t i = 0; i < n; i++) {
 		int scale;
 
-		correlate_split(items[i], name, sizeof(name), &val);
+		correlate_split(items[i], name, sizeof(name), &val, NULL);
 		scale = !strcmp(val, "tai") ? TS_SCALE_TAI :
 			!strcmp(val, "utc") ? TS_SCALE_UTC : -1;
 		if (!strchr(items[i], '=') || scale < 0 ||
@@ -252,8 +289,13 @@ int cmd_correlate(int argc, char **argv)
 			rc = CMD_USAGE;
 			goto out;
 		}
-		cfg.topo = topo;
 	}
+	const char *const *bl;
+	size_t nbl = opts_list(o, "baseline", &bl);
+	if ((rc = correlate_addrs(&topo, operands, nops)) ||
+	    (rc = correlate_addrs(&topo, (char *const *)bl, (int)nbl)))
+		goto out;
+	cfg.topo = topo;
 	if (opts_str(o, "samples")) {
 		int e = wholefile_open(&samples, opts_str(o, "samples"));
 
@@ -273,8 +315,6 @@ int cmd_correlate(int argc, char **argv)
 	if ((rc = correlate_hosts(c, operands, nops)) ||
 	    (rc = correlate_lists(c, o)))
 		goto out;
-	const char *const *bl;
-	size_t nbl = opts_list(o, "baseline", &bl);
 	if (nbl) {
 		cfg.samples_run = "baseline";
 		corr_create(&base, &cfg);
@@ -303,6 +343,16 @@ int cmd_correlate(int argc, char **argv)
 		rc = CMD_SYSTEM;
 		goto out;
 	}
+	unsigned long long unknown = corr_direction_unknown(c);
+	if (!corr_measured(c) && unknown) {
+		fprintf(stderr, "tapless correlate: nothing could be measured: "
+			"%llu messages were seen at two hosts but the direction "
+			"is unknown (the captures do not record it, as classic "
+			"pcap does not): name each host's addresses with "
+			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
+		rc = CMD_USAGE;
+		goto out;
+	}
 	if (!corr_measured(c)) {
 		fprintf(stderr, "tapless correlate: nothing could be measured "
 			"(no message was seen leaving one host and arriving at "
@@ -310,6 +360,12 @@ int cmd_correlate(int argc, char **argv)
 		rc = CMD_USAGE;
 		goto out;
 	}
+	if (unknown)
+		fprintf(stderr, "tapless correlate: warning: %llu messages "
+			"seen at two hosts were not measured: the direction is "
+			"unknown (the captures do not record it, as classic pcap "
+			"does not): name each host's addresses with "
+			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
 	rc = CMD_OK;
 out:
 	if (cfg.samples) {

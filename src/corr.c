@@ -1533,6 +1533,11 @@ bool corr_measured(const struct corr *c)
 	return c->measured;
 }
 
+uint64_t corr_direction_unknown(const struct corr *c)
+{
+	return c->dir_unknown_pairs;
+}
+
 unsigned corr_warnings(const struct corr *c)
 {
 	return c->nwarn;
@@ -1606,11 +1611,14 @@ static int corr_stat_order(const void *x, const void *y)
 }
 
 /* The results in a stable order, for printing (a copy: printing leaves
- * the correlator as it was). */
+ * the correlator as it was). An empty set (no trades, no switch) has no
+ * array yet: nothing to copy from. */
 static struct corr_stat *corr_sorted(const struct corr_stats_set *set)
 {
 	struct corr_stat *v = xcalloc(set->n ? set->n : 1, sizeof(*v));
 
+	if (!set->n)
+		return v;
 	memcpy(v, set->v, set->n * sizeof(*v));
 	qsort(v, set->n, sizeof(*v), corr_stat_order);
 	return v;

@@ -76,6 +76,11 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF]);
 /* Whether any latency at all was measured. */
 bool corr_measured(const struct corr *c);
 
+/* How many pairs of hosts saw the same message without either capture
+ * saying which way it went (classic pcap, no address of the host known):
+ * messages not measured for want of a direction. */
+uint64_t corr_direction_unknown(const struct corr *c);
+
 /* Warnings about the input, in the order met ("venue: ..."). */
 unsigned corr_warnings(const struct corr *c);
 const char *corr_warning(const struct corr *c, unsigned i);

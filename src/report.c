@@ -40,6 +40,10 @@
 #define REPORT_MAX_CLOCKS 64
 #define REPORT_MAX_PORTS 64
 #define REPORT_NAME 64
+/* A truth residence outside [0, 1 s] is not a switch's: the emulator's one
+ * clock stamps egress after ingress, and no switch holds a frame for a
+ * second (a one-bit flip in a stamp's bit 30 or above gives more). */
+#define REPORT_MAX_RESIDENCE_NS 1000000000LL
 
 /* The series a run is summarised by. */
 enum {
@@ -81,6 +85,7 @@ struct report_truth {
 	struct hist *res, *topo;	/* residence; minus serialisation */
 	unsigned files;
 	unsigned long long md_frames, unpaired, no_id;
+	unsigned long long implausible;	/* residences dropped (< 0, > 1 s) */
 };
 
 struct report_rate {
@@ -89,6 +94,8 @@ struct report_rate {
 	char path[PATH_MAX];		/* samples.txt */
 	bool have_samples;
 	unsigned long long lines, bad, ignored;
+	unsigned long long negative;	/* transactions < 0 ns, dropped */
+	unsigned long long beyond_bound;	/* one-way < -bound, kept */
 	struct report_series s[S_COUNT];
 	int64_t t0;			/* the first stamp of the main run */
 	bool have_t0;
@@ -477,12 +484,22 @@ static int report_series_of(const struct report *r, const struct report_sample *
 	return -1;
 }
 
+/* A transaction is two stamps of one host's clock, later minus earlier:
+ * below zero it is damaged, not measured, and left out. */
+static bool report_sample_dropped(int series, const struct report_sample *s)
+{
+	return (series == S_BUY || series == S_SELL) && s->lat < 0;
+}
+
 static void report_samples_load(struct report *r, struct report_rate *rt)
 {
 	FILE *f = fopen(rt->path, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long long lineno = 0, first_bad = 0;
+	unsigned long long first_neg = 0, first_beyond = 0;
+	long long neg_lat = 0, beyond_lat = 0, beyond_bound = 0;
+	char neg_kind[32] = "", neg_host[REPORT_NAME] = "";
 
 	for (int i = 0; i < S_COUNT; i++)
 		rt->s[i].h = hist_create();
@@ -514,6 +531,25 @@ static void report_samples_load(struct report *r, struct report_rate *rt)
 			rt->ignored++;
 			continue;
 		}
+		if (report_sample_dropped(k, &s)) {
+			if (!rt->negative++) {
+				first_neg = lineno;
+				neg_lat = s.lat;
+				snprintf(neg_kind, sizeof(neg_kind), "%s", s.kind);
+				snprintf(neg_host, sizeof(neg_host), "%s", s.from);
+			}
+			continue;
+		}
+		/* One-way (and the switch samples made of it) may be below
+		 * zero by as much as the clocks' error bound, not more. */
+		if ((k == S_HOP || k == S_HOP_BASE || k == S_SWITCH) &&
+		    !strcmp(s.sync, "in") && s.bound >= 0 && s.lat < -s.bound) {
+			if (!rt->beyond_bound++) {
+				first_beyond = lineno;
+				beyond_lat = s.lat;
+				beyond_bound = s.bound;
+			}
+		}
 		/* Out of sync: its error is not bounded, so it is counted
 		 * and shown apart, never averaged in. */
 		if (!strcmp(s.sync, "out"))
@@ -528,6 +564,17 @@ static void report_samples_load(struct report *r, struct report_rate *rt)
 	if (rt->bad)
 		report_notef(r, true, "%s:%llu: not a samples line (%llu such lines "
 			     "skipped)", rt->path, first_bad, rt->bad);
+	if (rt->negative)
+		report_notef(r, true, "%s:%llu: negative %s at %s (%lld ns): one "
+			     "host's later stamp minus its earlier cannot be; "
+			     "sample dropped (%llu such samples dropped)", rt->path,
+			     first_neg, neg_kind, neg_host, neg_lat, rt->negative);
+	if (rt->beyond_bound)
+		report_notef(r, true, "%s:%llu: one-way sample %lld ns is below "
+			     "zero by more than its error bound (%lld ns): kept, "
+			     "counted as beyond its bound (%llu such samples)",
+			     rt->path, first_beyond, beyond_lat, beyond_bound,
+			     rt->beyond_bound);
 	if (rt->have_samples && !rt->lines)
 		report_notef(r, true, "%s: no samples", rt->path);
 	free(line);
@@ -541,6 +588,8 @@ struct report_frame {
 	int64_t in_ns, out_ns;		/* INT64_MIN until seen */
 	uint32_t len;
 	bool used;
+	unsigned in_file, out_file;	/* where the stamps were: port file */
+	unsigned long long in_pkt, out_pkt;	/* and packet, from 1 */
 };
 
 /* Frames inside the switch, by packet id: open addressing, linear probing,
@@ -587,7 +636,8 @@ static struct report_frame *report_inflight_find(struct report_inflight *t,
 			return &t->slot[i];
 	if (!add)
 		return NULL;
-	t->slot[i] = (struct report_frame){ id, INT64_MIN, INT64_MIN, 0, true };
+	t->slot[i] = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
+					    .out_ns = INT64_MIN, .used = true };
 	t->n++;
 	return &t->slot[i];
 }
@@ -663,6 +713,8 @@ static void report_truth_load(struct report *r, struct report_rate *rt)
 	bool live[REPORT_MAX_PORTS];
 	struct report_inflight fl = { NULL, 0, 0 };
 	char pattern[PATH_MAX + 64], errbuf[CAP_ERRBUF];
+	unsigned long long pkts[REPORT_MAX_PORTS] = { 0 };
+	char bad[PATH_MAX * 2 + 200] = "";
 	glob_t g;
 	size_t n = 0;
 
@@ -698,6 +750,7 @@ static void report_truth_load(struct report *r, struct report_rate *rt)
 		int rc = cap_next(in[i], &pkt[i]);
 
 		live[i] = rc == 1;
+		pkts[i] += rc == 1;
 		if (rc < 0)
 			report_notef(r, true, "%s", cap_error(in[i]));
 	}
@@ -725,19 +778,40 @@ static void report_truth_load(struct report *r, struct report_rate *rt)
 					t->unpaired++;	/* the id again */
 				e->in_ns = p->ts_ns;
 				e->len = p->origlen;
+				e->in_file = (unsigned)m;
+				e->in_pkt = pkts[m];
 			} else {
 				if (e->out_ns != INT64_MIN)
 					t->unpaired++;
 				e->out_ns = p->ts_ns;
+				e->out_file = (unsigned)m;
+				e->out_pkt = pkts[m];
 			}
 			if (e->in_ns != INT64_MIN && e->out_ns != INT64_MIN) {
-				report_truth_pair(r, t, e);
-				t->md_frames++;
+				int64_t res;
+
+				/* A damaged stamp: not the switch's residence. */
+				if (!__builtin_sub_overflow(e->out_ns, e->in_ns, &res) &&
+				    (res < 0 || res > REPORT_MAX_RESIDENCE_NS)) {
+					if (!t->implausible++)
+						snprintf(bad, sizeof(bad), "packet id %llu "
+							 "(ingress %s packet %llu, egress "
+							 "%s packet %llu): residence %lld ns "
+							 "(%.3f s)",
+							 (unsigned long long)e->id,
+							 cap_path(in[e->in_file]), e->in_pkt,
+							 cap_path(in[e->out_file]), e->out_pkt,
+							 (long long)res, (double)res / 1e9);
+				} else {
+					report_truth_pair(r, t, e);
+					t->md_frames++;
+				}
 				report_inflight_del(&fl, e);
 			}
 		}
 		rc = cap_next(in[m], p);
 		live[m] = rc == 1;
+		pkts[m] += rc == 1;
 		if (rc < 0)
 			report_notef(r, true, "%s", cap_error(in[m]));
 	}
@@ -745,6 +819,17 @@ static void report_truth_load(struct report *r, struct report_rate *rt)
 	free(fl.slot);
 	for (size_t i = 0; i < n; i++)
 		cap_close(in[i]);
+	if (t->implausible)
+		report_notef(r, true, "rate %s: truth: market data frame %s is "
+			     "implausible (below 0 or over 1 s): dropped from the "
+			     "truth (%llu such frames dropped)", rt->label, bad,
+			     t->implausible);
+	if (!t->md_frames && t->implausible) {
+		snprintf(t->why, sizeof(t->why), "every market data frame's "
+			 "residence in rate-%ld/switch/swemu is implausible (below "
+			 "0 or over 1 s)", rt->rate);
+		return;
+	}
 	if (!t->md_frames) {
 		snprintf(t->why, sizeof(t->why), "no market data frame from "
 			 "md_source with both an ingress and an egress stamp in "
@@ -1504,6 +1589,8 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 		if (report_sample_parse(line, &s) || !rt->have_t0)
 			continue;
 		k = report_series_of(r, &s);
+		if (report_sample_dropped(k, &s))
+			continue;
 		for (int i = 0; i < 3; i++)
 			if (k == series[i])
 				fprintf(out[i], "%.9f %lld %d\n",
@@ -2022,6 +2109,8 @@ static void report_print_rate(struct printer *p, const struct report_rate *rt)
 	print_bool(p, "have_samples", NULL, rt->have_samples);
 	print_uint(p, "samples", NULL, rt->lines);
 	print_uint(p, "bad_lines", NULL, rt->bad);
+	print_uint(p, "negative_dropped", NULL, rt->negative);
+	print_uint(p, "beyond_bound", NULL, rt->beyond_bound);
 	print_uint(p, "other_samples", NULL, rt->ignored);
 	for (int k = 0; k < S_COUNT; k++) {
 		print_object_begin(p, report_series_key[k]);
@@ -2054,6 +2143,7 @@ static void report_print_rate(struct printer *p, const struct report_rate *rt)
 	print_uint(p, "frames", NULL, rt->truth.md_frames);
 	print_uint(p, "unpaired", NULL, rt->truth.unpaired);
 	print_uint(p, "without_packet_id", NULL, rt->truth.no_id);
+	print_uint(p, "implausible", NULL, rt->truth.implausible);
 	report_print_summary(p, "residence_ns", &g.truth_res);
 	report_print_summary(p, "topology_ns", &g.truth_topo);
 	print_object_end(p);

@@ -2531,12 +2531,13 @@ static void print_reference(struct printer *p, struct sim *s)
 	print_object_begin(p, "reference");
 	for (int h = 0; h < SIM_HOSTS; h++) {
 		const struct host *x = &s->h[h], *t = &s->tap[h];
-		const struct sim_clock *k = &x->cfg->clock, *tk = &t->cfg->clock;
 		static const char *const names[REF_DISTS] = { "tx", "rx" };
 		struct summary sum;
 
 		if (!t->tap)
 			continue;
+		/* An untapped host has no tap config: no &t->cfg->clock. */
+		const struct sim_clock *k = &x->cfg->clock, *tk = &t->cfg->clock;
 		print_object_begin(p, sim_hosts[h]);
 		print_str(p, "file", NULL, t->file);
 		print_uint(p, "frames", NULL, t->packets);

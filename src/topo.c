@@ -85,6 +85,24 @@ int topo_parse_speed(const char *s, double *bps)
 	return 0;
 }
 
+/* Add address s (IPv4 or IPv6) to host n. */
+static int topo_addr(struct topo_node *n, const char *s, const char **why)
+{
+	if (n->naddr == TOPO_MAX_ADDRS) {
+		*why = "host: too many addresses";
+		return -EINVAL;
+	}
+	if (inet_pton(AF_INET, s, n->addr[n->naddr].a) == 1) {
+		n->addr[n->naddr++].family = AF_INET;
+	} else if (inet_pton(AF_INET6, s, n->addr[n->naddr].a) == 1) {
+		n->addr[n->naddr++].family = AF_INET6;
+	} else {
+		*why = "host: not an IPv4 or IPv6 address";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int topo_line(struct topo *t, char **f, int nf, const char **why)
 {
 	int i, j;
@@ -101,22 +119,9 @@ static int topo_line(struct topo *t, char **f, int nf, const char **why)
 			return -EINVAL;
 		}
 		t->node[i].declared = true;
-		for (int k = 2; k < nf; k++) {
-			struct topo_node *n = &t->node[i];
-
-			if (n->naddr == TOPO_MAX_ADDRS) {
-				*why = "host: too many addresses";
+		for (int k = 2; k < nf; k++)
+			if (topo_addr(&t->node[i], f[k], why))
 				return -EINVAL;
-			}
-			if (inet_pton(AF_INET, f[k], n->addr[n->naddr].a) == 1) {
-				n->addr[n->naddr++].family = AF_INET;
-			} else if (inet_pton(AF_INET6, f[k], n->addr[n->naddr].a) == 1) {
-				n->addr[n->naddr++].family = AF_INET6;
-			} else {
-				*why = "host: not an IPv4 or IPv6 address";
-				return -EINVAL;
-			}
-		}
 		return 0;
 	}
 	if (!strcmp(f[0], "switch")) {
@@ -241,6 +246,58 @@ bad:
 void topo_destroy(struct topo *t)
 {
 	free(t);
+}
+
+struct topo *topo_create(void)
+{
+	return xcalloc(1, sizeof(struct topo));
+}
+
+int topo_add_host(struct topo *t, const char *name, const char *addrs,
+		  char err[TOPO_ERRBUF])
+{
+	struct topo_node saved;
+	const char *why = NULL, *p = addrs;
+	unsigned nnodes = t->nnodes;
+	int i;
+
+	if ((i = topo_node(t, name, &why)) < 0) {
+		snprintf(err, TOPO_ERRBUF, "%s", why);
+		return -EINVAL;
+	}
+	if (t->node[i].is_switch) {
+		snprintf(err, TOPO_ERRBUF, "'%s' is a switch in the topology",
+			 name);
+		return -EINVAL;
+	}
+	saved = t->node[i];
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char a[INET6_ADDRSTRLEN + 1];
+
+		if (n >= sizeof(a) || !n) {
+			why = "host: not an IPv4 or IPv6 address";
+		} else {
+			memcpy(a, p, n);
+			a[n] = '\0';
+			topo_addr(&t->node[i], a, &why);
+		}
+		if (why) {
+			snprintf(err, TOPO_ERRBUF, "'%.*s': %s", (int)(n < 64 ? n : 64),
+				 p, !strcmp(why, "host: too many addresses") ?
+				 "too many addresses (at most 16 a host)" :
+				 "not an IPv4 or IPv6 address");
+			t->node[i] = saved;
+			t->nnodes = nnodes;	/* a new host goes again */
+			return -EINVAL;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	t->node[i].declared = true;
+	return 0;
 }
 
 bool topo_has_host(const struct topo *t, const char *host)

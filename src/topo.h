@@ -36,6 +36,16 @@ struct topo_path {
 int topo_load(struct topo **out, const char *path, char err[TOPO_ERRBUF]);
 void topo_destroy(struct topo *t);
 
+/* An empty topology, for hosts named on a command line. */
+struct topo *topo_create(void);
+
+/* Give host name (added when new) the addresses in addrs, a comma-
+ * separated list of IPv4 or IPv6 addresses ("198.18.0.1,2001:db8::1"), as
+ * a topology file's host line would. Returns 0, or -EINVAL with err as
+ * "why" naming the bad address; t is unchanged then. */
+int topo_add_host(struct topo *t, const char *name, const char *addrs,
+		  char err[TOPO_ERRBUF]);
+
 /* Whether host owns the address (family AF_INET/AF_INET6, network order). */
 bool topo_owns(const struct topo *t, const char *host, int family,
 	       const uint8_t *addr);

@@ -4,7 +4,8 @@
 # the error bound reported, through every fault the generator models
 # (retransmissions, reordering, split and coalesced segments, a capture
 # starting mid-stream, non-FIX traffic, out-of-sync stretches, TAI and UTC
-# hosts, classic pcap without directions, microsecond stamps), switch
+# hosts, classic pcap without directions, from the topology or from
+# NAME@ADDR operands, microsecond stamps), switch
 # latency both ways (topology and back-to-back baseline), rate buckets, and
 # bad input of every kind giving a clear message.
 set -u
@@ -12,7 +13,7 @@ d=$(mktemp -d /tmp/tapless-correlate.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 
 # sim NAME ARGS...: generate into $d/NAME
 sim() {
@@ -117,6 +118,29 @@ grep -q "does not say which timescale" "$d/pcap.err" || fail "pcap: no warning t
 corr pcap --timescale algo=tai --timescale venue=tai
 want pcap '.inputs[] | select(.host == "venue") | .direction == "addresses"' "direction not taken from the topology"
 want pcap '.inputs[] | select(.host == "algo") | .resolution_ns == 1000' "microsecond stamps not noticed"
+# Without the topology no direction is known: nothing is measured, and the
+# message says so with the count and the fix (issue 17 item 12). The
+# hosts' addresses on the command line (NAME@ADDR=FILE) give what the
+# topology gives.
+$T correlate --json --timescale algo=tai --timescale venue=tai \
+	algo="$d/pcap/algo.pcap" venue="$d/pcap/venue.pcap" > "$d/pcap-nodir.json" 2> "$d/pcap-nodir.err"
+rc=$?
+n=$(jq '.unmatched.direction_unknown_pairs' "$d/pcap-nodir.json")
+[ "$rc" -eq 1 ] && [ "${n:-0}" -gt 0 ] &&
+	grep -q "nothing could be measured: $n messages were seen at two hosts but the direction is unknown .*NAME@ADDR\[,ADDR...\]=FILE or --topology FILE" "$d/pcap-nodir.err" ||
+	fail "pcap without addresses: exit $rc, $n pairs of unknown direction: $(cat "$d/pcap-nodir.err")"
+$T correlate --json --timescale algo=tai --timescale venue=tai \
+	algo@198.18.0.1=$d/pcap/algo.pcap venue@198.18.0.2,2001:db8::2="$d/pcap/venue.pcap" \
+	> "$d/pcap-addr.json" 2> "$d/pcap-addr.err" || fail "pcap NAME@ADDR: exit $?: $(cat "$d/pcap-addr.err")"
+jq -e --slurpfile t "$d/pcap.json" '[.hops[] | select(.flow == "all") | [.from, .to, .messages]] as $a
+	| ($a | length) == 2 and all($a[]; .[2] > 0)
+	and $a == [$t[0].hops[] | select(.flow == "all") | [.from, .to, .messages]]
+	and .unmatched.direction_unknown_pairs == 0' "$d/pcap-addr.json" > /dev/null ||
+	fail "pcap NAME@ADDR: hops differ from the topology's: $(jq -c '[.hops[] | select(.flow == "all") | [.from, .to, .messages]]' "$d/pcap-addr.json")"
+# A bad address is named.
+$T correlate algo@198.18.0.300=$d/pcap/algo.pcap venue="$d/pcap/venue.pcap" > /dev/null 2> "$d/badaddr.err"
+[ $? -eq 1 ] && grep -q "'algo@198.18.0.300=.*': '198.18.0.300': not an IPv4 or IPv6 address" "$d/badaddr.err" ||
+	fail "bad address: $(cat "$d/badaddr.err")"
 
 # 7. Switch latency the FTTC way: through-switch minus back-to-back. The
 # clocks are the same in both runs, so their offsets cancel; the extra

@@ -5,13 +5,16 @@
 # known residence: the tables, data, plots and index exist and are what they
 # should be, the figures equal those computed with awk from the samples
 # files, the truth is the generated one, and bad input gives the messages
-# and exit status tapless-report(1) promises.
+# and exit status tapless-report(1) promises: implausible truth (a bit
+# flipped in an emulator stamp) and impossible samples (a negative
+# transaction, a one-way below zero beyond its bound) are named and
+# handled as it says.
 set -u
 d=$(mktemp -d /tmp/tapless-report.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 SWGEN=build/tools/swgen
 R=$d/run
 
@@ -174,6 +177,62 @@ printf 'rates 1000,2000\n' > "$M/lab.conf"
 $T report --no-plots "$M" > /dev/null 2> "$d/e7"
 [ $? -eq 1 ] && grep -q "$M/rate-2000/samples.txt: No such file" "$d/e7" && [ -s "$M/report/index.md" ] ||
 	fail "missing rate: $(cat "$d/e7")"
+# Implausible input (issue 17 item 11). A one-bit flip in the emulator's
+# egress stamp of one market data frame (bit 39 of the nanosecond stamp:
+# 549.76 s): that frame is dropped from the truth with a warning naming
+# the files and packets; the other 499 give the truth.
+I=$d/implausible
+mkdir -p "$I/rate-1000/switch/swemu"
+cp "$R/rate-1000/samples.txt" "$I/rate-1000/"
+cp "$R/rate-1000/switch/swemu/"*.pcapng "$I/rate-1000/switch/swemu/"
+cp "$R/lab.conf" "$I/"
+sed -i 's/^rates .*/rates 1000/' "$I/lab.conf"
+P2=$I/rate-1000/switch/swemu/port2.pcapng
+# The packet number of the first market data egress (out, the md frame's
+# length) in the algo's port file, then that EPB's byte offset, walking
+# the blocks as 32-bit words (pcapng blocks are 4-byte aligned; this file
+# is little-endian).
+mdlen=$(build/tools/capdump "$P2" | awk '$3 == "out" { print $4; exit }')
+pk=$(build/tools/capdump "$P2" | awk -v l="$mdlen" '/^[0-9]/ { n++; if ($3 == "out" && $4 == l) { print n; exit } }')
+off=$(od -An -v -tu4 -w4 "$P2" | awk -v want="$pk" '{ w[NR - 1] = $1 } END {
+	i = 0; n = 0
+	while (i in w) { if (w[i] == 6 && ++n == want) { print (i + 3) * 4; exit } i += w[i + 1] / 4 } }')
+if [ -n "$off" ] && [ -n "$pk" ]; then
+	b=$(od -An -tu1 -j "$off" -N 1 "$P2" | tr -d ' ')
+	printf "\\$(printf '%03o' $((b ^ 128)))" | dd of="$P2" bs=1 seek="$off" conv=notrunc 2> /dev/null
+	$T report --no-plots "$I" > /dev/null 2> "$d/impl.err" || fail "implausible truth: exit $?: $(cat "$d/impl.err")"
+	grep -q "warning: rate 1000: truth: market data frame packet id [0-9]* (ingress $I/rate-1000/switch/swemu/port1.pcapng packet [0-9]*, egress $P2 packet $pk): residence -\{0,1\}5497558[0-9]* ns (-\{0,1\}549.7[0-9]* s) is implausible (below 0 or over 1 s): dropped from the truth (1 such frames dropped)" "$d/impl.err" ||
+		fail "implausible truth: no warning naming the frame: $(cat "$d/impl.err")"
+	grep -q "truth: market data frame packet id .* is implausible" "$I/report/index.md" || fail "implausible truth: not in index.md"
+	jq -e '.rates[0].switch_latency.truth | .frames == 499 and .implausible == 1 and .residence_ns.count == 499
+		and .residence_ns.max <= 370 and .residence_ns.min >= 330' "$I/report/report.json" > /dev/null ||
+		fail "implausible truth: the flipped frame is in the truth: $(jq -c '.rates[0].switch_latency.truth' "$I/report/report.json")"
+else
+	fail "implausible truth: no market data egress found in $P2 (packet '$pk', offset '$off')"
+fi
+# Negative samples: a tick_to_trade (one host's clock) cannot be below
+# zero: dropped, path:line named. A one-way sample below zero by more than
+# its error bound: kept, counted, path:line named. One within its bound:
+# nothing said.
+N=$d/negative
+mkdir -p "$N/rate-1000"
+printf 'rates 1000\n' > "$N/lab.conf"
+awk '!/^#/ && !t && $1 == "main" && $2 == "tick_to_trade" && $3 == "algo" { $6 = -$6; t = NR }
+	!/^#/ && !h && $1 == "main" && $2 == "hop" && $3 == "venue" && $7 == "in" && $8 >= 0 { $6 = -($8 + 1000); h = NR }
+	!/^#/ && !w && h && NR > h && $1 == "main" && $2 == "hop" && $3 == "venue" && $7 == "in" && $8 > 0 { $6 = -$8; w = NR }
+	{ print } END { print t, h > "/dev/stderr" }' "$R/rate-1000/samples.txt" > "$N/rate-1000/samples.txt" 2> "$d/neg.lines"
+read -r tl hl < "$d/neg.lines"
+bound=$(awk -v h="$hl" 'NR == h { print $8 }' "$R/rate-1000/samples.txt")
+nbuy=$(awk '$1 == "main" && $2 == "tick_to_trade" && $3 == "algo"' "$R/rate-1000/samples.txt" | wc -l)
+$T report --no-plots "$N" > /dev/null 2> "$d/neg.err" || fail "negative samples: exit $?: $(cat "$d/neg.err")"
+grep -q "warning: $N/rate-1000/samples.txt:$tl: negative tick_to_trade at algo (-[0-9]* ns): one host's later stamp minus its earlier cannot be; sample dropped (1 such samples dropped)" "$d/neg.err" ||
+	fail "negative tick_to_trade: no warning naming line $tl: $(cat "$d/neg.err")"
+grep -q "warning: $N/rate-1000/samples.txt:$hl: one-way sample -$((bound + 1000)) ns is below zero by more than its error bound ($bound ns): kept, counted as beyond its bound (1 such samples)" "$d/neg.err" ||
+	fail "negative hop: no warning naming line $hl: $(cat "$d/neg.err")"
+jq -e --argjson n "$nbuy" '.rates[0] | .negative_dropped == 1 and .beyond_bound == 1 and .buy.latency_ns.count == $n - 1 and .buy.latency_ns.min >= 0' \
+	"$N/report/report.json" > /dev/null ||
+	fail "negative samples: counts: $(jq -c '.rates[0] | [.negative_dropped, .beyond_bound, .buy.latency_ns.count, .buy.latency_ns.min]' "$N/report/report.json"), want 1 1 $((nbuy - 1)) >= 0"
+
 # Garbage everywhere: no crash (ASan builds would abort), a status of 0-2.
 G=$d/garbage
 mkdir -p "$G/rate-7/switch/swemu" "$G/journals"

@@ -10,7 +10,7 @@ d=$(mktemp -d /tmp/tapless-simtap.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 START=1763900000
 
 # sim NAME ARGS...: generate into $d/NAME

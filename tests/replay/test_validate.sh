@@ -11,7 +11,7 @@ d=$(mktemp -d /tmp/tapless-validate.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=bin/tapless
+T=${TAPLESS:-bin/tapless}
 
 # jq -e on a file, with a message on failure.
 check() {

@@ -2,7 +2,8 @@
  * addresses; paths are a direct link or two links through one switch, with
  * propagation summed from lengths ("2m", "0.5", a custom ns/m) and the
  * switch's kind and speed; serialisation counts the FCS; and every kind of
- * bad line is refused with PATH:LINE naming it. */
+ * bad line is refused with PATH:LINE naming it; addresses given on a
+ * command line join the same structure. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -254,6 +255,60 @@ START_TEST(limits)
 }
 END_TEST
 
+/* Hosts' addresses from a command line (NAME@ADDR[,ADDR]=FILE): IPv4 and
+ * IPv6, added to a file's; a bad address is named and leaves the
+ * topology as it was. */
+START_TEST(add_host)
+{
+	struct topo *t = topo_create();
+	char err[TOPO_ERRBUF] = "";
+	uint8_t a4[4], a6[16];
+
+	ck_assert(!topo_has_host(t, "algo"));
+	ck_assert_int_eq(topo_add_host(t, "algo", "198.18.0.1", err), 0);
+	ck_assert_int_eq(topo_add_host(t, "venue", "198.18.0.2,2001:db8::2", err), 0);
+	inet_pton(AF_INET, "198.18.0.1", a4);
+	ck_assert(topo_owns(t, "algo", AF_INET, a4));
+	ck_assert(!topo_owns(t, "venue", AF_INET, a4));
+	inet_pton(AF_INET6, "2001:db8::2", a6);
+	ck_assert(topo_owns(t, "venue", AF_INET6, a6));
+	ck_assert(topo_has_host(t, "venue"));
+	/* Bad addresses: named, nothing added, not even the host. */
+	ck_assert_int_eq(topo_add_host(t, "x", "198.18.0.999", err), -EINVAL);
+	ck_assert_str_eq(err, "'198.18.0.999': not an IPv4 or IPv6 address");
+	ck_assert(!topo_has_host(t, "x"));
+	ck_assert_int_eq(topo_add_host(t, "algo", "198.18.0.5,,198.18.0.6", err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not an IPv4 or IPv6 address"));
+	inet_pton(AF_INET, "198.18.0.5", a4);
+	ck_assert(!topo_owns(t, "algo", AF_INET, a4));
+	ck_assert_int_eq(topo_add_host(t, "algo", "", err), -EINVAL);
+	ck_assert_int_eq(topo_add_host(t, "algo", "fd00::1/64", err), -EINVAL);
+	ck_assert_str_eq(err, "'fd00::1/64': not an IPv4 or IPv6 address");
+	topo_destroy(t);
+
+	/* Added to a file's host, which keeps its own addresses and links. */
+	unit_write_file(path, "host a 10.0.0.1\nlink a b 2\n");
+	ck_assert_int_eq(topo_load(&t, path, err), 0);
+	ck_assert_int_eq(topo_add_host(t, "a", "10.0.0.9", err), 0);
+	ck_assert_int_eq(topo_add_host(t, "b", "10.0.0.2", err), 0);
+	inet_pton(AF_INET, "10.0.0.1", a4);
+	ck_assert(topo_owns(t, "a", AF_INET, a4));
+	inet_pton(AF_INET, "10.0.0.9", a4);
+	ck_assert(topo_owns(t, "a", AF_INET, a4));
+	inet_pton(AF_INET, "10.0.0.2", a4);
+	ck_assert(topo_owns(t, "b", AF_INET, a4));
+	struct topo_path p;
+	ck_assert_int_eq(topo_path(t, "a", "b", &p), 0);
+	topo_destroy(t);
+	/* A switch's name is not a host's. */
+	unit_write_file(path, "switch s cut-through\n");
+	ck_assert_int_eq(topo_load(&t, path, err), 0);
+	ck_assert_int_eq(topo_add_host(t, "s", "10.0.0.3", err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "switch"));
+	topo_destroy(t);
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -265,6 +320,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, limits);
+	tcase_add_test(tc, add_host);
 	suite_add_tcase(s, tc);
 	return s;
 }
