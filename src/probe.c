@@ -26,6 +26,8 @@
 /* Room for a burst of connections (scans, health checks) ahead of the
  * real session's: a probe accepts and sorts them (tapless-venue(1)). */
 #define PROBE_BACKLOG 128
+/* Receive buffer of a session's socket (see probe_conn_open). */
+#define PROBE_RCVBUF (8 << 20)
 
 const char *const probe_modes[] = { "auto", "hw", "sw", NULL };
 
@@ -178,12 +180,19 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	struct fixsess_io io = { io_send, io_recv, io_wait_send, c };
 	struct sockcap_config scc = { .w = x->w, .txsock = x->txc };
 	struct ts_config cfg;
-	int one = 1, rc;
+	int one = 1, rcvbuf = PROBE_RCVBUF, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* TX stamps wait on the error queue, charged to the receive buffer:
+	 * when it is full the kernel drops them. A probe descheduled for a
+	 * millisecond at 100,000 messages/s has 100 waiting, more than the
+	 * default 128 KiB holds beside received data; room for a few
+	 * thousand. FORCE (root) passes rmem_max; else take what is given. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	ts_config_init(&cfg);
 	cfg.mode = (enum ts_mode)x->mode;
 	cfg.ifname = x->ifname;
