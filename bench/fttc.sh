@@ -50,7 +50,7 @@ for rate in ${FTTC_RATES:-100000}; do
 		# The goal is judged on the measured rate, not on the offer.
 		jq -r --arg m "$mode" --argjson r "$rate" --argjson s "$secs" \
 			--argjson vrc "$vrc" --argjson arc "$arc" --slurpfile a "$out/a.json" '
-			def us: if . == null then "-" else . / 1000 | floor end;
+			def us: if . == null then "-" else . / 100 | floor / 10 end;
 			[$m, $r, $s, (.md_rate | floor), (.md_elapsed_s * 1000 | floor / 1000),
 			 .md_unsent, (.slip_ns.p50 | us), (.slip_ns.p99 | us), (.slip_ns.max | us),
 			 .stamps_lost, $a[0].stamps_lost, $vrc, $arc,

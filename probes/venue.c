@@ -61,11 +61,11 @@ struct venue_pending {
 };
 
 /* Why publishing stopped. */
-enum venue_end { VENUE_END_DONE, VENUE_END_DEADLINE, VENUE_END_LOGOUT,
-		 VENUE_END_SIGNAL, VENUE_END_ERROR };
+enum venue_end { VENUE_END_NONE, VENUE_END_DONE, VENUE_END_DEADLINE,
+		 VENUE_END_LOGOUT, VENUE_END_SIGNAL, VENUE_END_ERROR };
 
 static const char *const venue_end_names[] = {
-	"done", "deadline", "peer_logout", "signal", "error",
+	"not_started", "done", "deadline", "peer_logout", "signal", "error",
 };
 
 struct venue {
@@ -640,7 +640,7 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 	return rc;
 }
 
-static void venue_summary(struct venue *v, bool json, int64_t secs)
+static void venue_summary(struct venue *v, bool json)
 {
 	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
 	struct summary s;
@@ -648,7 +648,6 @@ static void venue_summary(struct venue *v, bool json, int64_t secs)
 
 	double elapsed = (double)(v->pub_stop - v->pub_start) / 1e9;
 
-	(void)secs;
 	summary_of(v->slip, v->nslip, &s);
 	print_text(p, "tapless-venue: ");
 	print_uint(p, "md_published", "%llu market data messages", v->published);
@@ -787,7 +786,7 @@ done:
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);
-	venue_summary(v, opts_flag(o, "json"), opts_int(o, "duration"));
+	venue_summary(v, opts_flag(o, "json"));
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-venue: %s: could not be completed\n",
 			opts_str(o, "write"));
