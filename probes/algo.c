@@ -51,8 +51,14 @@ static void algo_signal(int sig)
 static int algo_order(struct algo *a, bool buy, const char *sym, size_t symlen,
 		      int64_t now)
 {
-	struct fix_writer *w = fixsess_begin(a->ord.fs, "D", 0);
+	struct fix_writer *w;
 	char id[32];
+
+	/* Market data still read after a Logout (ours or the venue's)
+	 * trades no more. */
+	if (fixsess_state(a->ord.fs) != FIXSESS_ACTIVE)
+		return 0;
+	w = fixsess_begin(a->ord.fs, "D", 0);
 
 	snprintf(id, sizeof(id), "TL%llu",
 		 (unsigned long long)(a->buys + a->sells + 1));
@@ -140,9 +146,12 @@ static int algo_exec(void *arg, struct fixsess *s, const struct fix_msg *m,
 	return algo_order(a, false, sym, sl, now) ? -EIO : 0;
 }
 
-static int algo_read(struct algo *a, struct probe_conn *c, int64_t now)
+/* What poll said for c: stamps reaped, data read, real errors only. */
+static int algo_event(struct algo *a, struct probe_conn *c, short revents,
+		      int64_t now)
 {
-	return probe_conn_read(c, now, c == &a->md ? algo_md : algo_exec, a);
+	return probe_conn_event(c, revents, now, c == &a->md ? algo_md : algo_exec,
+				a);
 }
 
 static void algo_summary(struct algo *a, bool json)
@@ -205,7 +214,7 @@ static int algo_connect(struct algo *a, const struct opts *o,
 
 		poll(p, 2, 100);
 		for (int i = 0; i < 2; i++) {
-			if (p[i].revents && algo_read(a, conn[i], ts_now_mono()))
+			if (algo_event(a, conn[i], p[i].revents, ts_now_mono()))
 				return -EPROTO;
 			n += fixsess_state(conn[i]->fs) == FIXSESS_ACTIVE;
 		}
@@ -220,6 +229,7 @@ static int algo_connect(struct algo *a, const struct opts *o,
 static int algo_run(struct algo *a, int64_t secs)
 {
 	int64_t end = secs ? ts_now_mono() + secs * 1000000000LL : 0;
+	int64_t stamps_due = 0;
 
 	while (!algo_stop) {
 		struct pollfd p[2] = { { .fd = a->md.fd, .events = POLLIN },
@@ -231,14 +241,24 @@ static int algo_run(struct algo *a, int64_t secs)
 			return -errno;
 		now = ts_now_mono();
 		for (int i = 0; i < 2 && !rc; i++)
-			if (p[i].revents)
-				rc = algo_read(a, i ? &a->ord : &a->md, now);
-		probe_conn_stamps(&a->md, now);
-		probe_conn_stamps(&a->ord, now);
-		if (rc && rc != -ECONNRESET)
-			return rc;	/* a protocol error, logged */
-		if (rc == -ECONNRESET || fixsess_state(a->md.fs) != FIXSESS_ACTIVE)
-			return *fixsess_error(a->md.fs) ? -ECONNRESET : 0;
+			rc = algo_event(a, i ? &a->ord : &a->md, p[i].revents, now);
+		/* Stamps waiting raise POLLERR, and probe_conn_event reaps
+		 * them then; this sweep only writes out sends whose stamp
+		 * is late or lost. Reaping on every wake-up cost two system
+		 * calls per market data message. */
+		if (now >= stamps_due) {
+			probe_conn_stamps(&a->md, now);
+			probe_conn_stamps(&a->ord, now);
+			stamps_due = now + 20000000;
+		}
+		if (rc)
+			return rc;	/* logged; a Logout first is not this */
+		/* The venue logging out of either session (the end of its
+		 * run, or its peer-logout path) ends ours cleanly. */
+		if (fixsess_state(a->md.fs) != FIXSESS_ACTIVE ||
+		    fixsess_state(a->ord.fs) != FIXSESS_ACTIVE)
+			return *fixsess_error(a->md.fs) || *fixsess_error(a->ord.fs) ?
+			       -ECONNRESET : 0;
 		rc = fixsess_tick(a->md.fs, now);
 		if (!rc)
 			rc = fixsess_tick(a->ord.fs, now);

@@ -5,13 +5,17 @@
  * then Filled). Every message is stamped and recorded (probe.h). See
  * tapless-venue(1).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fix.h"
@@ -29,6 +33,16 @@
 /* Slip samples kept: 60 s at 100,000/s, and more runs are summarised from
  * the first this many. */
 #define VENUE_MAX_SLIP (8u << 20)
+/* Connections accepted and not yet logged on, both ports together: a port
+ * scan or a crowd of idle connections must not lock the algo out, so when
+ * full the oldest is closed to make room. */
+#define VENUE_MAX_PENDING 64
+#define NS 1000000000LL
+/* How long after the end of --duration messages still due are sent late:
+ * a venue a few messages behind at the end (a loaded machine: the lab's
+ * 5000/s runs were up to 5 ms behind) finishes its schedule, one that is
+ * far behind stops instead of publishing on for seconds. */
+#define VENUE_LATE_NS (250 * 1000000LL)
 
 static const struct opt_def venue_opts[] = {
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
@@ -37,8 +51,26 @@ static const struct opt_def venue_opts[] = {
 	{ "comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "our SenderCompID", 0 },
 	{ "peer-comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "the algo's CompID", 0 },
 	{ "accept-timeout", 0, OPT_INT, "30", 1, 86400, NULL, "SECONDS", "wait this long for the algo to connect and log on", 0 },
+	{ "logon-timeout", 0, OPT_INT, "5", 1, 3600, NULL, "SECONDS", "close a connection that has not logged on after SECONDS", 0 },
+	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "pace market data by spinning on the clock, never sleeping (with --cpu)", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
+};
+
+/* A connection accepted and not yet logged on. */
+struct venue_pending {
+	int fd;			/* -1: free */
+	int port;		/* 0: market data, 1: orders */
+	int64_t since;		/* accepted, CLOCK_MONOTONIC */
+	char peer[64];		/* ADDR:PORT, for the log */
+};
+
+/* Why publishing stopped. */
+enum venue_end { VENUE_END_NONE, VENUE_END_DONE, VENUE_END_DEADLINE,
+		 VENUE_END_LOGOUT, VENUE_END_SIGNAL, VENUE_END_ERROR };
+
+static const char *const venue_end_names[] = {
+	"not_started", "done", "deadline", "peer_logout", "signal", "error",
 };
 
 struct venue {
@@ -47,8 +79,18 @@ struct venue {
 	unsigned nsym;
 	int64_t last_px[VENUE_MAX_SYMBOLS];	/* in 0.001 units */
 	uint64_t published, orders, fills, rejects, exec_id;
+	uint64_t offered;		/* rate * duration */
+	int64_t pub_start, pub_stop;	/* publishing period, CLOCK_MONOTONIC */
+	enum venue_end end;
 	int64_t *slip;
 	size_t nslip, slip_cap;
+
+	/* Session acceptance. */
+	struct venue_pending pend[VENUE_MAX_PENDING];
+	uint64_t refused;		/* connections closed, not sessions */
+	char *peek;			/* a first message, peeked */
+	size_t peek_cap;
+	struct fix_msg *logon;		/* large: allocated once */
 };
 
 static volatile sig_atomic_t venue_stop;
@@ -163,13 +205,235 @@ static int venue_order(void *arg, struct fixsess *s, const struct fix_msg *m,
 	return rc;
 }
 
-/* Read a session; a failure is logged and ends the run. */
-static int venue_read(struct venue *v, struct probe_conn *c, int64_t now)
+/* What poll said for a session: stamps reaped, data read; a failure is
+ * logged and ends the run. */
+static int venue_event(struct venue *v, struct probe_conn *c, short revents,
+		       int64_t now)
 {
-	return probe_conn_read(c, now, c == &v->ord ? venue_order : NULL, v);
+	return probe_conn_event(c, revents, now, c == &v->ord ? venue_order : NULL,
+				v);
 }
 
-/* Accept the algo's two connections and their Logons. */
+/* A session's fd for poll, or -1 once it is over (a closed session's
+ * socket stays readable and would wake every poll). */
+static int venue_pollfd(const struct probe_conn *c)
+{
+	return c->fs && fixsess_state(c->fs) != FIXSESS_CLOSED ? c->fd : -1;
+}
+
+/* Both sessions still logged on: 0. The peer's Logout on either (answered
+ * by fixsess): 1. A session that failed: -ECONNRESET. */
+static int venue_sessions(const struct venue *v)
+{
+	const struct probe_conn *c[2] = { &v->md, &v->ord };
+	int over = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (fixsess_state(c[i]->fs) == FIXSESS_ACTIVE)
+			continue;
+		if (*fixsess_error(c[i]->fs))
+			return -ECONNRESET;
+		over = 1;
+	}
+	return over;
+}
+
+static const char *const venue_port_names[2] = { "md", "orders" };
+
+/* Close a connection that is not a session, with one log line (rate
+ * limited: a scan makes many). */
+static void venue_drop(struct venue *v, int fd, int port, const char *peer,
+		       const char *why)
+{
+	close(fd);
+	v->refused++;
+	log_at_rl(LOG_NOTICE, "%s: connection from %s closed: %s",
+		  venue_port_names[port], peer, why);
+}
+
+static void venue_peer_name(int fd, char *out, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+			port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+			port = ntohs(a->sin6_port);
+		}
+	}
+	snprintf(out, len, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 host, port);
+}
+
+static void venue_pend_close(struct venue *v, struct venue_pending *q,
+			     const char *why)
+{
+	venue_drop(v, q->fd, q->port, q->peer, why);
+	q->fd = -1;
+}
+
+static ssize_t venue_raw_send(void *ctx, const void *buf, size_t len)
+{
+	ssize_t n = send(*(int *)ctx, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return n < 0 ? -errno : n;
+}
+
+/* A connection that sent something other than the algo's Logon: tell it
+ * why in a Logout (a misconfigured FIX client learns its mistake; this is
+ * no session, so the Logout is neither stamped nor recorded), then close
+ * it. */
+static void venue_pend_reject(struct venue *v, struct venue_pending *q,
+			      const struct fixsess_config *fc, const char *why)
+{
+	struct fixsess_io io = { venue_raw_send, NULL, NULL, &q->fd };
+	struct fixsess *fs;
+
+	if (!fixsess_create(&fs, fc, &io)) {
+		fixsess_logout(fs, why, ts_now_mono());
+		fixsess_destroy(fs);
+	}
+	/* What it sent is consumed, so the close is a FIN, not a reset that
+	 * could overtake the Logout. */
+	(void)!recv(q->fd, v->peek, v->peek_cap, MSG_DONTWAIT);
+	venue_pend_close(v, q, why);
+}
+
+/* Take every connection waiting on listening socket lfd (port): while the
+ * port has no session, as pending (the oldest closed when full); once it
+ * has one, closed at once. */
+static void venue_take(struct venue *v, int lfd, int port, int64_t now)
+{
+	const struct probe_conn *c = port ? &v->ord : &v->md;
+
+	for (;;) {
+		struct venue_pending *q = NULL, *old = NULL;
+		char peer[64];
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;	/* EAGAIN: all taken; others: try later */
+		venue_peer_name(fd, peer, sizeof(peer));
+		if (c->fs) {
+			close(fd);
+			v->refused++;
+			log_at_rl(LOG_NOTICE, "%s: connection from %s closed: the "
+				  "session is already up", venue_port_names[port],
+				  peer);
+			continue;
+		}
+		for (int i = 0; i < VENUE_MAX_PENDING && !q; i++) {
+			if (v->pend[i].fd < 0)
+				q = &v->pend[i];
+			else if (!old || v->pend[i].since < old->since)
+				old = &v->pend[i];
+		}
+		if (!q) {
+			venue_pend_close(v, old, "too many connections waiting "
+					 "to log on; this was the oldest");
+			q = old;
+		}
+		q->fd = fd;
+		q->port = port;
+		q->since = now;
+		snprintf(q->peer, sizeof(q->peer), "%s", peer);
+		log_debug("%s: connection from %s, waiting for its Logon",
+			  venue_port_names[port], peer);
+	}
+}
+
+/* A pending connection has something: its first message, whole, decides.
+ * A Logon from the peer CompID to ours makes it the port's session (the
+ * message is left unread, so the session reads, stamps and records it);
+ * anything else closes it. Returns 1 when it became the session, 0 when
+ * it waits for more or was closed, -errno when the session could not be
+ * set up. */
+static int venue_pend_read(struct venue *v, struct venue_pending *q,
+			   const struct probe_ctx *x, const struct fixsess_config *fc)
+{
+	struct probe_conn *c = q->port ? &v->ord : &v->md;
+	enum fix_error why;
+	const char *val;
+	size_t skip, len;
+	ssize_t n;
+	int k, one = 1;
+	char err[256];
+
+	n = recv(q->fd, v->peek, v->peek_cap, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		venue_pend_close(v, q, n ? strerror(errno) :
+				 "closed without logging on");
+		return 0;
+	}
+	k = fix_frame(v->peek, (size_t)n, fc->max_msg, &skip, &why);
+	if (k == 0) {
+		int want = (int)n + 1;
+
+		if ((size_t)n == v->peek_cap) {
+			venue_pend_close(v, q, "first message too long");
+			return 0;
+		}
+		/* Wake only when more than what is here has come: the
+		 * bytes stay unread, and poll would report them forever. */
+		setsockopt(q->fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+		return 0;
+	}
+	/* The words are the session's (fixsess.c) for the same faults. */
+	if (k < 0 || fix_parse(v->logon, v->peek, (size_t)k, &why)) {
+		venue_pend_reject(v, q, fc, fix_error_name(why));
+		return 0;
+	}
+	if (!fix_is(v->logon, 49, fc->target) || !fix_is(v->logon, 56, fc->sender)) {
+		char text[160];
+		bool sender = !fix_is(v->logon, 49, fc->target);
+
+		val = fix_get(v->logon, sender ? 49 : 56, &len);
+		snprintf(text, sizeof(text), "%s '%.*s', expected '%s'",
+			 sender ? "SenderCompID (49)" : "TargetCompID (56)",
+			 val ? (int)(len > 64 ? 64 : len) : 0, val ? val : "",
+			 sender ? fc->target : fc->sender);
+		venue_pend_reject(v, q, fc, text);
+		return 0;
+	}
+	if (!fix_is(v->logon, 35, "A")) {
+		venue_pend_reject(v, q, fc, "first message is not a Logon");
+		return 0;
+	}
+	setsockopt(q->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+	k = probe_conn_open(c, venue_port_names[q->port], q->fd, x, fc, err,
+			    sizeof(err));
+	q->fd = -1;	/* the session's now, or closed by probe_conn_open */
+	if (k) {
+		log_err("%s", err);
+		return k;
+	}
+	log_info("%s session: Logon from %s", c->name, q->peer);
+	return 1;
+}
+
+static void venue_pend_close_all(struct venue *v, const char *why)
+{
+	for (int i = 0; i < VENUE_MAX_PENDING; i++)
+		if (v->pend[i].fd >= 0)
+			venue_pend_close(v, &v->pend[i], why);
+}
+
+/* Wait for the algo's two sessions: a session is the connection that logs
+ * on with the right CompIDs. Every connection is accepted; those that
+ * close, send something else, or stay quiet past --logon-timeout are
+ * closed with a log line and do not count. */
 static int venue_accept(struct venue *v, const struct opts *o,
 			const struct probe_ctx *x, int lfd[2])
 {
@@ -179,40 +443,75 @@ static int venue_accept(struct venue *v, const struct opts *o,
 		.max_msg = (size_t)opts_int(o, "max-msg"),
 	};
 	struct probe_conn *conn[2] = { &v->md, &v->ord };
-	static const char *const names[2] = { "md", "orders" };
-	int64_t end = ts_now_mono() + opts_int(o, "accept-timeout") * 1000000000LL;
-	char err[256];
+	int64_t end = ts_now_mono() + opts_int(o, "accept-timeout") * NS;
+	int64_t logon_ns = opts_int(o, "logon-timeout") * NS;
 
 	while (!venue_stop && ts_now_mono() < end) {
-		struct pollfd p[2];
+		struct pollfd p[4 + VENUE_MAX_PENDING];
+		int64_t now;
 		int n = 0;
 
-		for (int i = 0; i < 2; i++)
-			p[i] = (struct pollfd){ .fd = conn[i]->fs ? conn[i]->fd : lfd[i],
-						.events = POLLIN };
-		if (poll(p, 2, 100) < 0 && errno != EINTR)
-			return -errno;
 		for (int i = 0; i < 2; i++) {
-			if (!conn[i]->fs && p[i].revents) {
-				int fd = accept4(lfd[i], NULL, NULL, SOCK_CLOEXEC);
-
-				if (fd < 0)
-					continue;
-				if (probe_conn_open(conn[i], names[i], fd, x, &fc,
-						    err, sizeof(err))) {
-					log_err("%s", err);
-					return -EIO;
-				}
-				log_info("%s session: connected", names[i]);
-			} else if (conn[i]->fs && p[i].revents &&
-				   venue_read(v, conn[i], ts_now_mono())) {
-				return -EPROTO;
-			}
-			n += conn[i]->fs && fixsess_state(conn[i]->fs) == FIXSESS_ACTIVE;
+			p[i] = (struct pollfd){ .fd = lfd[i], .events = POLLIN };
+			p[2 + i] = (struct pollfd){ .fd = venue_pollfd(conn[i]),
+						    .events = POLLIN };
 		}
-		if (n == 2)
+		for (int i = 0; i < VENUE_MAX_PENDING; i++)
+			p[4 + i] = (struct pollfd){ .fd = v->pend[i].fd,
+						    .events = POLLIN };
+		if (poll(p, 4 + VENUE_MAX_PENDING, 100) < 0 && errno != EINTR)
+			return -errno;
+		now = ts_now_mono();
+		for (int i = 0; i < 2; i++) {
+			if (conn[i]->fs && venue_event(v, conn[i], p[2 + i].revents, now))
+				return -EPROTO;
+			if (conn[i]->fs && fixsess_state(conn[i]->fs) == FIXSESS_CLOSED) {
+				log_err("%s session: ended before the run began",
+					conn[i]->name);
+				return -ECONNRESET;
+			}
+		}
+		for (int i = 0; i < VENUE_MAX_PENDING; i++) {
+			struct venue_pending *q = &v->pend[i];
+
+			if (q->fd < 0)
+				continue;
+			if (p[4 + i].revents && p[4 + i].fd == q->fd) {
+				int rc = venue_pend_read(v, q, x, &fc);
+
+				if (rc < 0)
+					return -EIO;
+				if (rc > 0) {
+					struct probe_conn *s = q->port ? &v->ord : &v->md;
+
+					/* The Logon is read (and answered) now. */
+					if (venue_event(v, s, POLLIN, ts_now_mono()))
+						return -EPROTO;
+					/* The port's other waiting connections
+					 * are not sessions. */
+					for (int j = 0; j < VENUE_MAX_PENDING; j++)
+						if (v->pend[j].fd >= 0 &&
+						    v->pend[j].port == q->port)
+							venue_pend_close(v, &v->pend[j],
+									 "the session is already up");
+				}
+			} else if (now - q->since >= logon_ns) {
+				venue_pend_close(v, q, "no Logon in time");
+			}
+		}
+		for (int i = 0; i < 2; i++)
+			if (p[i].revents)
+				venue_take(v, lfd[i], i, now);
+		for (int i = 0; i < 2; i++)
+			n += conn[i]->fs && fixsess_state(conn[i]->fs) == FIXSESS_ACTIVE;
+		if (n == 2) {
+			venue_pend_close_all(v, "the sessions are up");
 			return 0;
+		}
 	}
+	venue_pend_close_all(v, "the venue is stopping");
+	if (venue_stop)
+		return -EINTR;
 	log_err("the algo did not connect and log on to both sessions in %lld s",
 		opts_int(o, "accept-timeout"));
 	return -ETIMEDOUT;
@@ -227,26 +526,64 @@ static void venue_sleep_until(int64_t t)
 		;
 }
 
-/* Publish at the rate for the duration, filling orders in between. */
-static int venue_run(struct venue *v, int64_t rate, int64_t secs)
+/* Connections on the listening sockets during the run are not sessions. */
+static void venue_refuse(struct venue *v, int lfd[2], const struct pollfd *p,
+			 int64_t now)
 {
-	int64_t interval = 1000000000LL / rate, start = ts_now_mono();
-	int64_t next = start, end = start + secs * 1000000000LL, now;
+	for (int i = 0; i < 2; i++)
+		if (p[i].revents)
+			venue_take(v, lfd[i], i, now);
+}
+
+/* Publish at the rate until the duration is over, filling orders in
+ * between. The schedule is absolute; when the venue cannot keep up it
+ * publishes late, and at the deadline it stops with the rest unsent. The
+ * peer's Logout ends publishing too, cleanly. Returns 0 or -errno
+ * (logged). */
+static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
+		     int lfd[2])
+{
+	int64_t interval = NS / rate, start = ts_now_mono();
+	int64_t next = start, end = start + secs * NS, now = start;
 	uint64_t n = 0, total = (uint64_t)(rate * secs);
 	int rc = 0;
 
-	while (!venue_stop && n < total) {
-		struct pollfd p[2] = { { .fd = v->md.fd, .events = POLLIN },
+	v->offered = total;
+	v->pub_start = start;
+	v->end = VENUE_END_DONE;
+	while (n < total) {
+		struct pollfd p[4] = { { .fd = lfd[0], .events = POLLIN },
+				       { .fd = lfd[1], .events = POLLIN },
+				       { .fd = v->md.fd, .events = POLLIN },
 				       { .fd = v->ord.fd, .events = POLLIN } };
 		int64_t wait;
 
+		if (venue_stop) {
+			v->end = VENUE_END_SIGNAL;
+			break;
+		}
 		now = ts_now_mono();
+		if (now >= end + VENUE_LATE_NS) {
+			/* Far behind: what is left is not published. */
+			v->end = VENUE_END_DEADLINE;
+			break;
+		}
 		if (now >= next) {
 			if (v->nslip < v->slip_cap)
 				v->slip[v->nslip++] = now - next;
 			rc = venue_publish(v, ++n, now);
 			if (rc) {
-				log_err("md session: sending: %s", strerror(-rc));
+				/* The peer may have logged out and gone:
+				 * its Logout is still to be read. */
+				venue_event(v, &v->md, POLLIN, ts_now_mono());
+				if (venue_sessions(v) == 1) {
+					rc = 0;
+					v->end = VENUE_END_LOGOUT;
+					log_notice("the algo logged out");
+				} else {
+					log_err("md session: sending: %s", strerror(-rc));
+					v->end = VENUE_END_ERROR;
+				}
 				break;
 			}
 			v->published++;
@@ -257,16 +594,22 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs)
 				probe_conn_stamps(&v->md, now);
 			continue;
 		}
-		/* Until the next message: orders first, then sleep. Sleeping
-		 * close to the deadline would miss it, so the last 50 us are
-		 * spent polling without blocking. */
+		/* Until the next message: orders first, then wait. */
 		wait = next - now;
-		if (poll(p, 2, 0) > 0) {
+		if (poll(p, 4, 0) > 0) {
+			venue_refuse(v, lfd, p, now);
 			for (int i = 0; i < 2 && !rc; i++)
-				if (p[i].revents)
-					rc = venue_read(v, i ? &v->ord : &v->md, now);
-			if (rc)
+				rc = venue_event(v, i ? &v->ord : &v->md,
+						 p[2 + i].revents, now);
+			if (!rc)
+				rc = venue_sessions(v);
+			if (rc) {
+				v->end = rc > 0 ? VENUE_END_LOGOUT : VENUE_END_ERROR;
+				if (rc > 0)
+					log_notice("the algo logged out");
+				rc = rc > 0 ? 0 : rc;
 				break;
+			}
 			probe_conn_stamps(&v->ord, now);
 			continue;
 		}
@@ -275,36 +618,55 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs)
 			rc = fixsess_tick(v->ord.fs, now);
 		if (rc) {
 			log_err("heartbeat: %s", strerror(-rc));
+			v->end = VENUE_END_ERROR;
 			break;
 		}
-		if (wait > 60000) {
+		/* --busy-poll: spin on the clock. Otherwise sleep through
+		 * gaps, waking 50 us early and spinning the rest, since a
+		 * sleep's wake-up is late by about that much. */
+		if (!busy && wait > 60000) {
 			struct timespec ts = { 0, wait - 50000 };
 
 			if (wait > 2000000) {
 				/* Long gaps (low rates): block in ppoll so an
 				 * order is filled at once, not at the tick. */
-				ppoll(p, 2, &ts, NULL);
+				ppoll(p, 4, &ts, NULL);
 			} else {
 				venue_sleep_until(next - 50000);
 			}
 		}
-		if (now > end + 1000000000LL)
-			break;
 	}
+	now = ts_now_mono();
+	/* The publishing period: to the end of the last message's slot when
+	 * all went out on time, else to when publishing stopped. */
+	v->pub_stop = now;
+	if (v->end == VENUE_END_DONE && now < start + (int64_t)total * interval)
+		v->pub_stop = start + (int64_t)total * interval;
 	return rc;
 }
 
-static void venue_summary(struct venue *v, bool json, int64_t secs)
+static void venue_summary(struct venue *v, bool json)
 {
 	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
 	struct summary s;
 	uint64_t lost = 0;
 
+	double elapsed = (double)(v->pub_stop - v->pub_start) / 1e9;
+
 	summary_of(v->slip, v->nslip, &s);
 	print_text(p, "tapless-venue: ");
 	print_uint(p, "md_published", "%llu market data messages", v->published);
-	print_double(p, "md_rate", " at %.0f/s", (double)v->published / (double)secs);
-	print_uint(p, "orders_received", ", %llu orders", v->orders);
+	/* Measured: what went out over the time it took, not the offer. */
+	print_double(p, "md_rate", " at %.0f/s", elapsed > 0 ?
+		     (double)v->published / elapsed : 0.0);
+	print_double(p, "md_elapsed_s", " over %.3f s", elapsed);
+	print_uint(p, "md_offered", " (%llu offered", v->offered);
+	print_uint(p, "md_unsent", ", %llu unsent", v->offered - v->published);
+	print_str(p, "md_end", ", end: %s)\n", venue_end_names[v->end]);
+	print_uint(p, "refused", "connections closed that were not sessions: %llu\n",
+		   v->refused);
+	print_text(p, "orders: ");
+	print_uint(p, "orders_received", "%llu received", v->orders);
 	print_uint(p, "fills", ", %llu filled", v->fills);
 	print_uint(p, "rejects", ", %llu rejected\n", v->rejects);
 	print_text(p, "schedule slip (ns): ");
@@ -328,6 +690,8 @@ int main(int argc, char **argv)
 	char err[256];
 
 	v->md.fd = v->ord.fd = -1;
+	for (int i = 0; i < VENUE_MAX_PENDING; i++)
+		v->pend[i].fd = -1;
 	log_init("tapless-venue", false, LOG_NOTICE);
 	first = opts_parse_args(o, argc, argv, &oerr);
 	if (first < 0 || first < argc) {
@@ -361,6 +725,8 @@ int main(int argc, char **argv)
 			rc = lfd[i] == -EINVAL ? 1 : 2;
 			goto out;
 		}
+		/* Connections are taken until none is left (venue_take). */
+		fcntl(lfd[i], F_SETFL, fcntl(lfd[i], F_GETFL) | O_NONBLOCK);
 	}
 	if (probe_start(&x, o, VENUE_VERSION, err, sizeof(err))) {
 		fprintf(stderr, "tapless-venue: %s\n", err);
@@ -371,6 +737,9 @@ int main(int argc, char **argv)
 	if (v->slip_cap > VENUE_MAX_SLIP)
 		v->slip_cap = VENUE_MAX_SLIP;
 	v->slip = xcalloc(v->slip_cap, sizeof(*v->slip));
+	v->peek_cap = 2 * (size_t)opts_int(o, "max-msg");
+	v->peek = xmalloc(v->peek_cap);
+	v->logon = xmalloc(sizeof(*v->logon));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -381,22 +750,34 @@ int main(int argc, char **argv)
 		goto done;
 	log_notice("publishing %lld messages/s for %lld s", opts_int(o, "rate"),
 		   opts_int(o, "duration"));
-	if (venue_run(v, opts_int(o, "rate"), opts_int(o, "duration")))
+	if (venue_run(v, opts_int(o, "rate"), opts_int(o, "duration"),
+		      opts_flag(o, "busy-poll"), lfd))
 		goto done;
 	/* Orders sent on the last market data (and the SELLs of their fills)
 	 * are still coming: serve them until the order session has been
-	 * quiet for 300 ms, then end the sessions. */
+	 * quiet for 300 ms, then end the sessions. Not after the algo's
+	 * Logout: it sends no more. */
 	for (int64_t quiet = ts_now_mono() + 300000000LL, stop = quiet + 2000000000LL;
-	     !venue_stop && ts_now_mono() < quiet && ts_now_mono() < stop;) {
-		struct pollfd p[2] = { { .fd = v->md.fd, .events = POLLIN },
-				       { .fd = v->ord.fd, .events = POLLIN } };
+	     v->end != VENUE_END_LOGOUT && !venue_stop &&
+	     ts_now_mono() < quiet && ts_now_mono() < stop;) {
+		struct pollfd p[4] = { { .fd = lfd[0], .events = POLLIN },
+				       { .fd = lfd[1], .events = POLLIN },
+				       { .fd = venue_pollfd(&v->md), .events = POLLIN },
+				       { .fd = venue_pollfd(&v->ord), .events = POLLIN } };
+		int r;
 
-		poll(p, 2, 20);
+		poll(p, 4, 20);
+		venue_refuse(v, lfd, p, ts_now_mono());
 		for (int i = 0; i < 2; i++)
-			if (p[i].revents && venue_read(v, i ? &v->ord : &v->md,
-						       ts_now_mono()))
+			if (venue_event(v, i ? &v->ord : &v->md, p[2 + i].revents,
+					ts_now_mono()))
 				goto done;
-		if (p[1].revents)
+		r = venue_sessions(v);
+		if (r < 0)
+			goto done;
+		if (r > 0)
+			break;	/* the algo logged out: all is said */
+		if (p[3].revents & POLLIN)
 			quiet = ts_now_mono() + 300000000LL;
 		probe_conn_stamps(&v->ord, ts_now_mono());
 	}
@@ -410,7 +791,7 @@ done:
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);
-	venue_summary(v, opts_flag(o, "json"), opts_int(o, "duration"));
+	venue_summary(v, opts_flag(o, "json"));
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-venue: %s: could not be completed\n",
 			opts_str(o, "write"));
@@ -422,7 +803,12 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (lfd[i] >= 0)
 			close(lfd[i]);
+	for (int i = 0; i < VENUE_MAX_PENDING; i++)
+		if (v->pend[i].fd >= 0)
+			close(v->pend[i].fd);
 	free(v->slip);
+	free(v->peek);
+	free(v->logon);
 	free(v);
 	opts_destroy(o);
 	return rc;

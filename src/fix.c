@@ -39,6 +39,9 @@ static size_t fix_resync(const char *buf, size_t len)
 	return len;
 }
 
+/* More digits than any BodyLength needs (leading zeros included). */
+#define FIX_BODYLENGTH_DIGITS 20
+
 static int fix_bad(const char *buf, size_t len, size_t *skip,
 		   enum fix_error *why, enum fix_error e)
 {
@@ -50,7 +53,7 @@ static int fix_bad(const char *buf, size_t len, size_t *skip,
 int fix_frame(const char *buf, size_t len, size_t max_len, size_t *skip,
 	      enum fix_error *why)
 {
-	size_t i, body, body_len = 0, total;
+	size_t i, body, body_len = 0, total, digits;
 
 	*skip = 0;
 	*why = FIX_OK;
@@ -67,14 +70,25 @@ int fix_frame(const char *buf, size_t len, size_t max_len, size_t *skip,
 		return 0;
 	if (buf[i + 1] != '9' || buf[i + 2] != '=')
 		return fix_bad(buf, len, skip, why, FIX_E_BODYLENGTH);
-	for (i += 3; i < len && buf[i] != FIX_SOH; i++) {
-		if (buf[i] < '0' || buf[i] > '9' || body_len > 9999999)
+	/* A number too big is over the size limit, something not a number is
+	 * malformed: a peer declaring 999999999 is told the former. The
+	 * value saturates past the limit (no overflow however many digits);
+	 * a run of more digits than any length needs is decided without
+	 * waiting for its end. */
+	for (i += 3, digits = 0; i < len && buf[i] != FIX_SOH; i++, digits++) {
+		if (buf[i] < '0' || buf[i] > '9')
 			return fix_bad(buf, len, skip, why, FIX_E_BODYLENGTH);
-		body_len = body_len * 10 + (size_t)(buf[i] - '0');
+		if (body_len <= max_len)
+			body_len = body_len * 10 + (size_t)(buf[i] - '0');
+		if (digits >= FIX_BODYLENGTH_DIGITS)
+			return fix_bad(buf, len, skip, why, body_len > max_len ?
+				       FIX_E_TOO_LONG : FIX_E_BODYLENGTH);
 	}
 	if (i == len)
 		return 0;
 	body = i + 1;
+	if (!digits)
+		return fix_bad(buf, len, skip, why, FIX_E_BODYLENGTH);
 	if (body_len > max_len)
 		return fix_bad(buf, len, skip, why, FIX_E_TOO_LONG);
 	/* The body, then "10=NNN" SOH. */

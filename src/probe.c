@@ -23,6 +23,12 @@
 #include "ts.h"
 #include "txsock.h"
 
+/* Room for a burst of connections (scans, health checks) ahead of the
+ * real session's: a probe accepts and sorts them (tapless-venue(1)). */
+#define PROBE_BACKLOG 128
+/* Receive buffer of a session's socket (see probe_conn_open). */
+#define PROBE_RCVBUF (8 << 20)
+
 const char *const probe_modes[] = { "auto", "hw", "sw", NULL };
 
 int probe_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
@@ -67,7 +73,7 @@ int probe_listen(const char *spec, char *err, size_t errlen)
 	if (fd < 0)
 		goto fail;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 4))
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, PROBE_BACKLOG))
 		goto fail;
 	rc = ts_listen_enable(fd);
 	if (rc) {
@@ -130,16 +136,41 @@ static ssize_t io_recv(void *ctx, void *buf, size_t len)
 	return sockcap_recv(c->sc, buf, len, MSG_DONTWAIT, NULL, NULL);
 }
 
+/* The session's wait for room to send. POLLERR here is usually a TX stamp
+ * on the error queue, not trouble (at 50,000 messages/s it came every few
+ * thousand sends, and taking it for EPIPE ended the run): the stamps are
+ * reaped and only a real socket error, or a hang-up, ends the wait with an
+ * error. */
 static int io_wait_send(void *ctx, int timeout_ms)
 {
 	struct probe_conn *c = ctx;
-	struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+	int64_t end = ts_now_mono() + (int64_t)timeout_ms * 1000000;
 
-	/* A full stamp window also refuses sends: taking stamps makes room. */
-	probe_conn_stamps(c, ts_now_mono());
-	if (poll(&p, 1, timeout_ms) < 0 && errno != EINTR)
-		return -errno;
-	return p.revents & (POLLERR | POLLHUP) ? -EPIPE : 0;
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+		int64_t left = end - ts_now_mono();
+		int n, err;
+
+		/* A full stamp window also refuses sends: taking stamps
+		 * makes room. */
+		probe_conn_stamps(c, ts_now_mono());
+		n = poll(&p, 1, left > 0 ? (int)((left + 999999) / 1000000) : 0);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			return 0;	/* time is up: the caller tries again */
+		if (p.revents & POLLERR) {
+			err = sockcap_pollerr(c->sc, ts_now_mono());
+			if (err)
+				return err;
+		}
+		if (p.revents & POLLOUT)
+			return 0;
+		if (p.revents & (POLLHUP | POLLNVAL))
+			return -EPIPE;
+		if (left <= 0)
+			return 0;
+	}
 }
 
 int probe_conn_open(struct probe_conn *c, const char *name, int fd,
@@ -149,12 +180,19 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	struct fixsess_io io = { io_send, io_recv, io_wait_send, c };
 	struct sockcap_config scc = { .w = x->w, .txsock = x->txc };
 	struct ts_config cfg;
-	int one = 1, rc;
+	int one = 1, rcvbuf = PROBE_RCVBUF, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* TX stamps wait on the error queue, charged to the receive buffer:
+	 * when it is full the kernel drops them. A probe descheduled for a
+	 * millisecond at 100,000 messages/s has 100 waiting, more than the
+	 * default 128 KiB holds beside received data; room for a few
+	 * thousand. FORCE (root) passes rmem_max; else take what is given. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	ts_config_init(&cfg);
 	cfg.mode = (enum ts_mode)x->mode;
 	cfg.ifname = x->ifname;
@@ -218,6 +256,28 @@ int probe_conn_read(struct probe_conn *c, int64_t now_ns, fixsess_app_fn fn,
 	return rc;
 }
 
+int probe_conn_event(struct probe_conn *c, short revents, int64_t now_ns,
+		     fixsess_app_fn fn, void *arg)
+{
+	int err = 0, rc;
+
+	if (!revents || !c->fs)
+		return 0;
+	if (revents & POLLERR)
+		err = sockcap_pollerr(c->sc, now_ns);
+	if (!(revents & (POLLIN | POLLHUP)) && !err)
+		return 0;	/* only stamps */
+	/* Data first, even beside an error: the peer's Logout may be
+	 * there, and a session that ended with one ended well. */
+	rc = probe_conn_read(c, now_ns, fn, arg);
+	if (rc || !err)
+		return rc;
+	if (fixsess_state(c->fs) == FIXSESS_CLOSED && !*fixsess_error(c->fs))
+		return 0;
+	log_err("%s session: %s", c->name, strerror(-err));
+	return err;
+}
+
 void probe_end(struct probe_conn *const *c, const fixsess_app_fn *fn, int n,
 	       void *arg, const char *text)
 {
@@ -242,8 +302,8 @@ void probe_end(struct probe_conn *const *c, const fixsess_app_fn *fn, int n,
 			break;
 		poll(p, (nfds_t)n, 50);
 		for (int i = 0; i < n; i++)
-			if (p[i].revents)
-				probe_conn_read(c[i], ts_now_mono(), fn[i], arg);
+			probe_conn_event(c[i], p[i].revents, ts_now_mono(),
+					 fn[i], arg);
 	}
 }
 

@@ -84,6 +84,14 @@ void probe_conn_close(struct probe_conn *c);
 int probe_conn_read(struct probe_conn *c, int64_t now_ns, fixsess_app_fn fn,
 		    void *arg);
 
+/* What poll(2) reported for c (revents): POLLERR first goes through
+ * sockcap_pollerr() (TX stamps raise it; only a real socket error counts),
+ * then data is read as probe_conn_read(). Returns 0, probe_conn_read()'s
+ * error, or the socket's -errno (logged) unless the peer's Logout ended
+ * the session first. */
+int probe_conn_event(struct probe_conn *c, short revents, int64_t now_ns,
+		     fixsess_app_fn fn, void *arg);
+
 /* End a run: Logout with text on every session of c[0..n) still logged on,
  * then keep reading (application messages to fn[i]) until each Logout is
  * answered or 2 s pass. */

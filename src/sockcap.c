@@ -36,6 +36,7 @@ struct sockcap {
 	struct sockcap_config cfg;
 	struct ts_sock *ts;
 	struct ts_info info;
+	int fd;
 	struct frame_flow out, in;	/* local → peer, peer → local */
 	bool tcp, relative;
 	uint32_t snd_base, rcv_base;	/* seq of the first byte we track */
@@ -114,6 +115,7 @@ int sockcap_create(struct sockcap **out, struct ts_sock *ts, int fd,
 	sc = xcalloc(1, sizeof(*sc));
 	sc->cfg = *cfg;
 	sc->ts = ts;
+	sc->fd = fd;
 	ts_sock_info(ts, &sc->info);
 	err = frame_flow_of_socket(&sc->out, fd, 0);
 	if (err) {
@@ -313,6 +315,19 @@ int sockcap_poll(struct sockcap *sc, int64_t now_ns)
 		pending_drop_front(sc);
 	}
 	return written;
+}
+
+int sockcap_pollerr(struct sockcap *sc, int64_t now_ns)
+{
+	int err = 0, rc;
+	socklen_t len = sizeof(err);
+
+	rc = sockcap_poll(sc, now_ns);
+	if (rc < 0 && rc != -EAGAIN)
+		return rc;
+	if (getsockopt(sc->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return -errno;
+	return -err;
 }
 
 ssize_t sockcap_recv(struct sockcap *sc, void *buf, size_t len, int flags,

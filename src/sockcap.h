@@ -80,6 +80,14 @@ ssize_t sockcap_recv(struct sockcap *sc, void *buf, size_t len, int flags,
  * number of frames written or -errno. */
 int sockcap_poll(struct sockcap *sc, int64_t now_ns);
 
+/* poll(2) reported POLLERR on the socket. TX stamps waiting on the error
+ * queue raise POLLERR just as a socket error does, so it says nothing by
+ * itself: reap the stamps (as sockcap_poll() at now_ns), then read
+ * SO_ERROR. Returns 0 when the socket is fine (it was stamps), or the
+ * -errno of its pending error, which reading clears: the caller reports
+ * it. */
+int sockcap_pollerr(struct sockcap *sc, int64_t now_ns);
+
 bool sockcap_relative(const struct sockcap *sc);
 
 /* The sequence numbers of the next byte sent and of the first byte not yet

@@ -3,8 +3,10 @@
 # namespaces. Counts must add up (a BUY per .000 bid, two reports per order,
 # a SELL per BUY fill, no gaps, no stamp lost), and the pcapng files each
 # probe writes hold every message, decoded as FIX by tshark with the same
-# counts. A peer sending each kind of bad input is logged out with the
-# reason and the byte offset, and the venue exits 2 without crashing.
+# counts. A connection whose first message is bad (each kind of bad input)
+# is told why in a Logout and closed, and does not count as a session: the
+# venue logs it and goes on waiting for the algo (exit 2 at
+# --accept-timeout, since none comes).
 set -u
 . scripts/netns.sh
 tl_setup fttc 198.18.11
@@ -101,7 +103,8 @@ check ns 10000 2
 tshark -r "$out/ns.algo.pcapng" -Y 'fix.MsgType == "D"' -T fields -e ip.src -e ip.dst -e tcp.dstport 2>/dev/null |
 	sort -u | grep -qx "198.18.11.1	198.18.11.2	9002" || fail "namespaces: orders not from 198.18.11.1 to 198.18.11.2:9002"
 
-# 3. Bad peers: each gets a Logout saying why, the venue exits 2.
+# 3. Bad peers: each gets a Logout saying why and is closed; the venue
+# waits on for the algo, and exits 2 when --accept-timeout passes.
 # fixmsg BODY: a FIX 4.4 message around BODY ('|' for SOH), with correct
 # BodyLength and CheckSum.
 fixmsg() {
@@ -126,7 +129,7 @@ for b in "${bad[@]}"; do
 	name=${b%%|*} rest=${b#*|}
 	why=${rest%%|*} bytes=${rest#*|}
 	bin/tapless-venue --md 127.0.0.1:$port --ord 127.0.0.1:$((port + 1)) \
-		--accept-timeout 5 --max-msg 4096 --duration 1 2> "$out/bad-$name.log" > /dev/null &
+		--accept-timeout 2 --max-msg 4096 --duration 1 2> "$out/bad-$name.log" > /dev/null &
 	vp=$!
 	for _ in $(seq 100); do grep -q listening "$out/bad-$name.log" && break; sleep 0.05; done
 	if exec 3<>/dev/tcp/127.0.0.1/$port; then
@@ -137,8 +140,10 @@ for b in "${bad[@]}"; do
 	wait $vp
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "bad peer $name: venue exit $rc, want 2: $(cat "$out/bad-$name.log")"
-	grep -q "md session: byte [0-9]* of the peer's stream: .*$why" "$out/bad-$name.log" ||
+	grep -q "md: connection from 127.0.0.1:[0-9]* closed: .*$why" "$out/bad-$name.log" ||
 		fail "bad peer $name: log does not say '$why': $(cat "$out/bad-$name.log")"
+	grep -q "did not connect and log on" "$out/bad-$name.log" ||
+		fail "bad peer $name: the venue did not wait on for the algo: $(cat "$out/bad-$name.log")"
 	grep -q "35=5|.*58=.*$why" "$out/bad-$name.reply" ||
 		fail "bad peer $name: no Logout saying why: $(cat "$out/bad-$name.reply")"
 	port=$((port + 2))

@@ -203,6 +203,14 @@ START_TEST(bad_peers)
 		{ "8=FIX.4.2|9=6x|35=A|10=000|", FIX_E_BODYLENGTH, true },
 		/* Over the size limit (4096 here). */
 		{ "8=FIX.4.4|9=5000|35=A|", FIX_E_TOO_LONG, true },
+		/* A BodyLength far over the limit is over it, not
+		 * malformed (issue 17 item 11: 999,999,999 was "bad"). */
+		{ "8=FIX.4.4|9=999999999|35=A|", FIX_E_TOO_LONG, true },
+		{ "8=FIX.4.4|9=99999999999999999999999999999|35=A|", FIX_E_TOO_LONG, true },
+		/* ... but a number cut by a non-digit is malformed, however
+		 * big it was, and so is an empty one. */
+		{ "8=FIX.4.4|9=999999999x|35=A|", FIX_E_BODYLENGTH, true },
+		{ "8=FIX.4.4|9=|35=A|10=000|", FIX_E_BODYLENGTH, true },
 		/* Second field not 9=. */
 		{ "8=FIX.4.4|35=A|9=5|10=000|", FIX_E_BODYLENGTH, true },
 		/* A field without '=' (BodyLength and checksum right). */
@@ -253,6 +261,26 @@ START_TEST(lying_long_waits_then_fails)
 	ck_assert_int_eq(why, FIX_E_BODYLENGTH);
 	/* Resync finds the next message. */
 	ck_assert_int_gt(skip, 0);
+}
+END_TEST
+
+START_TEST(huge_bodylength_decided_early)
+{
+	char buf[64];
+	enum fix_error why;
+	size_t skip;
+
+	/* A run of digits longer than any length: no need to wait for its
+	 * end, it is over the limit. */
+	soh("8=FIX.4.4|9=", buf);
+	memset(buf + strlen(buf), '9', 30);
+	buf[strlen("8=FIX.4.4|9=") + 30] = 0;
+	ck_assert_int_eq(fix_frame(buf, strlen(buf), 4096, &skip, &why), -EBADMSG);
+	ck_assert_int_eq(why, FIX_E_TOO_LONG);
+	/* A few digits not yet ended: wait for them. */
+	soh("8=FIX.4.4|9=99999", buf);
+	ck_assert_int_eq(fix_frame(buf, strlen(buf), 4096, &skip, &why), 0);
+	ck_assert_str_eq(fix_error_name(FIX_E_TOO_LONG), "message over the size limit");
 }
 END_TEST
 
@@ -308,6 +336,7 @@ static Suite *fix_suite(void)
 	tcase_add_test(t, garbage_then_message);
 	tcase_add_test(t, bad_peers);
 	tcase_add_test(t, lying_long_waits_then_fails);
+	tcase_add_test(t, huge_bodylength_decided_early);
 	tcase_add_test(t, get_int_edges);
 	tcase_add_test(t, writer_overflow);
 	suite_add_tcase(s, t);

@@ -187,6 +187,8 @@ START_TEST(bad_peers)
 		{ "35=D|49=ALGO|56=VENUE|34=1|", "MsgSeqNum too low" },
 		{ "35=D|49=ALGO|56=VENUE|", "MsgSeqNum (34) missing" },
 		{ "35=A|49=ALGO|56=VENUE|34=2|108=30|", "already logged on" },
+		/* The man page's words for a BodyLength of 999,999,999. */
+		{ "8=FIX.4.4|9=999999999|35=D|", "over the size limit" },
 	};
 	char msg[2048], reply[1024];
 
@@ -198,6 +200,12 @@ START_TEST(bad_peers)
 		if (!cases[i].body) {
 			strcpy(msg, "GET / HTTP/1.1\r\n\r\n");
 			len = strlen(msg);
+		} else if (!strncmp(cases[i].body, "8=", 2)) {
+			/* Raw bytes, not a built message. */
+			len = strlen(cases[i].body);
+			for (size_t k = 0; k < len; k++)
+				msg[k] = cases[i].body[k] == '|' ? '\x01' :
+					 cases[i].body[k];
 		} else if (i == 3) {
 			char body[700];
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -242,6 +243,58 @@ START_TEST(tcp_exchange)
 }
 END_TEST
 
+/* POLLERR on a stamped socket: a TX stamp on the error queue raises it and
+ * is no error (issue 17 item 1: the venue took it for EPIPE); a reset by
+ * the peer is one. */
+START_TEST(pollerr_stamp_or_error)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int lfd, cfd, afd, one = 1, n;
+	struct pollfd p;
+	struct side c;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	afd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(afd, 0);
+	setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	side_open(&c, cfd, "pollerr", NULL);
+
+	/* A send's stamp: POLLERR, yet SO_ERROR is 0. */
+	ck_assert_int_eq(sockcap_send(c.sc, "stamp me", 8, 0), 8);
+	p = (struct pollfd){ .fd = cfd, .events = POLLOUT };
+	for (n = 0; n < 100 && !(p.revents & POLLERR); n++) {
+		ck_assert_int_ge(poll(&p, 1, 10), 0);
+		if (!(p.revents & POLLERR))
+			p.revents = 0;
+	}
+	ck_assert_msg(p.revents & POLLERR, "no POLLERR for a pending stamp");
+	ck_assert_int_eq(sockcap_pollerr(c.sc, ts_now_mono()), 0);
+	/* Reaped: no POLLERR left. */
+	p = (struct pollfd){ .fd = cfd, .events = POLLOUT };
+	ck_assert_int_eq(poll(&p, 1, 0), 1);
+	ck_assert_int_eq(p.revents & POLLERR, 0);
+
+	/* The peer resets: a real error, reported once. */
+	setsockopt(afd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(afd);
+	p = (struct pollfd){ .fd = cfd, .events = POLLOUT };
+	ck_assert_int_eq(poll(&p, 1, 1000), 1);
+	ck_assert(p.revents & POLLERR);
+	ck_assert_int_eq(sockcap_pollerr(c.sc, ts_now_mono()), -ECONNRESET);
+	side_close(&c);
+	close(lfd);
+}
+END_TEST
+
 static Suite *sockcap_suite(void)
 {
 	Suite *s = suite_create("sockcap");
@@ -250,6 +303,7 @@ static Suite *sockcap_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, tcp_exchange);
+	tcase_add_test(tc, pollerr_stamp_or_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
