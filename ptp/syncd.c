@@ -37,6 +37,7 @@
 #include "mgmt.h"
 #include "opts.h"
 #include "phc.h"
+#include "pidfile.h"
 #include "pmc.h"
 #include "print.h"
 #include "ptpgen.h"
@@ -51,6 +52,7 @@
 #define SYNCD_STEP_NS 1000000LL		/* a jump this large is a step... */
 #define SYNCD_STEP_PPM 500		/* ...or what a servo could not slew */
 #define SYNCD_MAX_FDS 128
+#define SYNCD_PIDFILE "tapless-syncd.pid"	/* in run_dir */
 
 struct syncd_port {
 	const struct syncconf_port *cp;
@@ -121,6 +123,8 @@ struct syncd {
 	struct journal_writer *jw;
 	char journal_path[4200], host[256];
 	uint64_t journal_errors;
+	struct pidfile *lock;		/* run_dir/tapless-syncd.pid */
+	char lock_dir[4096];		/* the run_dir it is in */
 	struct ctl *ctl;
 	struct metrics *metrics;
 	struct iface_watch *watch;
@@ -1187,6 +1191,59 @@ static int syncd_dirname_mkdir(const char *path)
 	return syncd_mkdir(p);
 }
 
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+}
+
+/* One tapless-syncd per run_dir: the generated configurations and the
+ * sockets there are this instance's only while it holds the pid file,
+ * taken before anything in run_dir is written. On a reload to another
+ * run_dir the new one is taken first and the old one let go after. msg
+ * says why not, naming the holder's pid and configuration. */
+static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
+		      size_t size)
+{
+	char path[4200], note[PIDFILE_NOTE_MAX];
+	struct pidfile_holder h;
+	struct pidfile *p;
+	int rc;
+
+	if (d->lock && !strcmp(d->lock_dir, run_dir))
+		return 0;
+	rc = syncd_mkdir(run_dir);
+	if (rc) {
+		syncd_msg(msg, size, "run_dir %s: %s", run_dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/%s", run_dir, SYNCD_PIDFILE);
+	if (!realpath(d->cfg_path, note))
+		snprintf(note, sizeof(note), "%s", d->cfg_path);
+	rc = pidfile_take(&p, path, note, &h);
+	if (rc == -EWOULDBLOCK) {
+		syncd_msg(msg, size, "run_dir %s is in use by another "
+			 "tapless-syncd, pid %ld, config %s (%s); give each "
+			 "instance its own run_dir", run_dir, (long)h.pid,
+			 *h.note ? h.note : "unknown", path);
+		return -EBUSY;
+	}
+	if (rc) {
+		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	pidfile_release(d->lock);
+	d->lock = p;
+	snprintf(d->lock_dir, sizeof(d->lock_dir), "%s", run_dir);
+	return 0;
+}
+
 /* Journal, control socket and metrics for the current configuration;
  * reopened on reload only when their settings changed. */
 static int syncd_open_outputs(struct syncd *d, bool first)
@@ -1250,13 +1307,31 @@ static void syncd_reload(struct syncd *d)
 	struct syncconf c;
 	struct ptpgen_plan plan;
 	struct opts_error err;
+	struct pidfile *old = d->lock;
 
 	if (syncd_load(d, &c, &plan, &err)) {
 		syncd_event(d, NULL, "reload_fail", "%s; keeping the running "
 			    "configuration", err.msg);
 		return;
 	}
+	if (strcmp(opts_str(c.opts, "run_dir"), d->lock_dir)) {
+		/* Taken before the old one is let go: syncd_lock() releases
+		 * it, so keep it held until the old files are removed. */
+		d->lock = NULL;
+		if (syncd_lock(d, opts_str(c.opts, "run_dir"), err.msg,
+			       sizeof(err.msg))) {
+			d->lock = old;
+			syncd_event(d, NULL, "reload_fail", "%s; keeping the "
+				    "running configuration", err.msg);
+			ptpgen_plan_free(&plan);
+			syncconf_free(&c);
+			return;
+		}
+	} else {
+		old = NULL;
+	}
 	syncd_teardown(d);
+	pidfile_release(old);
 	d->conf = c;
 	d->plan = plan;
 	/* The plan's pointers into conf moved with the copy. */
@@ -1479,6 +1554,11 @@ int main(int argc, char **argv)
 			opts_str(d->conf.opts, "log_level"));
 		goto out;
 	}
+	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err.msg,
+		       sizeof(err.msg))) {
+		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+		goto out;
+	}
 	log_init("tapless-syncd", opts_flag(d->conf.opts, "syslog"), level);
 	syncd_drop_caps();
 
@@ -1522,6 +1602,7 @@ out:
 		close(d->tfd);
 	if (d->cli)
 		opts_destroy(d->cli);
+	pidfile_release(d->lock);	/* last: the files above were ours */
 	free(d);
 	return rc;
 }
