@@ -37,6 +37,7 @@ enum conn_state {
 struct metrics_conn {
 	int fd;
 	enum conn_state state;
+	int64_t accept_ns;
 	int64_t deadline_ns;
 	size_t len;			/* request bytes in req */
 	size_t sent;			/* response bytes sent, head then body */
@@ -558,6 +559,28 @@ static struct metrics_conn *conn_find(struct metrics *m, int fd)
 	return NULL;
 }
 
+/* The table is full: the connection to close for a new one. Answered ones
+ * waiting for the client's close go first, then those still reading a
+ * request, then those being sent to, each oldest first: the new client,
+ * whose request usually comes with it, is served, and a client holding a
+ * slot idle loses it to the next one (issue 17 item 7). */
+static struct metrics_conn *conn_victim(struct metrics *m)
+{
+	static const int rank[] = { [CONN_FREE] = 0, [CONN_DRAIN] = 0,
+				    [CONN_READ] = 1, [CONN_WRITE] = 2 };
+	struct metrics_conn *v = &m->conn[0];
+
+	for (int i = 1; i < METRICS_MAX_CONN; i++) {
+		struct metrics_conn *c = &m->conn[i];
+
+		if (rank[c->state] < rank[v->state] ||
+		    (rank[c->state] == rank[v->state] &&
+		     c->accept_ns < v->accept_ns))
+			v = c;
+	}
+	return v;
+}
+
 static int metrics_accept(struct metrics *m, int lfd, int64_t now_ns,
 			  metrics_render_fn render, void *arg)
 {
@@ -586,11 +609,17 @@ static int metrics_accept(struct metrics *m, int lfd, int64_t now_ns,
 			if (m->conn[i].state == CONN_FREE)
 				c = &m->conn[i];
 		if (!c) {
-			close(fd);
-			continue;
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			c = conn_victim(m);
+			if (c->state == CONN_WRITE)	/* see metrics_handle() */
+				setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg,
+					   sizeof(lg));
+			conn_close(c);
 		}
 		c->fd = fd;
 		c->state = CONN_READ;
+		c->accept_ns = now_ns;
 		c->deadline_ns = now_ns + METRICS_READ_TIMEOUT_NS;
 		c->len = 0;
 		c->sent = 0;

@@ -29,6 +29,7 @@ const struct opt_def syncconf_opts[] = {
 	{ "profile", 0, OPT_ENUM, "default", 0, 0, syncconf_profile_names, "NAME", "PTP profile: default, enterprise or g8275.1", 0 },
 	{ "journal_dir", 0, OPT_STRING, "/var/lib/tapless", 0, 0, NULL, "DIR", "where the sync journal is written", 0 },
 	{ "control_socket", 0, OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "UNIX socket tapless status asks", 0 },
+	{ "control_group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group that may ask on the control socket (mode 0660; default: the daemon's group)", 0 },
 	{ "run_dir", 0, OPT_STRING, "/run/tapless", 0, 0, NULL, "DIR", "generated ptp4l/phc2sys configs and their sockets", 0 },
 	{ "hostname", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name in the journal (default: this host's)", 0 },
 	{ "free_running", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "measure only: never adjust a clock", 0 },

@@ -9,6 +9,7 @@
  * to those make the next sample.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1250,6 +1251,7 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 {
 	const struct opts *o = d->conf.opts;
 	char path[4200];
+	gid_t gid;
 	int rc;
 
 	if (opts_str(o, "hostname"))
@@ -1279,9 +1281,22 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 	}
 	ctl_close(d->ctl);
 	d->ctl = NULL;
+	gid = (gid_t)-1;
+	if (opts_str(o, "control_group")) {
+		struct group *g = getgrnam(opts_str(o, "control_group"));
+
+		if (!g) {
+			log_err("control_group: no group '%s'",
+				opts_str(o, "control_group"));
+			if (first)
+				return -EINVAL;
+		} else {
+			gid = g->gr_gid;
+		}
+	}
 	rc = syncd_dirname_mkdir(opts_str(o, "control_socket"));
 	if (!rc)
-		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"));
+		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"), gid);
 	if (rc) {
 		log_err("%s: %s%s", opts_str(o, "control_socket"), strerror(-rc),
 			rc == -EADDRINUSE ? " (another tapless-syncd is running)" : "");
@@ -1407,6 +1422,12 @@ static void syncd_loop(struct syncd *d)
 
 			if (mt >= 0 && mt < timeout)
 				timeout = mt;
+		}
+		if (d->ctl) {	/* a client's deadline ends the wait too */
+			int ct = ctl_timeout_ms(d->ctl);
+
+			if (ct >= 0 && ct < timeout)
+				timeout = ct;
 		}
 		if (poll(fds, (nfds_t)n, timeout) < 0 && errno != EINTR) {
 			log_err("poll: %m");

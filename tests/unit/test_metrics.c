@@ -588,12 +588,25 @@ START_TEST(connection_limit)
 		step();
 	}
 	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
+	/* Issue 17 item 7: the one over the limit is served; the oldest
+	 * idle one makes room (it was closed without a word, and eight idle
+	 * connections locked every scrape out). */
+	now += S / 10;
 	fd[METRICS_MAX_CONN] = client();
+	send_str(fd[METRICS_MAX_CONN], "GET /metrics HTTP/1.1\r\n\r\n");
 	step();
 	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
-	/* The one over the limit is closed without a word. */
-	ck_assert_int_le(recv(fd[METRICS_MAX_CONN], &b, 1, 0), 0);
+	ck_assert_int_le(recv(fd[0], &b, 1, 0), 0);
+	close(fd[0]);
+	read_to_eof(fd[METRICS_MAX_CONN], resp, sizeof(resp));
+	expect_response(200, false, 0);
 	close(fd[METRICS_MAX_CONN]);
+	for (int i = 0; i < 5 && nconn() == METRICS_MAX_CONN; i++)
+		step();
+	ck_assert_int_eq(nconn(), METRICS_MAX_CONN - 1);
+	fd[0] = client();
+	step();
+	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
 	for (int i = 0; i < METRICS_MAX_CONN; i++)
 		expect_nothing(fd[i]);
 	/* The ones inside it are still served. */
