@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
@@ -124,6 +125,9 @@ struct syncd {
 	struct journal_writer *jw;
 	char journal_path[4200], host[256];
 	uint64_t journal_errors;
+	uint64_t caps;			/* permitted after the drop */
+	bool caps_dropped;
+	char ctl_path[4096], ctl_group[256];	/* of the open ctl */
 	struct pidfile *lock;		/* run_dir/tapless-syncd.pid */
 	char lock_dir[4096];		/* the run_dir it is in */
 	struct ctl *ctl;
@@ -1143,23 +1147,89 @@ static int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
 
 /* ---- start-up and the loop ---- */
 
-/* What the children need and nothing else: the bounding set is inherited
- * by ptp4l and phc2sys (as root, exec gives them exactly this set). */
-static void syncd_drop_caps(void)
+/* What ptp4l and phc2sys need, so all the daemon keeps (issue 17 item 8;
+ * tapless-syncd(8), Privileges):
+ *   CAP_SYS_TIME          they adjust clocks (ptp4l's servo, phc2sys);
+ *   CAP_NET_RAW           ptp4l's L2 transport opens packet sockets;
+ *   CAP_NET_ADMIN         ptp4l sets the NICs' timestamping (SIOCSHWTSTAMP);
+ *   CAP_NET_BIND_SERVICE  ptp4l binds UDP ports 319 and 320 (and the
+ *                         daemon a metrics_port below 1024, on reload).
+ * The daemon itself needs none of them in its effective set: it stays uid
+ * 0 and owns what it opens again later (run_dir, the journal, the control
+ * socket, /dev/ptp*), and signals only its own children. */
+static const int syncd_keep_caps[] = { CAP_SYS_TIME, CAP_NET_RAW,
+				       CAP_NET_ADMIN, CAP_NET_BIND_SERVICE };
+
+static uint64_t syncd_keep_mask(void)
 {
-	static const int keep[] = { CAP_SYS_TIME, CAP_NET_RAW, CAP_NET_ADMIN,
-				    CAP_NET_BIND_SERVICE, CAP_KILL };
+	uint64_t m = 0;
 
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
-		bool k = false;
+	for (size_t i = 0; i < sizeof(syncd_keep_caps) / sizeof(syncd_keep_caps[0]); i++)
+		m |= 1ULL << syncd_keep_caps[i];
+	return m;
+}
 
-		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-			k |= keep[i] == cap;
-		if (!k && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL &&
-		    errno != EPERM)
+/* The bounding set cut to the kept ones, and no_new_privs: what ptp4l and
+ * phc2sys can ever hold (as root, exec gives them the bounding set,
+ * clamped by no_new_privs to the daemon's permitted set). */
+static void syncd_drop_bounding(void)
+{
+	uint64_t keep = syncd_keep_mask();
+
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		if (!(keep & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL && errno != EPERM)
 			log_warn("cannot drop capability %d: %m", cap);
-	}
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* This process's permitted and effective sets; -errno. */
+static int syncd_caps(uint64_t *permitted, uint64_t permitted_set,
+		      uint64_t effective_set, bool set)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+
+	memset(c, 0, sizeof(c));
+	if (!set) {
+		if (syscall(SYS_capget, &h, c))
+			return -errno;
+		*permitted = c[0].permitted | (uint64_t)c[1].permitted << 32;
+		return 0;
+	}
+	c[0].permitted = (uint32_t)permitted_set;
+	c[1].permitted = (uint32_t)(permitted_set >> 32);
+	c[0].effective = (uint32_t)effective_set;
+	c[1].effective = (uint32_t)(effective_set >> 32);
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+/* Once everything that needs privilege is open: permitted cut to what the
+ * children need, effective empty. The children still get the kept set:
+ * see syncd_drop_bounding(). */
+static void syncd_drop_caps(struct syncd *d)
+{
+	uint64_t have;
+	int rc = syncd_caps(&have, 0, 0, false);
+
+	if (!rc) {
+		d->caps = have & syncd_keep_mask();
+		rc = syncd_caps(NULL, d->caps, 0, true);
+	}
+	if (rc)
+		log_warn("cannot drop capabilities: %s", strerror(-rc));
+	else
+		d->caps_dropped = true;
+}
+
+/* Raise (or lower again) CAP_NET_BIND_SERVICE for a metrics port below
+ * 1024 opened after the drop. */
+static void syncd_bind_cap(struct syncd *d, bool on)
+{
+	uint64_t b = 1ULL << CAP_NET_BIND_SERVICE;
+
+	if (d->caps_dropped && (d->caps & b))
+		syncd_caps(NULL, d->caps, on ? b : 0, true);
 }
 
 static int syncd_mkdir(const char *path)
@@ -1279,6 +1349,12 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 				return rc;
 		}
 	}
+	/* Kept when its path and group are the same: making it again would
+	 * take CAP_CHOWN for a group the daemon is not in. */
+	if (d->ctl && !strcmp(d->ctl_path, opts_str(o, "control_socket")) &&
+	    !strcmp(d->ctl_group, opts_str(o, "control_group") ?
+		    opts_str(o, "control_group") : ""))
+		goto metrics;
 	ctl_close(d->ctl);
 	d->ctl = NULL;
 	gid = (gid_t)-1;
@@ -1302,11 +1378,20 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 			rc == -EADDRINUSE ? " (another tapless-syncd is running)" : "");
 		if (first)
 			return rc;
+	} else {
+		snprintf(d->ctl_path, sizeof(d->ctl_path), "%s",
+			 opts_str(o, "control_socket"));
+		snprintf(d->ctl_group, sizeof(d->ctl_group), "%s",
+			 opts_str(o, "control_group") ?
+			 opts_str(o, "control_group") : "");
 	}
+metrics:
 	metrics_close(d->metrics);
 	d->metrics = NULL;
 	if (opts_int(o, "metrics_port")) {
+		syncd_bind_cap(d, true);
 		rc = metrics_open(&d->metrics, (int)opts_int(o, "metrics_port"));
+		syncd_bind_cap(d, false);
 		if (rc) {
 			log_err("metrics port %lld: %s", opts_int(o, "metrics_port"),
 				strerror(-rc));
@@ -1581,7 +1666,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_init("tapless-syncd", opts_flag(d->conf.opts, "syslog"), level);
-	syncd_drop_caps();
+	syncd_drop_bounding();
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -1602,6 +1687,7 @@ int main(int argc, char **argv)
 		log_warn("cannot watch links: %s", strerror(-rc));
 		d->watch = NULL;
 	}
+	syncd_drop_caps(d);
 	rc = 1;
 	d->started_ns = syncd_mono();
 	syncd_event(d, NULL, "start", "%s, %s: %u ptp4l, %u phc2sys",
