@@ -21,8 +21,9 @@ const char *const ctl_status_requests[3] = {
 
 struct ctl_conn {
 	int fd;			/* -1: free */
+	uint64_t seq;		/* accept order: the oldest is lowest */
 	int64_t accept_ns;	/* CLOCK_MONOTONIC */
-	int64_t deadline_ns;	/* accept_ns + CTL_TIMEOUT_MS */
+	int64_t deadline_ns;	/* CLOCK_MONOTONIC, CTL_TIMEOUT_MS after accept */
 	char req[CTL_REQUEST_MAX];
 	size_t have;
 	char *out;		/* the answer, while it is being sent */
@@ -33,6 +34,8 @@ struct ctl {
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct ctl_conn conn[CTL_MAX_CLIENTS];
+	uint64_t accepted;	/* connections so far */
+	bool accept_paused;	/* full of young ones: the listener waits */
 };
 
 static int ctl_addr(struct sockaddr_un *sa, const char *path)
@@ -110,7 +113,8 @@ int ctl_pollfds(const struct ctl *c, struct pollfd *fds, int max)
 
 	if (max < 1)
 		return 0;
-	fds[n++] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
+	if (!c->accept_paused)
+		fds[n++] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
 	for (int i = 0; i < CTL_MAX_CLIENTS && n < max; i++) {
 		const struct ctl_conn *k = &c->conn[i];
 
@@ -183,18 +187,28 @@ static void ctl_read(struct ctl_conn *k, ctl_answer_fn fn, void *arg)
 }
 
 /* Every slot taken: the client to close for a new one. Those that sent
- * nothing yet go first, oldest first, then the oldest of the rest: a
- * client holding a slot idle loses it to the next one, so idle
- * connections cannot lock `tapless status` out (issue 17 item 7). */
-static struct ctl_conn *ctl_victim(struct ctl *c)
+ * nothing yet go first, oldest first, then the oldest of the rest; none
+ * younger than CTL_EVICT_AGE_MS: NULL then, and the new one waits in the
+ * kernel's queue, in turn. So a client holding a slot idle loses it to
+ * the next one, and one that reconnects at once cannot churn a new client
+ * out before its request is read (issue 17 item 7). */
+static struct ctl_conn *ctl_victim(struct ctl *c, int64_t now)
 {
-	struct ctl_conn *v = &c->conn[0];
+	struct ctl_conn *v = NULL;
 
-	for (int i = 1; i < CTL_MAX_CLIENTS; i++) {
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
 		struct ctl_conn *k = &c->conn[i];
-		bool ki = !k->have && !k->out, vi = !v->have && !v->out;
+		bool ki, vi;
 
-		if ((ki && !vi) || (ki == vi && k->accept_ns < v->accept_ns))
+		if (now - k->accept_ns < CTL_EVICT_AGE_MS * 1000000LL)
+			continue;
+		if (!v) {
+			v = k;
+			continue;
+		}
+		ki = !k->have && !k->out;
+		vi = !v->have && !v->out;
+		if ((ki && !vi) || (ki == vi && k->seq < v->seq))
 			v = k;
 	}
 	return v;
@@ -205,24 +219,48 @@ static void ctl_accept(struct ctl *c, int64_t now, ctl_answer_fn fn,
 {
 	int fd;
 
-	while ((fd = accept4(c->lfd, NULL, NULL,
-			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		struct ctl_conn *k = NULL;
+	for (;;) {
+		struct ctl_conn *k = NULL, *v = NULL;
 
 		for (int i = 0; i < CTL_MAX_CLIENTS && !k; i++)
 			if (c->conn[i].fd < 0)
 				k = &c->conn[i];
+		if (!k && !(v = ctl_victim(c, now))) {
+			struct pollfd p = { .fd = c->lfd, .events = POLLIN };
+
+			/* Full of young ones: a new connection waits in the
+			 * kernel's queue until one may go. */
+			if (poll(&p, 1, 0) == 1)
+				c->accept_paused = true;
+			break;
+		}
+		fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;
 		if (!k) {
-			k = ctl_victim(c);
+			k = v;
 			ctl_drop(k);
 		}
 		k->fd = fd;
+		k->seq = ++c->accepted;
 		k->accept_ns = now;
 		k->deadline_ns = now + CTL_TIMEOUT_MS * 1000000LL;
 		/* The request usually comes with the connection: answered
 		 * now, the slot is free again before the next accept. */
 		ctl_read(k, fn, arg);
 	}
+}
+
+/* When the first connection becomes old enough to give up its slot. */
+static int64_t ctl_evictable(const struct ctl *c)
+{
+	int64_t first = INT64_MAX;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (c->conn[i].fd >= 0 &&
+		    c->conn[i].accept_ns + CTL_EVICT_AGE_MS * 1000000LL < first)
+			first = c->conn[i].accept_ns + CTL_EVICT_AGE_MS * 1000000LL;
+	return first;
 }
 
 void ctl_handle(struct ctl *c, const struct pollfd *fds, int n,
@@ -254,7 +292,13 @@ void ctl_handle(struct ctl *c, const struct pollfd *fds, int n,
 		if (c->conn[i].fd >= 0 && now >= c->conn[i].deadline_ns)
 			ctl_drop(&c->conn[i]);
 	/* Accept last: a descriptor closed above and reused by a new
-	 * connection cannot then be mistaken for an entry of fds. */
+	 * connection cannot then be mistaken for an entry of fds. A paused
+	 * listener was not polled: its queue is looked at once one of the
+	 * connections may go. */
+	if (c->accept_paused && ctl_evictable(c) <= now) {
+		c->accept_paused = false;
+		accept = true;
+	}
 	if (accept)
 		ctl_accept(c, now, fn, arg);
 }
@@ -266,6 +310,8 @@ int ctl_timeout_ms(const struct ctl *c)
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
 		if (c->conn[i].fd >= 0 && c->conn[i].deadline_ns < first)
 			first = c->conn[i].deadline_ns;
+	if (c->accept_paused && ctl_evictable(c) < first)
+		first = ctl_evictable(c);
 	if (first == INT64_MAX)
 		return -1;
 	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);

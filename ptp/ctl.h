@@ -8,9 +8,11 @@
  * blocks: connections are non-blocking, each is closed CTL_TIMEOUT_MS
  * after its accept whether or not its request came and its answer went,
  * and when all CTL_MAX_CLIENTS slots are taken a new connection takes the
- * place of the oldest (one that sent nothing first): clients holding
- * connections open cannot lock others out. The client retries a refused
- * or wordless connection a few times within its timeout.
+ * place of the oldest (one that sent nothing first) at least
+ * CTL_EVICT_AGE_MS old, or waits in the kernel's queue until there is
+ * one: clients holding connections open cannot lock others out. The
+ * client retries a refused or wordless connection a few times within its
+ * timeout.
  */
 #ifndef TAPLESS_CTL_H
 #define TAPLESS_CTL_H
@@ -22,6 +24,7 @@
 #define CTL_MAX_CLIENTS 8
 #define CTL_TIMEOUT_MS 2000
 #define CTL_REQUEST_MAX 128
+#define CTL_EVICT_AGE_MS 250	/* younger connections keep their slot */
 #define CTL_TRIES 5		/* client: 50, 100, 200, 400 ms apart */
 
 struct ctl;

@@ -100,7 +100,7 @@ h=$!
 sleep 1
 mok=0
 for i in $(seq 30); do
-	if tl_exec a curl -s -m 10 "http://127.0.0.1:$port/metrics" > "$out/m.$i" 2>&1 &&
+	if tl_exec a curl -sS -m 10 "http://127.0.0.1:$port/metrics" > "$out/m.$i" 2>&1 &&
 	    grep -q '^tapless_clock_in_sync' "$out/m.$i"; then
 		mok=$((mok + 1))
 	else
