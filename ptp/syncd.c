@@ -129,6 +129,8 @@ struct syncd {
 	bool caps_dropped;
 	char ctl_path[4096], ctl_group[256];	/* of the open ctl */
 	struct pidfile *lock;		/* run_dir/tapless-syncd.pid */
+	struct pidfile *jlock;		/* journal_dir/.HOST.journal.lock */
+	struct pidfile *ctl_lock;	/* control_socket.lock */
 	char lock_dir[4096];		/* the run_dir it is in */
 	struct ctl *ctl;
 	struct metrics *metrics;
@@ -1279,11 +1281,34 @@ static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
  * taken before anything in run_dir is written. On a reload to another
  * run_dir the new one is taken first and the old one let go after. msg
  * says why not, naming the holder's pid and configuration. */
+/* Take the lock file path for what ("run_dir /run/tapless"); msg names
+ * the holder's pid and configuration when another instance has it. */
+static int syncd_take(const struct syncd *d, struct pidfile **out,
+		      const char *path, const char *what, char *msg,
+		      size_t size)
+{
+	char note[PIDFILE_NOTE_MAX];
+	struct pidfile_holder h;
+	int rc;
+
+	if (!realpath(d->cfg_path, note))
+		snprintf(note, sizeof(note), "%s", d->cfg_path);
+	rc = pidfile_take(out, path, note, &h);
+	if (rc == -EWOULDBLOCK) {
+		syncd_msg(msg, size, "%s is in use by another tapless-syncd, "
+			  "pid %ld, config %s (lock %s)", what, (long)h.pid,
+			  *h.note ? h.note : "unknown", path);
+		return -EBUSY;
+	}
+	if (rc)
+		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
 static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
 		      size_t size)
 {
-	char path[4200], note[PIDFILE_NOTE_MAX];
-	struct pidfile_holder h;
+	char path[4200], what[4200];
 	struct pidfile *p;
 	int rc;
 
@@ -1295,20 +1320,10 @@ static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
 		return rc;
 	}
 	snprintf(path, sizeof(path), "%s/%s", run_dir, SYNCD_PIDFILE);
-	if (!realpath(d->cfg_path, note))
-		snprintf(note, sizeof(note), "%s", d->cfg_path);
-	rc = pidfile_take(&p, path, note, &h);
-	if (rc == -EWOULDBLOCK) {
-		syncd_msg(msg, size, "run_dir %s is in use by another "
-			 "tapless-syncd, pid %ld, config %s (%s); give each "
-			 "instance its own run_dir", run_dir, (long)h.pid,
-			 *h.note ? h.note : "unknown", path);
-		return -EBUSY;
-	}
-	if (rc) {
-		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
+	snprintf(what, sizeof(what), "run_dir %s", run_dir);
+	rc = syncd_take(d, &p, path, what, msg, size);
+	if (rc)
 		return rc;
-	}
 	pidfile_release(d->lock);
 	d->lock = p;
 	snprintf(d->lock_dir, sizeof(d->lock_dir), "%s", run_dir);
@@ -1339,8 +1354,30 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 	snprintf(path, sizeof(path), "%s/%s.journal", opts_str(o, "journal_dir"),
 		 d->host);
 	if (!d->jw || strcmp(path, d->journal_path)) {
+		char lock[4400], what[4300], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *jl = NULL;
+
+		/* One writer per journal: a dot file, so neither "*.journal"
+		 * nor the rotated "HOST.journal.*" ever match it. */
+		snprintf(lock, sizeof(lock), "%s/.%s.journal.lock",
+			 opts_str(o, "journal_dir"), d->host);
+		snprintf(what, sizeof(what), "journal %s", path);
+		if (d->jlock && !strcmp(pidfile_path(d->jlock), lock)) {
+			jl = d->jlock;
+		} else if ((rc = syncd_take(d, &jl, lock, what, msg,
+					    sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"journal it had");
+			if (first)
+				return rc;
+			goto open_ctl;
+		}
 		journal_writer_close(d->jw);
 		d->jw = NULL;
+		if (jl != d->jlock) {
+			pidfile_release(d->jlock);
+			d->jlock = jl;
+		}
 		snprintf(d->journal_path, sizeof(d->journal_path), "%s", path);
 		rc = journal_writer_open(&d->jw, path, d->host);
 		if (rc) {
@@ -1349,14 +1386,13 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 				return rc;
 		}
 	}
+open_ctl:
 	/* Kept when its path and group are the same: making it again would
 	 * take CAP_CHOWN for a group the daemon is not in. */
 	if (d->ctl && !strcmp(d->ctl_path, opts_str(o, "control_socket")) &&
 	    !strcmp(d->ctl_group, opts_str(o, "control_group") ?
 		    opts_str(o, "control_group") : ""))
 		goto metrics;
-	ctl_close(d->ctl);
-	d->ctl = NULL;
 	gid = (gid_t)-1;
 	if (opts_str(o, "control_group")) {
 		struct group *g = getgrnam(opts_str(o, "control_group"));
@@ -1371,8 +1407,32 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 		}
 	}
 	rc = syncd_dirname_mkdir(opts_str(o, "control_socket"));
-	if (!rc)
+	if (!rc) {
+		char lock[4200], what[4200], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *cl = NULL;
+
+		/* One daemon per control socket, beside it: PATH.lock. */
+		snprintf(lock, sizeof(lock), "%s.lock",
+			 opts_str(o, "control_socket"));
+		snprintf(what, sizeof(what), "control_socket %s",
+			 opts_str(o, "control_socket"));
+		if (d->ctl_lock && !strcmp(pidfile_path(d->ctl_lock), lock))
+			cl = d->ctl_lock;
+		else if ((rc = syncd_take(d, &cl, lock, what, msg, sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"control socket it had");
+			if (first)
+				return rc;
+			goto metrics;
+		}
+		ctl_close(d->ctl);
+		d->ctl = NULL;
+		if (cl != d->ctl_lock) {
+			pidfile_release(d->ctl_lock);
+			d->ctl_lock = cl;
+		}
 		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"), gid);
+	}
 	if (rc) {
 		log_err("%s: %s%s", opts_str(o, "control_socket"), strerror(-rc),
 			rc == -EADDRINUSE ? " (another tapless-syncd is running)" : "");
@@ -1709,7 +1769,9 @@ out:
 		close(d->tfd);
 	if (d->cli)
 		opts_destroy(d->cli);
-	pidfile_release(d->lock);	/* last: the files above were ours */
+	pidfile_release(d->ctl_lock);	/* last: the files above were ours */
+	pidfile_release(d->jlock);
+	pidfile_release(d->lock);
 	free(d);
 	return rc;
 }

@@ -17,15 +17,17 @@ out=$TL_OUT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# conf NAME IFACE ROLE RUN_DIR
+# conf NAME IFACE ROLE RUN_DIR [JOURNAL_OF [SOCKET_OF]]: the journal
+# (directory and host name) and control socket are NAME's unless given.
 conf() {
+	local j=${5:-$1} k=${6:-$1}
 	mkdir -p "$out/$1"
 	cat > "$out/$1/tapless.conf" <<CONF
 [global]
-journal_dir $out/$1/journal
-control_socket $out/$1/syncd.sock
+journal_dir $out/$j/journal
+control_socket $out/$k/syncd.sock
 run_dir $4
-hostname $1
+hostname $j
 free_running 1
 sample_interval 250
 sync_threshold 200000
@@ -50,6 +52,8 @@ wait_for() {	# NS NAME SECONDS JQ
 conf A "$TL_IF_A" server "$out/run"
 conf B "$TL_IF_A" server "$out/run"
 conf C "$TL_IF_B" client "$out/run-c"
+conf D "$TL_IF_A" server "$out/run-d" A	# A's journal
+conf E "$TL_IF_A" server "$out/run-e" E A	# A's control socket
 
 tl_bg a bin/tapless-syncd -f "$out/A/tapless.conf" -l info 2> "$out/A.log"
 a_pid=$TL_LAST_PID
@@ -81,6 +85,20 @@ wait_for a A 5 ".clocks[0].ptp4l.pid == $a_ptp4l and .clocks[0].in_sync and
 grep -q " event - start " "$out/B/journal/B.journal" 2>/dev/null &&
 	fail "B: journalled a start"
 
+# D (A's journal) and E (A's control socket), run_dirs of their own:
+# refused too, naming A; A's journal has no line of theirs.
+for x in D E; do
+	timeout 10 ip netns exec "$(tl_ns a)" bin/tapless-syncd -f "$out/$x/tapless.conf" \
+		> "$out/$x.out" 2> "$out/$x.log"
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "$x: exit $rc, want a refusal"
+	grep -q "pid $a_pid\b" "$out/$x.log" && grep -q "$out/A/tapless.conf" "$out/$x.log" ||
+		fail "$x: message does not name A: $(cat "$out/$x.log")"
+	echo "$x said: $(cat "$out/$x.log")"
+done
+grep -q "/[DE]/tapless.conf" "$out/A/journal/A.journal" && fail "A's journal has D's or E's lines"
+[ -S "$out/A/syncd.sock" ] || fail "A's control socket is gone"
+
 # C with a run_dir of its own runs beside A.
 tl_bg b bin/tapless-syncd -f "$out/C/tapless.conf" -l info 2> "$out/C.log"
 c_pid=$TL_LAST_PID
@@ -90,18 +108,36 @@ wait_for a A 5 ".clocks[0].ptp4l.pid == $a_ptp4l and .clocks[0].in_sync" ||
 	fail "A: disturbed by C: $(cat "$out/A.status")"
 [ "$(sed -n 1p "$out/run/tapless-syncd.pid")" = "$a_pid" ] ||
 	fail "A's pid file: $(cat "$out/run/tapless-syncd.pid" 2>&1)"
+# A SIGHUP moving A into C's run_dir is refused, A keeps running as it
+# was; one moving it to a free run_dir moves it, and the old one is left
+# empty.
+p0=$(jq '.clocks[0].ptp4l.pid' "$out/A.status")
+sed -i "s|^run_dir .*|run_dir $out/run-c|" "$out/A/tapless.conf"
+kill -HUP "$a_pid"
+sleep 1
+grep -q " event - reload_fail .*run_dir $out/run-c is in use by another tapless-syncd, pid $c_pid" \
+	"$out/A/journal/A.journal" || fail "A: reload into C's run_dir not refused"
+wait_for a A 5 ".clocks[0].ptp4l.pid == $p0" || fail "A: refused reload restarted ptp4l"
+sed -i "s|^run_dir .*|run_dir $out/run2|" "$out/A/tapless.conf"
+kill -HUP "$a_pid"
+wait_for a A 20 ".clocks[0].ptp4l.running and .clocks[0].ptp4l.pid != $p0" ||
+	fail "A: not moved to run2: $(cat "$out/A.status")"
+[ "$(sed -n 1p "$out/run2/tapless-syncd.pid" 2>/dev/null)" = "$a_pid" ] && [ -f "$out/run2/ptp4l-sys.cfg" ] ||
+	fail "A: run2 lacks its pid file or config: $(ls "$out/run2" 2>&1)"
+[ -z "$(ls -A "$out/run")" ] || fail "A: old run_dir not emptied: $(ls "$out/run")"
 kill -TERM "$c_pid"
 wait "$c_pid"
-[ -f "$out/run/ptp4l-sys.cfg" ] || fail "C's stop removed A's configuration"
+[ -f "$out/run2/ptp4l-sys.cfg" ] || fail "C's stop removed A's configuration"
 [ ! -e "$out/run-c/ptp4l-sys.cfg" ] && [ ! -e "$out/run-c/tapless-syncd.pid" ] ||
 	fail "C left its files behind: $(ls "$out/run-c")"
 kill -TERM "$a_pid"
 wait "$a_pid"
 a_rc=$?
 [ $a_rc -eq 0 ] || fail "A: exit $a_rc"
-[ ! -e "$out/run/tapless-syncd.pid" ] || fail "A left its pid file"
+[ ! -e "$out/run2/tapless-syncd.pid" ] && [ ! -e "$out/A/journal/.A.journal.lock" ] &&
+	[ ! -e "$out/A/syncd.sock.lock" ] || fail "A left a lock file"
 
-echo "second syncd on one run_dir: exit $b_rc after $b_ms ms, A's ptp4l and config kept; other run_dir side by side: ok" \
+echo "second syncd on one run_dir: exit $b_rc after $b_ms ms, A's ptp4l and config kept; on A's journal or control socket: refused; other run_dir side by side: ok" \
 	> "${FAULT_SUMMARY:-/dev/null}"
 [ $fails -eq 0 ] && echo "syncd-two-instances: ok" && exit 0
 exit 1
