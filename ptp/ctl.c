@@ -21,7 +21,9 @@ const char *const ctl_status_requests[3] = {
 
 struct ctl_conn {
 	int fd;			/* -1: free */
-	int64_t deadline_ns;	/* CLOCK_MONOTONIC */
+	uint64_t seq;		/* accept order: the oldest is lowest */
+	int64_t accept_ns;	/* CLOCK_MONOTONIC */
+	int64_t deadline_ns;	/* CLOCK_MONOTONIC, CTL_TIMEOUT_MS after accept */
 	char req[CTL_REQUEST_MAX];
 	size_t have;
 	char *out;		/* the answer, while it is being sent */
@@ -32,6 +34,8 @@ struct ctl {
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct ctl_conn conn[CTL_MAX_CLIENTS];
+	uint64_t accepted;	/* connections so far */
+	bool accept_paused;	/* full of young ones: the listener waits */
 };
 
 static int ctl_addr(struct sockaddr_un *sa, const char *path)
@@ -52,10 +56,11 @@ static int64_t ctl_now(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int ctl_listen(struct ctl **out, const char *path)
+int ctl_listen(struct ctl **out, const char *path, gid_t gid)
 {
 	struct sockaddr_un sa;
 	struct ctl *c;
+	mode_t old_mask;
 	int fd, rc = ctl_addr(&sa, path);
 
 	*out = NULL;
@@ -64,6 +69,9 @@ int ctl_listen(struct ctl **out, const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	/* Made with no access for anyone else, then opened to the group:
+	 * no moment where the world can connect. */
+	old_mask = umask(0177);
 	errno = 0;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EADDRINUSE) {
 		rc = -errno;
@@ -81,7 +89,10 @@ int ctl_listen(struct ctl **out, const char *path)
 		if (!rc && bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 			rc = -errno;
 	}
-	if (!rc && (chmod(path, 0666) || listen(fd, CTL_MAX_CLIENTS)))
+	umask(old_mask);
+	if (!rc && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid))
+		rc = -errno;
+	if (!rc && (chmod(path, 0660) || listen(fd, CTL_MAX_CLIENTS)))
 		rc = -errno;
 	if (rc) {
 		close(fd);
@@ -102,7 +113,8 @@ int ctl_pollfds(const struct ctl *c, struct pollfd *fds, int max)
 
 	if (max < 1)
 		return 0;
-	fds[n++] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
+	if (!c->accept_paused)
+		fds[n++] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
 	for (int i = 0; i < CTL_MAX_CLIENTS && n < max; i++) {
 		const struct ctl_conn *k = &c->conn[i];
 
@@ -174,37 +186,95 @@ static void ctl_read(struct ctl_conn *k, ctl_answer_fn fn, void *arg)
 	}
 }
 
-static void ctl_accept(struct ctl *c, int64_t now)
+/* Every slot taken: the client to close for a new one. Those that sent
+ * nothing yet go first, oldest first, then the oldest of the rest; none
+ * younger than CTL_EVICT_AGE_MS: NULL then, and the new one waits in the
+ * kernel's queue, in turn. So a client holding a slot idle loses it to
+ * the next one, and one that reconnects at once cannot churn a new client
+ * out before its request is read (issue 17 item 7). */
+static struct ctl_conn *ctl_victim(struct ctl *c, int64_t now)
+{
+	struct ctl_conn *v = NULL;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_conn *k = &c->conn[i];
+		bool ki, vi;
+
+		if (now - k->accept_ns < CTL_EVICT_AGE_MS * 1000000LL)
+			continue;
+		if (!v) {
+			v = k;
+			continue;
+		}
+		ki = !k->have && !k->out;
+		vi = !v->have && !v->out;
+		if ((ki && !vi) || (ki == vi && k->seq < v->seq))
+			v = k;
+	}
+	return v;
+}
+
+static void ctl_accept(struct ctl *c, int64_t now, ctl_answer_fn fn,
+		       void *arg)
 {
 	int fd;
 
-	while ((fd = accept4(c->lfd, NULL, NULL,
-			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		struct ctl_conn *k = NULL;
+	for (;;) {
+		struct ctl_conn *k = NULL, *v = NULL;
 
 		for (int i = 0; i < CTL_MAX_CLIENTS && !k; i++)
 			if (c->conn[i].fd < 0)
 				k = &c->conn[i];
+		if (!k && !(v = ctl_victim(c, now))) {
+			struct pollfd p = { .fd = c->lfd, .events = POLLIN };
+
+			/* Full of young ones: a new connection waits in the
+			 * kernel's queue until one may go. */
+			if (poll(&p, 1, 0) == 1)
+				c->accept_paused = true;
+			break;
+		}
+		fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;
 		if (!k) {
-			close(fd);	/* busy: the client retries */
-			continue;
+			k = v;
+			ctl_drop(k);
 		}
 		k->fd = fd;
+		k->seq = ++c->accepted;
+		k->accept_ns = now;
 		k->deadline_ns = now + CTL_TIMEOUT_MS * 1000000LL;
+		/* The request usually comes with the connection: answered
+		 * now, the slot is free again before the next accept. */
+		ctl_read(k, fn, arg);
 	}
+}
+
+/* When the first connection becomes old enough to give up its slot. */
+static int64_t ctl_evictable(const struct ctl *c)
+{
+	int64_t first = INT64_MAX;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (c->conn[i].fd >= 0 &&
+		    c->conn[i].accept_ns + CTL_EVICT_AGE_MS * 1000000LL < first)
+			first = c->conn[i].accept_ns + CTL_EVICT_AGE_MS * 1000000LL;
+	return first;
 }
 
 void ctl_handle(struct ctl *c, const struct pollfd *fds, int n,
 		int64_t now_ns, ctl_answer_fn fn, void *arg)
 {
 	int64_t now = ctl_now();
+	bool accept = false;
 
 	(void)now_ns;	/* deadlines run on the monotonic clock */
 	for (int j = 0; j < n; j++) {
 		if (!fds[j].revents)
 			continue;
 		if (fds[j].fd == c->lfd) {
-			ctl_accept(c, now);
+			accept = true;
 			continue;
 		}
 		for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
@@ -219,8 +289,32 @@ void ctl_handle(struct ctl *c, const struct pollfd *fds, int n,
 		}
 	}
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
-		if (c->conn[i].fd >= 0 && now > c->conn[i].deadline_ns)
+		if (c->conn[i].fd >= 0 && now >= c->conn[i].deadline_ns)
 			ctl_drop(&c->conn[i]);
+	/* Accept last: a descriptor closed above and reused by a new
+	 * connection cannot then be mistaken for an entry of fds. A paused
+	 * listener was not polled: its queue is looked at once one of the
+	 * connections may go. */
+	if (c->accept_paused && ctl_evictable(c) <= now) {
+		c->accept_paused = false;
+		accept = true;
+	}
+	if (accept)
+		ctl_accept(c, now, fn, arg);
+}
+
+int ctl_timeout_ms(const struct ctl *c)
+{
+	int64_t first = INT64_MAX, now = ctl_now();
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (c->conn[i].fd >= 0 && c->conn[i].deadline_ns < first)
+			first = c->conn[i].deadline_ns;
+	if (c->accept_paused && ctl_evictable(c) < first)
+		first = ctl_evictable(c);
+	if (first == INT64_MAX)
+		return -1;
+	return first <= now ? 0 : (int)((first - now + 999999) / 1000000);
 }
 
 void ctl_close(struct ctl *c)
@@ -235,25 +329,37 @@ void ctl_close(struct ctl *c)
 	free(c);
 }
 
-int ctl_request(const char *path, const char *request, FILE *out,
-		int timeout_ms)
+/* One try of ctl_request(); *answered once a byte went to out (then the
+ * request cannot be tried again). */
+static int ctl_request_once(const struct sockaddr_un *sa, const char *request,
+			    FILE *out, int timeout_ms, bool *answered)
 {
-	struct sockaddr_un sa;
 	char buf[4096];
 	bool first = true, error = false;
-	int fd, rc = ctl_addr(&sa, path);
+	int fd, rc = 0;
+	size_t len = strlen(request);
 	struct timeval tv = { .tv_sec = timeout_ms / 1000,
 			      .tv_usec = (timeout_ms % 1000) * 1000 };
 
-	if (rc)
-		return rc;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    dprintf(fd, "%s\n", request) < 0) {
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		rc = errno == EAGAIN ? -EAGAIN : -errno;
+		close(fd);
+		return rc;
+	}
+	/* MSG_NOSIGNAL: a daemon closing on us is an error to report (or
+	 * retry), not a SIGPIPE that kills the client without a word. */
+	if (len + 1 > sizeof(buf)) {
+		close(fd);
+		return -EINVAL;
+	}
+	memcpy(buf, request, len);
+	buf[len] = '\n';
+	if (send(fd, buf, len + 1, MSG_NOSIGNAL) != (ssize_t)(len + 1)) {
 		rc = -errno;
 		close(fd);
 		return rc;
@@ -272,6 +378,7 @@ int ctl_request(const char *path, const char *request, FILE *out,
 		if (first && n >= 6 && !memcmp(buf, "error:", 6))
 			error = true;
 		first = false;
+		*answered = true;
 		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
 			rc = -EIO;
 			break;
@@ -281,4 +388,34 @@ int ctl_request(const char *path, const char *request, FILE *out,
 	if (!rc && first)
 		rc = -ECONNRESET;	/* closed without a word: busy */
 	return rc ? rc : error ? -EPROTO : 0;
+}
+
+int ctl_request(const char *path, const char *request, FILE *out,
+		int timeout_ms)
+{
+	struct sockaddr_un sa;
+	int64_t end = ctl_now() + timeout_ms * 1000000LL;
+	int rc = ctl_addr(&sa, path), nap_ms = 50;
+
+	if (rc)
+		return rc;
+	for (int t = 0; t < CTL_TRIES; t++) {
+		bool answered = false;
+		int64_t left = (end - ctl_now()) / 1000000;
+		struct timespec ts;
+
+		rc = ctl_request_once(&sa, request, out, left > 0 ? (int)left : 1,
+				      &answered);
+		/* Busy, restarting or closed on us before a word: again,
+		 * a little later, while time is left. */
+		if (answered || (rc != -ECONNREFUSED && rc != -EAGAIN &&
+				 rc != -EPIPE && rc != -ECONNRESET))
+			break;
+		if (ctl_now() + nap_ms * 1000000LL >= end)
+			break;
+		ts = (struct timespec){ 0, nap_ms * 1000000L };
+		nanosleep(&ts, NULL);
+		nap_ms *= 2;
+	}
+	return rc;
 }

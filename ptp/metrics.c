@@ -21,6 +21,8 @@
 #define METRICS_BACKLOG 16
 #define METRICS_ACCEPT_BURST 16		/* accepts per metrics_handle() */
 #define METRICS_ACCEPT_PAUSE_NS 1000000000LL
+/* A connection this young is not closed to make room for a new one. */
+#define METRICS_EVICT_AGE_NS 250000000LL
 #define METRICS_DRAIN_BURST 4		/* reads of a closing client per call */
 
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
@@ -37,6 +39,8 @@ enum conn_state {
 struct metrics_conn {
 	int fd;
 	enum conn_state state;
+	uint64_t seq;			/* accept order: the oldest is lowest */
+	int64_t accept_ns;
 	int64_t deadline_ns;
 	size_t len;			/* request bytes in req */
 	size_t sent;			/* response bytes sent, head then body */
@@ -52,6 +56,7 @@ struct metrics {
 	int lfd[2];
 	int nl;				/* listeners: 1 or 2 */
 	int port;
+	uint64_t accepted;		/* connections so far */
 	bool accept_paused;		/* out of descriptors: wait a moment */
 	int64_t accept_resume_ns;
 	struct metrics_conn conn[METRICS_MAX_CONN];
@@ -558,15 +563,67 @@ static struct metrics_conn *conn_find(struct metrics *m, int fd)
 	return NULL;
 }
 
+/* The table is full: the connection to close for a new one. Answered ones
+ * waiting for the client's close go first, then those still reading a
+ * request, then those being sent to, each oldest first; but none younger
+ * than METRICS_EVICT_AGE_NS but answered ones: NULL then, and the new
+ * connection waits in the kernel's queue, in turn. So a client holding
+ * slots idle loses them to the next ones (issue 17 item 7), and one that
+ * reconnects at once cannot churn a new client out before its request is
+ * read. */
+static struct metrics_conn *conn_victim(struct metrics *m, int64_t now_ns)
+{
+	static const int rank[] = { [CONN_FREE] = 0, [CONN_DRAIN] = 0,
+				    [CONN_READ] = 1, [CONN_WRITE] = 2 };
+	struct metrics_conn *v = NULL;
+
+	for (int i = 0; i < METRICS_MAX_CONN; i++) {
+		struct metrics_conn *c = &m->conn[i];
+
+		if (c->state != CONN_DRAIN &&
+		    now_ns - c->accept_ns < METRICS_EVICT_AGE_NS)
+			continue;
+		if (!v || rank[c->state] < rank[v->state] ||
+		    (rank[c->state] == rank[v->state] && c->seq < v->seq))
+			v = c;
+	}
+	return v;
+}
+
+/* When the youngest-protected table first has a connection to give up. */
+static int64_t conn_evictable_ns(const struct metrics *m)
+{
+	int64_t first = INT64_MAX;
+
+	for (int i = 0; i < METRICS_MAX_CONN; i++)
+		if (m->conn[i].accept_ns + METRICS_EVICT_AGE_NS < first)
+			first = m->conn[i].accept_ns + METRICS_EVICT_AGE_NS;
+	return first;
+}
+
 static int metrics_accept(struct metrics *m, int lfd, int64_t now_ns,
 			  metrics_render_fn render, void *arg)
 {
 	int answered = 0;
 
 	for (int k = 0; k < METRICS_ACCEPT_BURST; k++) {
-		struct metrics_conn *c = NULL;
+		struct metrics_conn *c = NULL, *v = NULL;
 		int fd;
 
+		for (int i = 0; i < METRICS_MAX_CONN && !c; i++)
+			if (m->conn[i].state == CONN_FREE)
+				c = &m->conn[i];
+		if (!c && !(v = conn_victim(m, now_ns))) {
+			struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+			/* Full of young ones: a new connection waits in the
+			 * kernel's queue until one may go. */
+			if (poll(&p, 1, 0) == 1) {
+				m->accept_paused = true;
+				m->accept_resume_ns = conn_evictable_ns(m);
+			}
+			break;
+		}
 		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -582,15 +639,19 @@ static int metrics_accept(struct metrics *m, int lfd, int64_t now_ns,
 			}
 			break;
 		}
-		for (int i = 0; i < METRICS_MAX_CONN && !c; i++)
-			if (m->conn[i].state == CONN_FREE)
-				c = &m->conn[i];
 		if (!c) {
-			close(fd);
-			continue;
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			c = v;
+			if (c->state == CONN_WRITE)	/* see metrics_handle() */
+				setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg,
+					   sizeof(lg));
+			conn_close(c);
 		}
 		c->fd = fd;
 		c->state = CONN_READ;
+		c->seq = ++m->accepted;
+		c->accept_ns = now_ns;
 		c->deadline_ns = now_ns + METRICS_READ_TIMEOUT_NS;
 		c->len = 0;
 		c->sent = 0;

@@ -8,9 +8,13 @@
  *
  * It lives inside the daemon's one poll() loop and never blocks on a client:
  * every socket is non-blocking, a request must end its headers within
- * METRICS_REQ_MAX bytes and METRICS_READ_TIMEOUT_NS, at most METRICS_MAX_CONN
- * connections are open at once (more are closed as soon as accepted), and
- * each response is kept whole and sent as the client takes it.
+ * METRICS_REQ_MAX bytes and METRICS_READ_TIMEOUT_NS (from the accept), a
+ * response within METRICS_WRITE_TIMEOUT_NS, at most METRICS_MAX_CONN
+ * connections are open at once (a new one takes the place of the oldest
+ * at least METRICS_EVICT_AGE_NS old: answered first, then idle, then being
+ * sent to; or waits in the kernel's queue until there is one; so clients
+ * holding connections open cannot lock others out), and each response is
+ * kept whole and sent as the client takes it.
  *
  *   GET /metrics   200; the body is what the renderer writes (query ignored)
  *   GET /          200; a line pointing to /metrics

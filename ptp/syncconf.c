@@ -29,6 +29,7 @@ const struct opt_def syncconf_opts[] = {
 	{ "profile", 0, OPT_ENUM, "default", 0, 0, syncconf_profile_names, "NAME", "PTP profile: default, enterprise or g8275.1", 0 },
 	{ "journal_dir", 0, OPT_STRING, "/var/lib/tapless", 0, 0, NULL, "DIR", "where the sync journal is written", 0 },
 	{ "control_socket", 0, OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "UNIX socket tapless status asks", 0 },
+	{ "control_group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group that may ask on the control socket (mode 0660; default: the daemon's group)", 0 },
 	{ "run_dir", 0, OPT_STRING, "/run/tapless", 0, 0, NULL, "DIR", "generated ptp4l/phc2sys configs and their sockets", 0 },
 	{ "hostname", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name in the journal (default: this host's)", 0 },
 	{ "free_running", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "measure only: never adjust a clock", 0 },
@@ -98,6 +99,9 @@ static bool syncconf_ifname_ok(const char *s)
 	return strcspn(s, "/: \t") == n;
 }
 
+static int syncconf_extra_ok(const char *s, const char *where,
+			     struct opts_error *err);
+
 static int syncconf_section(void *arg, const char *section, const char *key,
 			    const char *value, const char *path, int line,
 			    struct opts_error *err)
@@ -132,6 +136,19 @@ static int syncconf_section(void *arg, const char *section, const char *key,
 	i = c->nports - 1;
 	if (!*value)
 		return syncconf_fail(err, "%s:%d: %s needs a value", path, line, key);
+	if (!strcmp(key, "ptp4l_option")) {
+		const char *const *items;
+		char where[PATH_MAX + 64];
+		int rc;
+
+		snprintf(where, sizeof(where), "%s:%d: [%s]", path, line, section);
+		rc = syncconf_extra_ok(value, where, err);
+		if (rc)
+			return rc;
+		if (opts_list(sp->po[i], "ptp4l_option", &items) == SYNCCONF_MAX_EXTRA)
+			return syncconf_fail(err, "%s: more than %d ptp4l_option",
+					     where, SYNCCONF_MAX_EXTRA);
+	}
 	if (opts_set_value(sp->po[i], key, value, false, &e)) {
 		if (!strncmp(e.msg, "unknown option", 14))
 			return syncconf_fail(err, "%s:%d: unknown key '%s' in [%s]",
@@ -159,32 +176,109 @@ static const char *const syncconf_owned[] = {
 	"free_running", NULL,
 };
 
+/* One ptp4l_option item, where it was given ("PATH:LINE: [eth1]"). */
+static int syncconf_extra_ok(const char *s, const char *where,
+			     struct opts_error *err)
+{
+	/* One setting per item: a newline would let a value smuggle in a
+	 * section header of ptp4l's file. */
+	if (strchr(s, '\n') || strchr(s, '[') || !strchr(s, ' '))
+		return syncconf_fail(err, "%s: ptp4l_option '%s' is not "
+				     "'KEY VALUE'", where, s);
+	for (size_t w = 0; syncconf_owned[w]; w++) {
+		size_t kl = strlen(syncconf_owned[w]);
+
+		if (!strncmp(s, syncconf_owned[w], kl) &&
+		    (s[kl] == ' ' || s[kl] == '\t'))
+			return syncconf_fail(err, "%s: ptp4l_option %s: "
+					     "tapless-syncd sets it itself",
+					     where, syncconf_owned[w]);
+	}
+	return 0;
+}
+
+/* The line of [global]'s key in path: of the value want when given, else
+ * the last (the one that counts); 0 when the file has none (the value came
+ * from the command line or the default). opts_parse_file() keeps no line
+ * numbers for [global], so this reads the file again with its rules:
+ * blanks trimmed, '#' comments, [section] headers. */
+static int syncconf_global_line(const char *path, const char *key,
+				const char *want)
+{
+	char buf[4096], section[128] = "global";
+	FILE *f = fopen(path, "r");
+	int lineno = 0, found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *s = opts_trim(buf), *val;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		if (*s == '[') {
+			s[strcspn(s, "]")] = 0;
+			snprintf(section, sizeof(section), "%s", opts_trim(s + 1));
+			continue;
+		}
+		if (strcmp(section, "global"))
+			continue;
+		val = s + strcspn(s, " \t");
+		if (*val)
+			*val++ = 0;
+		val = opts_trim(val);
+		if (strcmp(s, key))
+			continue;
+		if (!want) {
+			found = lineno;
+		} else if (!strcmp(val, want)) {
+			found = lineno;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Where [global]'s key was set: "PATH:LINE", or "command line --key". */
+static void syncconf_global_where(char *dst, size_t size, const char *path,
+				  const char *key, const char *want)
+{
+	int line = syncconf_global_line(path, key, want);
+
+	if (line)
+		snprintf(dst, size, "%s:%d", path, line);
+	else
+		snprintf(dst, size, "command line --%s", key);
+}
+
+/* Copy o's ptp4l_option items into dst, checked. where: the port's
+ * "PATH:LINE: [eth1]", or NULL for [global], whose items are looked up in
+ * the file so an error names their line. */
 static int syncconf_extra(char **dst, unsigned *n, const struct opts *o,
-			  const char *where, struct opts_error *err)
+			  const char *path, const char *where,
+			  struct opts_error *err)
 {
 	const char *const *items;
 	size_t k = opts_list(o, "ptp4l_option", &items);
+	char at[PATH_MAX + 64];
 
 	for (size_t j = 0; j < k; j++) {
 		const char *s = items[j];
+		int rc;
 
-		/* One setting per item: a newline would let a value smuggle
-		 * in a section header of ptp4l's file. */
-		if (strchr(s, '\n') || strchr(s, '[') || !strchr(s, ' '))
-			return syncconf_fail(err, "%s: ptp4l_option '%s' is not "
-					     "'KEY VALUE'", where, s);
-		for (size_t w = 0; syncconf_owned[w]; w++) {
-			size_t kl = strlen(syncconf_owned[w]);
-
-			if (!strncmp(s, syncconf_owned[w], kl) &&
-			    (s[kl] == ' ' || s[kl] == '\t'))
-				return syncconf_fail(err, "%s: ptp4l_option %s: "
-						     "tapless-syncd sets it itself",
-						     where, syncconf_owned[w]);
-		}
+		if (!where)
+			syncconf_global_where(at, sizeof(at), path,
+					      "ptp4l_option", s);
+		else
+			snprintf(at, sizeof(at), "%s", where);
+		rc = syncconf_extra_ok(s, at, err);
+		if (rc)
+			return rc;
 		if (*n == SYNCCONF_MAX_EXTRA)
 			return syncconf_fail(err, "%s: more than %d ptp4l_option",
-					     where, SYNCCONF_MAX_EXTRA);
+					     at, SYNCCONF_MAX_EXTRA);
 		dst[(*n)++] = xstrdup(s);
 	}
 	return 0;
@@ -208,15 +302,17 @@ static int syncconf_check_path(const struct syncconf *c, const char *key,
 			       size_t room, struct opts_error *err)
 {
 	const char *v = opts_str(c->opts, key);
+	char at[PATH_MAX + 64];
 
+	syncconf_global_where(at, sizeof(at), c->path, key, NULL);
 	if (!v || !*v)
-		return syncconf_fail(err, "%s: %s is empty", c->path, key);
+		return syncconf_fail(err, "%s: %s is empty", at, key);
 	if (v[0] != '/')
 		return syncconf_fail(err, "%s: %s '%s' is not an absolute path",
-				     c->path, key, v);
+				     at, key, v);
 	if (strlen(v) + room >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return syncconf_fail(err, "%s: %s '%s' is too long for a UNIX "
-				     "socket path", c->path, key, v);
+				     "socket path", at, key, v);
 	return 0;
 }
 
@@ -231,13 +327,14 @@ int syncconf_load(struct syncconf *c, struct opts *o, const char *path,
 	c->path = path;
 	rc = opts_parse_file(o, path, syncconf_section, &sp, err);
 	for (unsigned i = 0; !rc && i < c->nports; i++) {
-		char where[64];
+		char where[PATH_MAX + 64];
 
+		/* Each item was checked at its own line while parsing. */
 		syncconf_port_take(&c->port[i], sp.po[i]);
 		snprintf(where, sizeof(where), "%s:%d: [%s]", path,
 			 c->port[i].line, c->port[i].name);
 		rc = syncconf_extra(c->port[i].extra, &c->port[i].nextra,
-				    sp.po[i], where, err);
+				    sp.po[i], path, where, err);
 	}
 	for (unsigned i = 0; i < c->nports; i++)
 		opts_destroy(sp.po[i]);
@@ -247,7 +344,7 @@ int syncconf_load(struct syncconf *c, struct opts *o, const char *path,
 		char *g[SYNCCONF_MAX_EXTRA];
 		unsigned ng = 0;
 
-		rc = syncconf_extra(g, &ng, o, path, err);
+		rc = syncconf_extra(g, &ng, o, path, NULL, err);
 		while (ng)
 			free(g[--ng]);
 	}

@@ -9,6 +9,7 @@
  * to those make the next sample.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
@@ -37,6 +39,7 @@
 #include "mgmt.h"
 #include "opts.h"
 #include "phc.h"
+#include "pidfile.h"
 #include "pmc.h"
 #include "print.h"
 #include "ptpgen.h"
@@ -51,6 +54,7 @@
 #define SYNCD_STEP_NS 1000000LL		/* a jump this large is a step... */
 #define SYNCD_STEP_PPM 500		/* ...or what a servo could not slew */
 #define SYNCD_MAX_FDS 128
+#define SYNCD_PIDFILE "tapless-syncd.pid"	/* in run_dir */
 
 struct syncd_port {
 	const struct syncconf_port *cp;
@@ -121,6 +125,13 @@ struct syncd {
 	struct journal_writer *jw;
 	char journal_path[4200], host[256];
 	uint64_t journal_errors;
+	uint64_t caps;			/* permitted after the drop */
+	bool caps_dropped;
+	char ctl_path[4096], ctl_group[256];	/* of the open ctl */
+	struct pidfile *lock;		/* run_dir/tapless-syncd.pid */
+	struct pidfile *jlock;		/* journal_dir/.HOST.journal.lock */
+	struct pidfile *ctl_lock;	/* control_socket.lock */
+	char lock_dir[4096];		/* the run_dir it is in */
 	struct ctl *ctl;
 	struct metrics *metrics;
 	struct iface_watch *watch;
@@ -1138,23 +1149,89 @@ static int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
 
 /* ---- start-up and the loop ---- */
 
-/* What the children need and nothing else: the bounding set is inherited
- * by ptp4l and phc2sys (as root, exec gives them exactly this set). */
-static void syncd_drop_caps(void)
+/* What ptp4l and phc2sys need, so all the daemon keeps (issue 17 item 8;
+ * tapless-syncd(8), Privileges):
+ *   CAP_SYS_TIME          they adjust clocks (ptp4l's servo, phc2sys);
+ *   CAP_NET_RAW           ptp4l's L2 transport opens packet sockets;
+ *   CAP_NET_ADMIN         ptp4l sets the NICs' timestamping (SIOCSHWTSTAMP);
+ *   CAP_NET_BIND_SERVICE  ptp4l binds UDP ports 319 and 320 (and the
+ *                         daemon a metrics_port below 1024, on reload).
+ * The daemon itself needs none of them in its effective set: it stays uid
+ * 0 and owns what it opens again later (run_dir, the journal, the control
+ * socket, /dev/ptp*), and signals only its own children. */
+static const int syncd_keep_caps[] = { CAP_SYS_TIME, CAP_NET_RAW,
+				       CAP_NET_ADMIN, CAP_NET_BIND_SERVICE };
+
+static uint64_t syncd_keep_mask(void)
 {
-	static const int keep[] = { CAP_SYS_TIME, CAP_NET_RAW, CAP_NET_ADMIN,
-				    CAP_NET_BIND_SERVICE, CAP_KILL };
+	uint64_t m = 0;
 
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
-		bool k = false;
+	for (size_t i = 0; i < sizeof(syncd_keep_caps) / sizeof(syncd_keep_caps[0]); i++)
+		m |= 1ULL << syncd_keep_caps[i];
+	return m;
+}
 
-		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-			k |= keep[i] == cap;
-		if (!k && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL &&
-		    errno != EPERM)
+/* The bounding set cut to the kept ones, and no_new_privs: what ptp4l and
+ * phc2sys can ever hold (as root, exec gives them the bounding set,
+ * clamped by no_new_privs to the daemon's permitted set). */
+static void syncd_drop_bounding(void)
+{
+	uint64_t keep = syncd_keep_mask();
+
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		if (!(keep & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL && errno != EPERM)
 			log_warn("cannot drop capability %d: %m", cap);
-	}
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* This process's permitted and effective sets; -errno. */
+static int syncd_caps(uint64_t *permitted, uint64_t permitted_set,
+		      uint64_t effective_set, bool set)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+
+	memset(c, 0, sizeof(c));
+	if (!set) {
+		if (syscall(SYS_capget, &h, c))
+			return -errno;
+		*permitted = c[0].permitted | (uint64_t)c[1].permitted << 32;
+		return 0;
+	}
+	c[0].permitted = (uint32_t)permitted_set;
+	c[1].permitted = (uint32_t)(permitted_set >> 32);
+	c[0].effective = (uint32_t)effective_set;
+	c[1].effective = (uint32_t)(effective_set >> 32);
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+/* Once everything that needs privilege is open: permitted cut to what the
+ * children need, effective empty. The children still get the kept set:
+ * see syncd_drop_bounding(). */
+static void syncd_drop_caps(struct syncd *d)
+{
+	uint64_t have;
+	int rc = syncd_caps(&have, 0, 0, false);
+
+	if (!rc) {
+		d->caps = have & syncd_keep_mask();
+		rc = syncd_caps(NULL, d->caps, 0, true);
+	}
+	if (rc)
+		log_warn("cannot drop capabilities: %s", strerror(-rc));
+	else
+		d->caps_dropped = true;
+}
+
+/* Raise (or lower again) CAP_NET_BIND_SERVICE for a metrics port below
+ * 1024 opened after the drop. */
+static void syncd_bind_cap(struct syncd *d, bool on)
+{
+	uint64_t b = 1ULL << CAP_NET_BIND_SERVICE;
+
+	if (d->caps_dropped && (d->caps & b))
+		syncd_caps(NULL, d->caps, on ? b : 0, true);
 }
 
 static int syncd_mkdir(const char *path)
@@ -1187,12 +1264,79 @@ static int syncd_dirname_mkdir(const char *path)
 	return syncd_mkdir(p);
 }
 
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+}
+
+/* One tapless-syncd per run_dir: the generated configurations and the
+ * sockets there are this instance's only while it holds the pid file,
+ * taken before anything in run_dir is written. On a reload to another
+ * run_dir the new one is taken first and the old one let go after. msg
+ * says why not, naming the holder's pid and configuration. */
+/* Take the lock file path for what ("run_dir /run/tapless"); msg names
+ * the holder's pid and configuration when another instance has it. */
+static int syncd_take(const struct syncd *d, struct pidfile **out,
+		      const char *path, const char *what, char *msg,
+		      size_t size)
+{
+	char note[PIDFILE_NOTE_MAX];
+	struct pidfile_holder h;
+	int rc;
+
+	if (!realpath(d->cfg_path, note))
+		snprintf(note, sizeof(note), "%s", d->cfg_path);
+	rc = pidfile_take(out, path, note, &h);
+	if (rc == -EWOULDBLOCK) {
+		syncd_msg(msg, size, "%s is in use by another tapless-syncd, "
+			  "pid %ld, config %s (lock %s)", what, (long)h.pid,
+			  *h.note ? h.note : "unknown", path);
+		return -EBUSY;
+	}
+	if (rc)
+		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
+		      size_t size)
+{
+	char path[4200], what[4200];
+	struct pidfile *p;
+	int rc;
+
+	if (d->lock && !strcmp(d->lock_dir, run_dir))
+		return 0;
+	rc = syncd_mkdir(run_dir);
+	if (rc) {
+		syncd_msg(msg, size, "run_dir %s: %s", run_dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/%s", run_dir, SYNCD_PIDFILE);
+	snprintf(what, sizeof(what), "run_dir %s", run_dir);
+	rc = syncd_take(d, &p, path, what, msg, size);
+	if (rc)
+		return rc;
+	pidfile_release(d->lock);
+	d->lock = p;
+	snprintf(d->lock_dir, sizeof(d->lock_dir), "%s", run_dir);
+	return 0;
+}
+
 /* Journal, control socket and metrics for the current configuration;
  * reopened on reload only when their settings changed. */
 static int syncd_open_outputs(struct syncd *d, bool first)
 {
 	const struct opts *o = d->conf.opts;
 	char path[4200];
+	gid_t gid;
 	int rc;
 
 	if (opts_str(o, "hostname"))
@@ -1210,8 +1354,30 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 	snprintf(path, sizeof(path), "%s/%s.journal", opts_str(o, "journal_dir"),
 		 d->host);
 	if (!d->jw || strcmp(path, d->journal_path)) {
+		char lock[4400], what[4300], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *jl = NULL;
+
+		/* One writer per journal: a dot file, so neither "*.journal"
+		 * nor the rotated "HOST.journal.*" ever match it. */
+		snprintf(lock, sizeof(lock), "%s/.%s.journal.lock",
+			 opts_str(o, "journal_dir"), d->host);
+		snprintf(what, sizeof(what), "journal %s", path);
+		if (d->jlock && !strcmp(pidfile_path(d->jlock), lock)) {
+			jl = d->jlock;
+		} else if ((rc = syncd_take(d, &jl, lock, what, msg,
+					    sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"journal it had");
+			if (first)
+				return rc;
+			goto open_ctl;
+		}
 		journal_writer_close(d->jw);
 		d->jw = NULL;
+		if (jl != d->jlock) {
+			pidfile_release(d->jlock);
+			d->jlock = jl;
+		}
 		snprintf(d->journal_path, sizeof(d->journal_path), "%s", path);
 		rc = journal_writer_open(&d->jw, path, d->host);
 		if (rc) {
@@ -1220,21 +1386,72 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 				return rc;
 		}
 	}
-	ctl_close(d->ctl);
-	d->ctl = NULL;
+open_ctl:
+	/* Kept when its path and group are the same: making it again would
+	 * take CAP_CHOWN for a group the daemon is not in. */
+	if (d->ctl && !strcmp(d->ctl_path, opts_str(o, "control_socket")) &&
+	    !strcmp(d->ctl_group, opts_str(o, "control_group") ?
+		    opts_str(o, "control_group") : ""))
+		goto metrics;
+	gid = (gid_t)-1;
+	if (opts_str(o, "control_group")) {
+		struct group *g = getgrnam(opts_str(o, "control_group"));
+
+		if (!g) {
+			log_err("control_group: no group '%s'",
+				opts_str(o, "control_group"));
+			if (first)
+				return -EINVAL;
+		} else {
+			gid = g->gr_gid;
+		}
+	}
 	rc = syncd_dirname_mkdir(opts_str(o, "control_socket"));
-	if (!rc)
-		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"));
+	if (!rc) {
+		char lock[4200], what[4200], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *cl = NULL;
+
+		/* One daemon per control socket, beside it: PATH.lock. */
+		snprintf(lock, sizeof(lock), "%s.lock",
+			 opts_str(o, "control_socket"));
+		snprintf(what, sizeof(what), "control_socket %s",
+			 opts_str(o, "control_socket"));
+		if (d->ctl_lock && !strcmp(pidfile_path(d->ctl_lock), lock))
+			cl = d->ctl_lock;
+		else if ((rc = syncd_take(d, &cl, lock, what, msg, sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"control socket it had");
+			if (first)
+				return rc;
+			goto metrics;
+		}
+		ctl_close(d->ctl);
+		d->ctl = NULL;
+		if (cl != d->ctl_lock) {
+			pidfile_release(d->ctl_lock);
+			d->ctl_lock = cl;
+		}
+		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"), gid);
+	}
 	if (rc) {
 		log_err("%s: %s%s", opts_str(o, "control_socket"), strerror(-rc),
 			rc == -EADDRINUSE ? " (another tapless-syncd is running)" : "");
 		if (first)
 			return rc;
+	} else {
+		snprintf(d->ctl_path, sizeof(d->ctl_path), "%s",
+			 opts_str(o, "control_socket"));
+		snprintf(d->ctl_group, sizeof(d->ctl_group), "%s",
+			 opts_str(o, "control_group") ?
+			 opts_str(o, "control_group") : "");
 	}
+metrics:
 	metrics_close(d->metrics);
 	d->metrics = NULL;
 	if (opts_int(o, "metrics_port")) {
+		syncd_bind_cap(d, true);
 		rc = metrics_open(&d->metrics, (int)opts_int(o, "metrics_port"));
+		syncd_bind_cap(d, false);
 		if (rc) {
 			log_err("metrics port %lld: %s", opts_int(o, "metrics_port"),
 				strerror(-rc));
@@ -1250,13 +1467,31 @@ static void syncd_reload(struct syncd *d)
 	struct syncconf c;
 	struct ptpgen_plan plan;
 	struct opts_error err;
+	struct pidfile *old = d->lock;
 
 	if (syncd_load(d, &c, &plan, &err)) {
 		syncd_event(d, NULL, "reload_fail", "%s; keeping the running "
 			    "configuration", err.msg);
 		return;
 	}
+	if (strcmp(opts_str(c.opts, "run_dir"), d->lock_dir)) {
+		/* Taken before the old one is let go: syncd_lock() releases
+		 * it, so keep it held until the old files are removed. */
+		d->lock = NULL;
+		if (syncd_lock(d, opts_str(c.opts, "run_dir"), err.msg,
+			       sizeof(err.msg))) {
+			d->lock = old;
+			syncd_event(d, NULL, "reload_fail", "%s; keeping the "
+				    "running configuration", err.msg);
+			ptpgen_plan_free(&plan);
+			syncconf_free(&c);
+			return;
+		}
+	} else {
+		old = NULL;
+	}
 	syncd_teardown(d);
+	pidfile_release(old);
 	d->conf = c;
 	d->plan = plan;
 	/* The plan's pointers into conf moved with the copy. */
@@ -1332,6 +1567,12 @@ static void syncd_loop(struct syncd *d)
 
 			if (mt >= 0 && mt < timeout)
 				timeout = mt;
+		}
+		if (d->ctl) {	/* a client's deadline ends the wait too */
+			int ct = ctl_timeout_ms(d->ctl);
+
+			if (ct >= 0 && ct < timeout)
+				timeout = ct;
 		}
 		if (poll(fds, (nfds_t)n, timeout) < 0 && errno != EINTR) {
 			log_err("poll: %m");
@@ -1479,8 +1720,13 @@ int main(int argc, char **argv)
 			opts_str(d->conf.opts, "log_level"));
 		goto out;
 	}
+	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err.msg,
+		       sizeof(err.msg))) {
+		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+		goto out;
+	}
 	log_init("tapless-syncd", opts_flag(d->conf.opts, "syslog"), level);
-	syncd_drop_caps();
+	syncd_drop_bounding();
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -1501,6 +1747,7 @@ int main(int argc, char **argv)
 		log_warn("cannot watch links: %s", strerror(-rc));
 		d->watch = NULL;
 	}
+	syncd_drop_caps(d);
 	rc = 1;
 	d->started_ns = syncd_mono();
 	syncd_event(d, NULL, "start", "%s, %s: %u ptp4l, %u phc2sys",
@@ -1522,6 +1769,9 @@ out:
 		close(d->tfd);
 	if (d->cli)
 		opts_destroy(d->cli);
+	pidfile_release(d->ctl_lock);	/* last: the files above were ours */
+	pidfile_release(d->jlock);
+	pidfile_release(d->lock);
 	free(d);
 	return rc;
 }

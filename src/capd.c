@@ -20,6 +20,7 @@
 #include "log.h"
 #include "opts.h"
 #include "pcapng.h"
+#include "pidfile.h"
 #include "reorder.h"
 #include "ts.h"
 #include "txsock.h"
@@ -715,6 +716,23 @@ static char *capd_filter(int argc, char **argv, int first)
 	return f;
 }
 
+/* One tapless-capd per --tx-socket and per output DIR/PREFIX: two would
+ * take each other's socket and write into each other's files. */
+static int capd_lock(struct pidfile **p, const char *path, const char *what,
+		     const char *note)
+{
+	struct pidfile_holder h;
+	int rc = pidfile_take(p, path, note, &h);
+
+	if (rc == -EWOULDBLOCK)
+		fprintf(stderr, "tapless-capd: %s is in use by another "
+			"tapless-capd, pid %ld (%s; lock %s)\n", what,
+			(long)h.pid, h.note, path);
+	else if (rc)
+		fprintf(stderr, "tapless-capd: %s: %s\n", path, strerror(-rc));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
@@ -729,6 +747,8 @@ int main(int argc, char **argv)
 	int first, level, rc = 1;
 	size_t nif;
 	int poll_ms = 100;
+	struct pidfile *out_lock = NULL, *tx_lock = NULL;
+	char lock[4400], note[PIDFILE_NOTE_MAX];
 
 	d->lfd = -1;
 	d->tx_gid = (gid_t)-1;
@@ -780,6 +800,18 @@ int main(int argc, char **argv)
 		strcpy(d->host, "localhost");
 	snprintf(d->prefix, sizeof(d->prefix), "%s",
 		 opts_str(o, "prefix") ? opts_str(o, "prefix") : d->host);
+	if (snprintf(note, sizeof(note), "writing %s/%s-*, TX stamps on %s",
+		     d->dir, d->prefix, opts_str(o, "tx-socket") ?
+		     opts_str(o, "tx-socket") : "-") >= (int)sizeof(note))
+		note[sizeof(note) - 2] = '~';	/* cut short: say so */
+	snprintf(lock, sizeof(lock), "%s/%s.lock", d->dir, d->prefix);
+	if (capd_lock(&out_lock, lock, "the output prefix", note) ||
+	    (opts_str(o, "tx-socket") &&
+	     (snprintf(lock, sizeof(lock), "%s.lock", opts_str(o, "tx-socket")),
+	      capd_lock(&tx_lock, lock, "--tx-socket", note)))) {
+		rc = 2;
+		goto out;
+	}
 	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
 	d->rotate_ns = opts_int(o, "rotate-seconds") * 1000000000LL;
 	d->max_frames = (uint64_t)opts_int(o, "count");
@@ -1044,6 +1076,8 @@ out:
 		close(d->lfd);
 		unlink(tx_path);
 	}
+	pidfile_release(tx_lock);
+	pidfile_release(out_lock);
 	reorder_destroy(d->ro);
 	iface_watch_close(d->watch);
 	for (unsigned i = 0; i < d->n; i++)

@@ -286,10 +286,20 @@ int cmd_status(int argc, char **argv)
 		if (rc == -EPROTO) {
 			rc = CMD_USAGE;
 		} else if (rc) {
+			const char *hint = "";
+
+			if (rc == -ENOENT || rc == -ECONNREFUSED)
+				hint = " (is tapless-syncd running? a journal "
+				       "file can be given instead)";
+			else if (rc == -EACCES || rc == -EPERM)
+				hint = " (only root and the daemon's "
+				       "control_group may ask)";
+			else if (rc == -ECONNRESET || rc == -EPIPE ||
+				 rc == -EAGAIN || rc == -ETIMEDOUT)
+				hint = " (the daemon is busy or not "
+				       "answering; tried several times)";
 			fprintf(stderr, "tapless status: %s: %s%s\n", sock,
-				strerror(-rc), rc == -ENOENT || rc == -ECONNREFUSED ?
-				" (is tapless-syncd running? a journal file can "
-				"be given instead)" : "");
+				strerror(-rc), hint);
 			rc = CMD_SYSTEM;
 		}
 		opts_destroy(o);

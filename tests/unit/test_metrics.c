@@ -588,12 +588,25 @@ START_TEST(connection_limit)
 		step();
 	}
 	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
+	/* Issue 17 item 7: the one over the limit is served; the oldest
+	 * idle one makes room (it was closed without a word, and eight idle
+	 * connections locked every scrape out). */
+	now += S / 2;
 	fd[METRICS_MAX_CONN] = client();
+	send_str(fd[METRICS_MAX_CONN], "GET /metrics HTTP/1.1\r\n\r\n");
 	step();
 	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
-	/* The one over the limit is closed without a word. */
-	ck_assert_int_le(recv(fd[METRICS_MAX_CONN], &b, 1, 0), 0);
+	ck_assert_int_le(recv(fd[0], &b, 1, 0), 0);
+	close(fd[0]);
+	read_to_eof(fd[METRICS_MAX_CONN], resp, sizeof(resp));
+	expect_response(200, false, 0);
 	close(fd[METRICS_MAX_CONN]);
+	for (int i = 0; i < 5 && nconn() == METRICS_MAX_CONN; i++)
+		step();
+	ck_assert_int_eq(nconn(), METRICS_MAX_CONN - 1);
+	fd[0] = client();
+	step();
+	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
 	for (int i = 0; i < METRICS_MAX_CONN; i++)
 		expect_nothing(fd[i]);
 	/* The ones inside it are still served. */
@@ -611,6 +624,42 @@ START_TEST(connection_limit)
 	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
 	expect_nothing(fd[3]);
 	for (int i = 0; i < METRICS_MAX_CONN; i++)
+		close(fd[i]);
+	for (int i = 0; i < 5 && nconn(); i++)
+		step();
+	ck_assert_int_eq(nconn(), 0);
+}
+END_TEST
+
+/* A table full of connections younger than METRICS_EVICT_AGE_NS: a new
+ * one waits in the kernel's queue (not closed), and is served once the
+ * oldest may go, so a client reconnecting at once cannot churn it out. */
+START_TEST(young_table_queues)
+{
+	int fd[METRICS_MAX_CONN + 1];
+	char b;
+
+	for (int i = 0; i < METRICS_MAX_CONN; i++) {
+		fd[i] = client();
+		step();
+	}
+	ck_assert_int_eq(nconn(), METRICS_MAX_CONN);
+	now += S / 10;
+	fd[METRICS_MAX_CONN] = client();
+	send_str(fd[METRICS_MAX_CONN], "GET /metrics HTTP/1.1\r\n\r\n");
+	step();
+	step();
+	expect_nothing(fd[METRICS_MAX_CONN]);
+	for (int i = 0; i < METRICS_MAX_CONN; i++)
+		expect_nothing(fd[i]);
+	ck_assert_int_eq(metrics_timeout_ms(m, now), 150);
+	now += S / 5;
+	for (int i = 0; i < 3; i++)
+		step();
+	read_to_eof(fd[METRICS_MAX_CONN], resp, sizeof(resp));
+	expect_response(200, false, 0);
+	ck_assert_int_le(recv(fd[0], &b, 1, 0), 0);
+	for (int i = 0; i <= METRICS_MAX_CONN; i++)
 		close(fd[i]);
 	for (int i = 0; i < 5 && nconn(); i++)
 		step();
@@ -1082,6 +1131,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, idle_client);
 	tcase_add_test(tc, slow_client);
 	tcase_add_test(tc, connection_limit);
+	tcase_add_test(tc, young_table_queues);
 	tcase_add_test(tc, render_failure);
 	tcase_add_test(tc, large_response);
 	tcase_add_test(tc, reader_never_reads);

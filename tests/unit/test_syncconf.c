@@ -115,14 +115,14 @@ START_TEST(bad_files)
 		{ "[eth1]\nrole\n", ":2: role needs a value" },
 		{ "[a/b]\n", ":1: [a/b] is not an interface name" },
 		{ "[averyveryverylongname]\n", ":1: [averyveryverylongname] is not an interface name" },
-		{ "[eth1]\nptp4l_option justakey\n", ":1: [eth1]: ptp4l_option 'justakey'" },
-		{ "ptp4l_option [x] y\n[eth1]\n", ": ptp4l_option '[x] y' is not 'KEY VALUE'" },
-		{ "[eth1]\nptp4l_option uds_address /tmp/x\n", ": ptp4l_option uds_address: tapless-syncd sets it itself" },
-		{ "control_socket relative.sock\n[eth1]\n", "control_socket 'relative.sock' is not an absolute path" },
+		{ "[eth1]\nptp4l_option justakey\n", ":2: [eth1]: ptp4l_option 'justakey'" },
+		{ "ptp4l_option [x] y\n[eth1]\n", ":1: ptp4l_option '[x] y' is not 'KEY VALUE'" },
+		{ "[eth1]\nptp4l_option uds_address /tmp/x\n", ":2: [eth1]: ptp4l_option uds_address: tapless-syncd sets it itself" },
+		{ "control_socket relative.sock\n[eth1]\n", ":1: control_socket 'relative.sock' is not an absolute path" },
 		{ "run_dir /" "0123456789012345678901234567890123456789"
 		  "0123456789012345678901234567890123456789"
 		  "0123456789012345678901234567890123456789\n[eth1]\n",
-		  "too long for a UNIX socket path" },
+		  ":1: run_dir '/0123" },
 		{ "dry-run 1\n[eth1]\n", ":1: 'dry-run' is only allowed on the command line" },
 	};
 
@@ -137,6 +137,58 @@ START_TEST(bad_files)
 		ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, cases[i].want),
 			      "case %zu: '%s'", i, err.msg);
 	}
+}
+END_TEST
+
+/* Issue 17 item 9: a refused ptp4l_option names its own line, in [global]
+ * (it named none) and in a port section (it named the header). */
+START_TEST(option_lines)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "# comment\n[global]\ndomain 0\nptp4l_option logging_level 6\n"
+		  "ptp4l_option free_running 0\n[eth1]\nrole client\n",
+		  ":5: ptp4l_option free_running: tapless-syncd sets it itself" },
+		{ "domain 0\n\nptp4l_option justakey\n[eth1]\n",
+		  ":3: ptp4l_option 'justakey' is not 'KEY VALUE'" },
+		{ "[eth1]\nrole client\n# x\nptp4l_option tx_timestamp_timeout 9\n"
+		  "ptp4l_option hwts_filter normal\n",
+		  ":5: [eth1]: ptp4l_option hwts_filter: tapless-syncd sets it itself" },
+		{ "[eth0]\n[eth1]\nrole client\n\n\nptp4l_option nokey\n",
+		  ":6: [eth1]: ptp4l_option 'nokey' is not 'KEY VALUE'" },
+		{ "[eth1]\n[global]\njournal_dir /x\njournal_dir var\n",
+		  ":4: journal_dir 'var' is not an absolute path" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct syncconf c;
+		struct opts_error err = { "" };
+		char want[512];
+		int rc = load(&c, cases[i].text, &err);
+
+		if (!rc)
+			syncconf_free(&c);
+		snprintf(want, sizeof(want), "%s%s", path, cases[i].want);
+		ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
+		ck_assert_msg(!strncmp(err.msg, want, strlen(want)),
+			      "case %zu: '%s', want '%s'", i, err.msg, want);
+	}
+}
+END_TEST
+
+/* From the command line, an item has no line: said so. */
+START_TEST(option_cli)
+{
+	struct syncconf c;
+	struct opts_error err = { "" };
+	struct opts *o = opts_create(syncconf_opts);
+
+	ck_assert_int_eq(opts_set_value(o, "ptp4l_option", "uds_address /x",
+					true, &err), 0);
+	unit_write_file(path, "[eth1]\n");
+	ck_assert_int_eq(syncconf_load(&c, o, path, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "command line --ptp4l_option: ptp4l_option "
+			 "uds_address: tapless-syncd sets it itself");
+	opts_destroy(o);
 }
 END_TEST
 
@@ -374,6 +426,8 @@ static Suite *syncconf_suite(void)
 	tcase_add_test(tc, minimal_file);
 	tcase_add_test(tc, port_settings);
 	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, option_lines);
+	tcase_add_test(tc, option_cli);
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, cli_wins);
 	tcase_add_test(tc, plan_software);
