@@ -23,9 +23,10 @@ for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 [ -S "$sock" ] || fail "no socket at $sock: $(cat "$out/capd.log")"
 [ "$(stat -c %a "$sock")" = 660 ] || fail "socket mode $(stat -c %a "$sock"), want 660"
 
-# A second daemon on the same socket is refused, the first keeps it.
+# A second daemon on the same socket is refused, naming the first (its
+# lock, tapless-capd(8)); the first keeps the socket.
 tl_exec a bin/tapless-capd -i "$TL_IF_A" -w "$out" --tx-socket "$sock" 2> "$out/e1"
-[ $? -eq 2 ] && grep -q "another tapless-capd is listening" "$out/e1" ||
+[ $? -eq 2 ] && grep -q "tx-socket is in use by another tapless-capd, pid $capd" "$out/e1" ||
 	fail "second daemon: $(cat "$out/e1")"
 
 # send PROTO PORT COUNT: tsx from a (handing over) to b.
