@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fix.h"
-#include "fixsess.h"
-#include "log.h"
-#include "opts.h"
-#include "print.h"
-#include "probe.h"
-#include "ts.h"
-#include "xalloc.h"
+#include "fix/fix.h"
+#include "fix/fixsess.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/print.h"
+#include "probes/probe.h"
+#include "stamp/ts.h"
+#include "base/xalloc.h"
 
 #define ALGO_VERSION "tapless-algo 0.1"
 

@@ -36,15 +36,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frame.h"
-#include "log.h"
-#include "opts.h"
-#include "pcapng.h"
-#include "print.h"
-#include "sockcap.h"
-#include "summary.h"
-#include "ts.h"
-#include "xalloc.h"
+#include "files/frame.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "files/pcapng.h"
+#include "base/print.h"
+#include "live/sockcap.h"
+#include "base/summary.h"
+#include "stamp/ts.h"
+#include "base/xalloc.h"
 
 #define PP_VERSION "tapless-pingpong 0.1"
 

@@ -35,17 +35,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hist.h"
-#include "log.h"
-#include "opts.h"
-#include "pcapng.h"
-#include "phc.h"
-#include "print.h"
-#include "summary.h"
-#include "swmodel.h"
-#include "topo.h"
-#include "ts.h"
-#include "xalloc.h"
+#include "base/hist.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "files/pcapng.h"
+#include "stamp/phc.h"
+#include "base/print.h"
+#include "base/summary.h"
+#include "sim/swmodel.h"
+#include "files/topo.h"
+#include "stamp/ts.h"
+#include "base/xalloc.h"
 
 #define SWEMU_VERSION "tapless-swemu 0.1"
 #define SWEMU_MAX_PORTS 16

@@ -18,15 +18,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fix.h"
-#include "fixsess.h"
-#include "log.h"
-#include "opts.h"
-#include "print.h"
-#include "probe.h"
-#include "summary.h"
-#include "ts.h"
-#include "xalloc.h"
+#include "fix/fix.h"
+#include "fix/fixsess.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/print.h"
+#include "probes/probe.h"
+#include "base/summary.h"
+#include "stamp/ts.h"
+#include "base/xalloc.h"
 
 #define VENUE_VERSION "tapless-venue 0.1"
 #define VENUE_MAX_SYMBOLS 64

@@ -1,12 +1,12 @@
 /* bound.c — see bound.h. */
-#include "bound.h"
+#include "ptp/bound.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define BOUND_MAX_CLOCKS 16
 

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "journal.h"
+#include "ptp/journal.h"
 
 struct bound;
 

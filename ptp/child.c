@@ -1,5 +1,5 @@
 /* child.c — see child.h. */
-#include "child.h"
+#include "ptp/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 /* glibc 2.36 wraps the pidfd calls; older ones only have the syscalls. */
 #if __has_include(<sys/pidfd.h>)

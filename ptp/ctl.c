@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "xalloc.h"
+#include "ptp/ctl.h"
+#include "base/xalloc.h"
 
 const char *const ctl_status_requests[3] = {
 	"status text", "status csv", "status json",

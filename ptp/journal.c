@@ -1,5 +1,5 @@
 /* journal.c — see journal.h. */
-#include "journal.h"
+#include "ptp/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define JOURNAL_LINE_MAX 1024
 

@@ -1,5 +1,5 @@
 /* metrics.c — see metrics.h. */
-#include "metrics.h"
+#include "ptp/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define METRICS_BACKLOG 16
 #define METRICS_ACCEPT_BURST 16		/* accepts per metrics_handle() */

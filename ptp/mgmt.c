@@ -1,5 +1,5 @@
 /* mgmt.c — see mgmt.h. */
-#include "mgmt.h"
+#include "ptp/mgmt.h"
 
 #include <errno.h>
 #include <stdio.h>

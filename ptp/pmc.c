@@ -1,5 +1,5 @@
 /* pmc.c — see pmc.h. */
-#include "pmc.h"
+#include "ptp/pmc.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -13,8 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "mgmt.h"
-#include "xalloc.h"
+#include "ptp/mgmt.h"
+#include "base/xalloc.h"
 
 /* ptp4l's own messages fit in 1500 bytes (struct message_data); anything
  * longer is not from it. */

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opts.h"
-#include "profiles.h"
-#include "ptpgen.h"
-#include "xalloc.h"
+#include "base/opts.h"
+#include "ptp/profiles.h"
+#include "ptp/ptpgen.h"
+#include "base/xalloc.h"
 
 /* An ordered key/value list: a profile's settings with tapless.conf's laid
  * over them, so the generated file sets each key once, where ptp4l reads

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <sys/un.h>
 
-#include "syncconf.h"
+#include "ptp/syncconf.h"
 
 #define PTPGEN_MAX_ARGS 24
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "opts.h"
-#include "syncconf.h"
-#include "xalloc.h"
+#include "base/opts.h"
+#include "ptp/syncconf.h"
+#include "base/xalloc.h"
 
 const char *const syncconf_role_names[] = { "auto", "client", "server",
 					    "none", NULL };

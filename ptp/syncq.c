@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "syncq.h"
-#include "xalloc.h"
+#include "ptp/syncq.h"
+#include "base/xalloc.h"
 
 #define SYNCQ_HOUR_NS (3600LL * 1000000000)
 

@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "pcapng.h"
+#include "files/capfile.h"
+#include "files/pcapng.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

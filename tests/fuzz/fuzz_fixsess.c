@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "fix.h"
-#include "fixsess.h"
+#include "fix/fix.h"
+#include "fix/fixsess.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

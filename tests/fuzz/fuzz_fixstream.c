@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fix.h"
-#include "fixstream.h"
-#include "frame.h"
+#include "fix/fix.h"
+#include "fix/fixstream.h"
+#include "files/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

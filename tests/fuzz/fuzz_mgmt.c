@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mgmt.h"
+#include "ptp/mgmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "frame.h"
-#include "txsock.h"
+#include "files/frame.h"
+#include "live/txsock.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frame.h"
+#include "files/frame.h"
 
 #define BATCH 64
 #define FAIL_SECONDS 2.0

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "capfile.h"
+#include "files/capfile.h"
 
 int main(int argc, char **argv)
 {

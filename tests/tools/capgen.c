@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pcapng.h"
-#include "ts.h"
+#include "files/pcapng.h"
+#include "stamp/ts.h"
 
 #define BASE 1763800000123456789LL
 

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "frame.h"
-#include "pcapng.h"
+#include "files/frame.h"
+#include "files/pcapng.h"
 
 #define BASE 1763900000000000000LL
 

@@ -26,14 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "opts.h"
-#include "print.h"
-#include "sockcap.h"
-#include "summary.h"
-#include "ts.h"
-#include "txsock.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "base/print.h"
+#include "live/sockcap.h"
+#include "base/summary.h"
+#include "stamp/ts.h"
+#include "live/txsock.h"
+#include "base/xalloc.h"
 
 #define TSX_MAGIC 0x54535831u	/* "TSX1" */
 #define TSX_HDR 16

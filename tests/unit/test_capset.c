@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capset.h"
-#include "pcapng.h"
-#include "ts.h"
+#include "files/capset.h"
+#include "files/pcapng.h"
+#include "stamp/ts.h"
 #include "unit.h"
 
 static char dir[64];

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "ptp/child.h"
 #include "unit.h"
 
 /* Bits of signals 32 and 33 in /proc/PID/status masks. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fix.h"
+#include "fix/fix.h"
 #include "unit.h"
 
 /* The FIX 4.2 Logon often used as an example: BodyLength 65, CheckSum 062

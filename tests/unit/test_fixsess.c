@@ -7,8 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fix.h"
-#include "fixsess.h"
+#include "fix/fix.h"
+#include "fix/fixsess.h"
 #include "unit.h"
 
 #define S 1000000000LL

@@ -8,9 +8,9 @@
  * messages it touches. */
 #include <stdbool.h>
 
-#include "fix.h"
-#include "fixstream.h"
-#include "frame.h"
+#include "fix/fix.h"
+#include "fix/fixstream.h"
+#include "files/frame.h"
 #include "unit.h"
 
 #define MAXMSG 8000

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "frame.h"
+#include "files/frame.h"
 #include "unit.h"
 
 static struct frame_flow flow4(uint8_t proto)

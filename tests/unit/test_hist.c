@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "hist.h"
-#include "summary.h"
+#include "base/hist.h"
+#include "base/summary.h"
 #include "unit.h"
 
 #define N 20011

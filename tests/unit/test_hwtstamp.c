@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hwtstamp.h"
+#include "stamp/hwtstamp.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

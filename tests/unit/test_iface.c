@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iface.h"
+#include "stamp/iface.h"
 #include "unit.h"
 
 START_TEST(test_list_has_lo)

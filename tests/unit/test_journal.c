@@ -10,8 +10,8 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "bound.h"
-#include "journal.h"
+#include "ptp/bound.h"
+#include "ptp/journal.h"
 #include "unit.h"
 
 #define S 1000000000LL

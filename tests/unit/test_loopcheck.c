@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopcheck.h"
-#include "print.h"
-#include "verdict.h"
+#include "validate/loopcheck.h"
+#include "base/print.h"
+#include "validate/verdict.h"
 #include "unit.h"
 
 /* A direction from -> to: n frames sent, received and stamped, a one-way

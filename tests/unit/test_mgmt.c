@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "mgmt.h"
-#include "pmc.h"
+#include "ptp/mgmt.h"
+#include "ptp/pmc.h"
 #include "unit.h"
 
 /* A RESPONSE header: domain 7, source c20a30.fffe.1f7e17-PORT, sequence

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opts.h"
+#include "base/opts.h"
 #include "unit.h"
 
 static const char *const modes[] = { "auto", "hw", "sw", NULL };

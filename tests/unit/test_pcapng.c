@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "pcapng.h"
-#include "pcapng_format.h"
-#include "ts.h"
+#include "files/capfile.h"
+#include "files/pcapng.h"
+#include "files/pcapng_format.h"
+#include "stamp/ts.h"
 #include "unit.h"
 
 static char dir[64];

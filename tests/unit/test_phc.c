@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "phc.h"
+#include "stamp/phc.h"
 #include "unit.h"
 
 #define NS 1000000000LL

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "phccheck.h"
-#include "print.h"
+#include "validate/phccheck.h"
+#include "base/print.h"
 #include "unit.h"
-#include "verdict.h"
+#include "validate/verdict.h"
 
 #define NS 1000000000LL
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pidfile.h"
+#include "base/pidfile.h"
 #include "unit.h"
 
 static char dir[64], path[128];

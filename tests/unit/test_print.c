@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
+#include "base/print.h"
 #include "unit.h"
 
 static char *mem_buf;

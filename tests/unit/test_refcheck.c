@@ -9,12 +9,12 @@
 
 #include "unit.h"
 
-#include "frame.h"
-#include "pcapng.h"
-#include "refcheck.h"
-#include "rng.h"
-#include "ts.h"
-#include "verdict.h"
+#include "files/frame.h"
+#include "files/pcapng.h"
+#include "validate/refcheck.h"
+#include "base/rng.h"
+#include "stamp/ts.h"
+#include "validate/verdict.h"
 
 static char dir[64];
 

@@ -3,7 +3,7 @@
  * before their hold is up; a full buffer gives way without losing frames. */
 #include <errno.h>
 
-#include "reorder.h"
+#include "live/reorder.h"
 #include "unit.h"
 
 #define MS 1000000LL

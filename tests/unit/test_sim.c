@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "fix.h"
-#include "frame.h"
-#include "journal.h"
-#include "sim.h"
+#include "files/capfile.h"
+#include "fix/fix.h"
+#include "files/frame.h"
+#include "ptp/journal.h"
+#include "sim/sim.h"
 #include "unit.h"
 
 #define RATE 1000

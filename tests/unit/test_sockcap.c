@@ -11,12 +11,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "frame.h"
-#include "pcapng.h"
-#include "sockcap.h"
-#include "ts.h"
-#include "txsock.h"
+#include "files/capfile.h"
+#include "files/frame.h"
+#include "files/pcapng.h"
+#include "live/sockcap.h"
+#include "stamp/ts.h"
+#include "live/txsock.h"
 #include "unit.h"
 
 static char dir[64];

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
-#include "summary.h"
+#include "base/print.h"
+#include "base/summary.h"
 #include "unit.h"
 
 START_TEST(ranks_1_to_1000)

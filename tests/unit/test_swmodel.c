@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <math.h>
 
-#include "swmodel.h"
-#include "topo.h"
+#include "sim/swmodel.h"
+#include "files/topo.h"
 #include "unit.h"
 
 START_TEST(presets)

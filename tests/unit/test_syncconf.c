@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "opts.h"
-#include "ptpgen.h"
-#include "syncconf.h"
+#include "base/opts.h"
+#include "ptp/ptpgen.h"
+#include "ptp/syncconf.h"
 #include "unit.h"
 
 static char dir[64], path[128];

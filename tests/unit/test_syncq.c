@@ -5,7 +5,7 @@
  * 1/10/60-minute windows see exactly the samples in them. */
 #include <math.h>
 
-#include "syncq.h"
+#include "ptp/syncq.h"
 #include "unit.h"
 
 #define S 1000000000LL

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <sys/socket.h>
 
-#include "topo.h"
+#include "files/topo.h"
 #include "unit.h"
 
 static char dir[64], path[128];

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "missing.h"
-#include "ts.h"
+#include "base/missing.h"
+#include "stamp/ts.h"
 #include "unit.h"
 
 /* ---- constructed control messages ---------------------------------- */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsinfo.h"
+#include "stamp/tsinfo.h"
 #include "unit.h"
 
 #define FAKE_FAMILY 0x1a

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "txsock.h"
+#include "live/txsock.h"
 #include "unit.h"
 
 static char dir[64];

@@ -5,9 +5,9 @@
 
 #include "unit.h"
 
-#include "linfit.h"
-#include "print.h"
-#include "verdict.h"
+#include "base/linfit.h"
+#include "base/print.h"
+#include "validate/verdict.h"
 
 START_TEST(levels_decide)
 {

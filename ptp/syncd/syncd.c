@@ -1,0 +1,1777 @@
+/* syncd.c — tapless-syncd: keep the host's clocks on PTP time with
+ * linuxptp (ptp4l, phc2sys: supervised here, never reimplemented) and
+ * journal how well they follow it. See tapless-syncd(8), tapless.conf(5).
+ *
+ * One poll loop: signals (signalfd), the children's exits (pidfds) and
+ * output, ptp4l's management answers, link changes, the control socket and
+ * the metrics port. Once per sample_interval every clock gets a journal
+ * sample judged by syncq, and new management questions go out; the answers
+ * to those make the next sample.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/net_tstamp.h>
+
+#include "ptp/child.h"
+#include "ptp/ctl.h"
+#include "stamp/hwtstamp.h"
+#include "stamp/iface.h"
+#include "ptp/journal.h"
+#include "base/log.h"
+#include "ptp/metrics.h"
+#include "ptp/mgmt.h"
+#include "base/opts.h"
+#include "stamp/phc.h"
+#include "base/pidfile.h"
+#include "ptp/pmc.h"
+#include "base/print.h"
+#include "ptp/ptpgen.h"
+#include "ptp/syncconf.h"
+#include "ptp/syncq.h"
+#include "stamp/tsinfo.h"
+#include "base/xalloc.h"
+
+#define SYNCD_VERSION "tapless-syncd 0.1"
+#define SYNCD_EVENTS 32			/* recent events kept for status */
+#define SYNCD_SUBSCRIBE_S 180		/* subscription lifetime asked */
+#define SYNCD_STEP_NS 1000000LL		/* a jump this large is a step... */
+#define SYNCD_STEP_PPM 500		/* ...or what a servo could not slew */
+#define SYNCD_MAX_FDS 128
+#define SYNCD_PIDFILE "tapless-syncd.pid"	/* in run_dir */
+
+struct syncd_port {
+	const struct syncconf_port *cp;
+	uint16_t number;		/* ptp4l's port number */
+	int state;			/* port state, -1: unknown */
+	bool have_stats;
+	uint64_t rx[16], tx[16];	/* PORT_STATS_NP */
+	int link;			/* 1 up, 0 down, -1 unknown */
+	struct hwtstamp_state hwts;
+	bool hwts_known, hwts_narrow;
+};
+
+/* One ptp4l and the clock it steers. */
+struct syncd_inst {
+	const struct ptpgen_instance *pi;
+	struct child *ch;
+	struct pmc *pmc;
+	struct syncq *q;
+	struct phc *phc;		/* hardware instances */
+	struct syncd_port port[SYNCCONF_MAX_PORTS];
+	unsigned nports;
+	/* The latest answers, reset at each sample. */
+	bool have_cds, have_parent, answered;
+	int steps;
+	int64_t offset_ns, delay_ns;
+	char gm[MGMT_CLOCK_ID_STRLEN], self[MGMT_CLOCK_ID_STRLEN];
+	char last_gm[MGMT_CLOCK_ID_STRLEN];
+	int utc_offset;			/* from TIME_PROPERTIES, -1 unknown */
+	int64_t last_answer_ns;		/* CLOCK_MONOTONIC */
+	int subscribed;			/* 1 yes, 0 asked, -1 refused */
+	int64_t subscribe_at;
+	/* The last sample written. */
+	bool in_sync;
+	int64_t bound_ns;
+	int64_t phc_sys_ns;		/* last PHC - sys, for steps */
+	bool phc_sys_known;
+	enum syncq_state qstate;
+	char state_name[16];
+};
+
+/* A clock measured, not steered by a ptp4l of ours: CLOCK_REALTIME or a
+ * PHC phc2sys keeps on the reference instance's clock. */
+struct syncd_derived {
+	char clock[16];
+	struct phc *phc;		/* NULL: CLOCK_REALTIME */
+	struct syncd_inst *ref;
+	struct syncq *q;
+	bool in_sync;
+	int64_t offset_ns, bound_ns;
+};
+
+struct syncd_event {
+	int64_t ts_ns;
+	char clock[16], name[32], text[160];
+};
+
+struct syncd {
+	struct opts *cli;		/* the command line, for reloads */
+	const char *cfg_path;
+	struct syncconf conf;
+	struct ptpgen_plan plan;
+	struct syncd_inst inst[SYNCCONF_MAX_PORTS];
+	unsigned ninst;
+	struct child *aux[SYNCCONF_MAX_PORTS];	/* phc2sys */
+	unsigned naux;
+	struct syncd_derived der[SYNCCONF_MAX_PORTS];
+	unsigned nder;
+	struct journal_writer *jw;
+	char journal_path[4200], host[256];
+	uint64_t journal_errors;
+	uint64_t caps;			/* permitted after the drop */
+	bool caps_dropped;
+	char ctl_path[4096], ctl_group[256];	/* of the open ctl */
+	struct pidfile *lock;		/* run_dir/tapless-syncd.pid */
+	struct pidfile *jlock;		/* journal_dir/.HOST.journal.lock */
+	struct pidfile *ctl_lock;	/* control_socket.lock */
+	char lock_dir[4096];		/* the run_dir it is in */
+	struct ctl *ctl;
+	struct metrics *metrics;
+	struct iface_watch *watch;
+	int sfd, tfd;			/* signalfd, realtime step timerfd */
+	int64_t started_ns, next_tick, interval_ns;
+	int64_t rt_minus_mono;		/* for the size of a system step */
+	struct syncd_event ev[SYNCD_EVENTS];
+	unsigned nev, ev_head;
+	bool stop;
+};
+
+static int64_t syncd_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t syncd_now(void) { return syncd_clock(CLOCK_REALTIME); }
+static int64_t syncd_mono(void) { return syncd_clock(CLOCK_MONOTONIC); }
+
+/* Journal an event, keep it for status, and log it. */
+static void syncd_event(struct syncd *d, const char *clock, const char *name,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void syncd_event(struct syncd *d, const char *clock, const char *name,
+			const char *fmt, ...)
+{
+	struct syncd_event *e = &d->ev[d->ev_head];
+	va_list ap;
+	int rc;
+
+	e->ts_ns = syncd_now();
+	snprintf(e->clock, sizeof(e->clock), "%s", clock ? clock : "-");
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	d->ev_head = (d->ev_head + 1) % SYNCD_EVENTS;
+	if (d->nev < SYNCD_EVENTS)
+		d->nev++;
+	log_notice("%s %s: %s", e->clock, e->name, e->text);
+	if (d->jw) {
+		rc = journal_write_event(d->jw, e->ts_ns, clock, name, e->text);
+		if (rc && !d->journal_errors++)
+			log_err("%s: %s", d->journal_path, strerror(-rc));
+	}
+}
+
+/* ---- the host's facts and the plan ---- */
+
+static int syncd_resolve(const struct syncconf *c,
+			 struct ptpgen_port_info *info, struct opts_error *err)
+{
+	for (unsigned i = 0; i < c->nports; i++) {
+		const struct syncconf_port *p = &c->port[i];
+		struct tsinfo ts;
+		int rc = tsinfo_get(p->name, &ts);
+
+		if (rc == -ENODEV) {
+			snprintf(err->msg, sizeof(err->msg), "%s:%d: [%s]: no such "
+				 "interface", c->path, p->line, p->name);
+			return -EINVAL;
+		}
+		if (rc) {
+			snprintf(err->msg, sizeof(err->msg), "%s:%d: [%s]: cannot "
+				 "read its timestamping capabilities: %s", c->path,
+				 p->line, p->name, strerror(-rc));
+			return rc;
+		}
+		info[i].phc = ts.phc_index;
+		info[i].hw = tsinfo_has_hw(&ts);
+	}
+	return 0;
+}
+
+/* Read the file and plan; nothing runs yet. */
+static int syncd_load(struct syncd *d, struct syncconf *c,
+		      struct ptpgen_plan *plan, struct opts_error *err)
+{
+	struct ptpgen_port_info info[SYNCCONF_MAX_PORTS];
+	struct opts *o = opts_create(syncconf_opts);
+	int rc;
+
+	/* The command line again: it wins over the file, at every reload. */
+	opts_copy_cli(o, d->cli);
+	rc = syncconf_load(c, o, d->cfg_path, err);
+	if (rc) {
+		opts_destroy(o);
+		return rc;
+	}
+	rc = syncd_resolve(c, info, err);
+	if (!rc)
+		rc = ptpgen_plan(plan, c, info, err);
+	if (rc)
+		syncconf_free(c);
+	return rc;
+}
+
+/* ---- children ---- */
+
+static void syncd_child_line(void *arg, const char *name, const char *line)
+{
+	(void)arg;
+	log_info("%s: %s", name, line);
+}
+
+static void syncd_start_child(struct syncd *d, struct child *ch,
+			      const char *clock)
+{
+	int rc = child_start(ch, syncd_mono());
+
+	if (rc)
+		syncd_event(d, clock, "child_fail", "%s: cannot start: %s",
+			    child_name(ch), strerror(-rc));
+	else
+		log_info("%s started, pid %d", child_name(ch), (int)child_pid(ch));
+}
+
+static void syncd_teardown(struct syncd *d)
+{
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+
+		child_destroy(in->ch);		/* stops it */
+		pmc_close(in->pmc);
+		syncq_destroy(in->q);
+		phc_close(in->phc);
+		unlink(in->pi->cfg_path);
+		memset(in, 0, sizeof(*in));
+	}
+	for (unsigned k = 0; k < d->naux; k++)
+		child_destroy(d->aux[k]);
+	for (unsigned k = 0; k < d->nder; k++) {
+		phc_close(d->der[k].phc);
+		syncq_destroy(d->der[k].q);
+	}
+	d->ninst = d->naux = d->nder = 0;
+	ptpgen_plan_free(&d->plan);
+	syncconf_free(&d->conf);
+}
+
+static struct syncq *syncd_syncq(const struct syncd *d, bool derived)
+{
+	const struct opts *o = d->conf.opts;
+	struct syncq_params p = {
+		.threshold_ns = opts_int(o, "sync_threshold"),
+		.asym_ns = derived ? 0 : opts_int(o, "asymmetry_allowance"),
+		.asym_fraction = derived ? 0 : opts_double(o, "asymmetry_fraction"),
+		.free_running = opts_flag(o, "free_running"),
+		.settle = 3,
+		.interval_ns = d->interval_ns,
+	};
+
+	return syncq_create(&p);
+}
+
+/* Start what the plan says. The plan and conf are d's from here on. */
+static void syncd_apply(struct syncd *d)
+{
+	const struct syncconf *c = &d->conf;
+	struct opts_error err;
+	int rc;
+
+	d->interval_ns = opts_int(c->opts, "sample_interval") * 1000000LL;
+	rc = ptpgen_write(&d->plan, &err);
+	if (rc)
+		syncd_event(d, NULL, "config_fail", "%s", err.msg);
+	for (unsigned k = 0; k < d->plan.ninst; k++) {
+		const struct ptpgen_instance *pi = &d->plan.inst[k];
+		struct syncd_inst *in = &d->inst[d->ninst++];
+
+		in->pi = pi;
+		in->q = syncd_syncq(d, false);
+		in->utc_offset = -1;
+		in->subscribe_at = 0;
+		in->bound_ns = SYNCQ_NONE;
+		for (unsigned i = 0; i < pi->nports; i++) {
+			struct syncd_port *p = &in->port[in->nports++];
+
+			p->cp = &c->port[pi->port[i]];
+			p->number = (uint16_t)(i + 1);	/* file order */
+			p->state = -1;
+			p->link = -1;
+		}
+		if (pi->hw && (rc = phc_open(&in->phc, pi->phc)))
+			log_warn("%s: cannot open /dev/ptp%d: %s", pi->clock,
+				 pi->phc, strerror(-rc));
+		rc = pmc_open(&in->pmc, pi->uds_path, pi->pmc_path,
+			      (uint8_t)pi->domain);
+		if (rc)
+			syncd_event(d, pi->clock, "pmc_fail", "%s: %s",
+				    pi->pmc_path, strerror(-rc));
+		child_create(&in->ch, pi->proc.name,
+			     (const char *const *)pi->proc.argv);
+		syncd_start_child(d, in->ch, pi->clock);
+	}
+	for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
+		const struct ptpgen_proc *pr = &d->plan.phc2sys[k].proc;
+
+		child_create(&d->aux[d->naux], pr->name,
+			     (const char *const *)pr->argv);
+		syncd_start_child(d, d->aux[d->naux++], NULL);
+	}
+	/* The clocks phc2sys steers, measured against the one it follows. */
+	if (d->plan.phc2sys_ref >= 0 && d->inst[d->plan.phc2sys_ref].phc) {
+		struct syncd_inst *ref = &d->inst[d->plan.phc2sys_ref];
+
+		for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
+			const struct ptpgen_phc2sys *ps = &d->plan.phc2sys[k];
+			struct syncd_derived *dv = &d->der[d->nder];
+
+			if (ps->phc >= 0 && (rc = phc_open(&dv->phc, ps->phc))) {
+				log_warn("%s: cannot open /dev/ptp%d: %s",
+					 ps->clock, ps->phc, strerror(-rc));
+				continue;
+			}
+			snprintf(dv->clock, sizeof(dv->clock), "%s", ps->clock);
+			dv->ref = ref;
+			dv->q = syncd_syncq(d, true);
+			d->nder++;
+		}
+	}
+}
+
+static void syncd_child_exited(struct syncd *d, struct child *ch,
+			       struct syncd_inst *in)
+{
+	struct child_exit ex;
+	char why[96];
+
+	if (child_reap(ch, syncd_mono(), &ex) != 1)
+		return;
+	child_read_output(ch, syncd_child_line, d);
+	child_exit_str(&ex, why, sizeof(why));
+	syncd_event(d, in ? in->pi->clock : NULL,
+		    in ? "ptp4l_exit" : "phc2sys_exit",
+		    "%s (pid %d) %s; restart in %.0f s", child_name(ch),
+		    (int)ex.pid, why,
+		    (double)(child_next_start(ch) - syncd_mono()) / 1e9);
+	if (in) {
+		syncq_reset(in->q);
+		for (unsigned i = 0; i < in->nports; i++)
+			in->port[i].state = -1;
+		in->subscribed = 0;
+		in->subscribe_at = 0;
+	}
+}
+
+static void syncd_restart_one(struct syncd *d, struct child *ch,
+			      const char *clock, int64_t now)
+{
+	if (child_running(ch) || now < child_next_start(ch))
+		return;
+	syncd_start_child(d, ch, clock);
+	if (child_running(ch))
+		syncd_event(d, clock, "restart", "%s restarted, pid %d (restart %u)",
+			    child_name(ch), (int)child_pid(ch),
+			    child_restarts(ch));
+}
+
+static void syncd_restart_due(struct syncd *d)
+{
+	int64_t now = syncd_mono();
+
+	for (unsigned k = 0; k < d->ninst; k++)
+		syncd_restart_one(d, d->inst[k].ch, d->inst[k].pi->clock, now);
+	for (unsigned k = 0; k < d->naux; k++)
+		syncd_restart_one(d, d->aux[k], NULL, now);
+}
+
+/* ---- management answers ---- */
+
+static struct syncd_port *syncd_port_no(struct syncd_inst *in, uint16_t n)
+{
+	for (unsigned i = 0; i < in->nports; i++)
+		if (in->port[i].number == n)
+			return &in->port[i];
+	return NULL;
+}
+
+static void syncd_port_state(struct syncd *d, struct syncd_inst *in,
+			     struct syncd_port *p, int state)
+{
+	if (p->state == state)
+		return;
+	syncd_event(d, in->pi->clock, "port_state", "%s %s -> %s", p->cp->name,
+		    p->state < 0 ? "-" : mgmt_port_state_name(p->state),
+		    mgmt_port_state_name(state));
+	p->state = state;
+}
+
+static void syncd_answer(struct syncd *d, struct syncd_inst *in,
+			 const struct mgmt_msg *m)
+{
+	struct syncd_port *p;
+
+	in->last_answer_ns = syncd_mono();
+	in->answered = true;
+	if (m->tlv_type == MGMT_TLV_ERROR_STATUS) {
+		if (m->id == MGMT_ID_SUBSCRIBE_EVENTS_NP && in->subscribed == 0) {
+			in->subscribed = -1;
+			log_notice("%s: ptp4l refuses SUBSCRIBE_EVENTS_NP (%s): "
+				   "polling port states every sample instead",
+				   in->pi->clock, mgmt_error_name(m->error.error_id));
+		}
+		return;
+	}
+	if (!m->decoded)
+		return;
+	switch (m->id) {
+	case MGMT_ID_CURRENT_DATA_SET:
+		in->have_cds = true;
+		in->steps = m->current_ds.steps_removed;
+		in->offset_ns = llround(mgmt_ti_ns(m->current_ds.offset_from_master));
+		in->delay_ns = llround(mgmt_ti_ns(m->current_ds.mean_path_delay));
+		break;
+	case MGMT_ID_PARENT_DATA_SET:
+		in->have_parent = true;
+		mgmt_clock_id_str(&m->parent_ds.gm_identity, in->gm);
+		break;
+	case MGMT_ID_PORT_DATA_SET:
+		mgmt_clock_id_str(&m->port_ds.port.clock, in->self);
+		p = syncd_port_no(in, m->port_ds.port.port);
+		if (p)
+			syncd_port_state(d, in, p, m->port_ds.port_state);
+		break;
+	case MGMT_ID_PORT_STATS_NP:
+		p = syncd_port_no(in, m->port_stats.port.port);
+		if (p) {
+			memcpy(p->rx, m->port_stats.rx, sizeof(p->rx));
+			memcpy(p->tx, m->port_stats.tx, sizeof(p->tx));
+			p->have_stats = true;
+		}
+		break;
+	case MGMT_ID_TIME_PROPERTIES_DATA_SET:
+		if (m->time_props.current_utc_offset != in->utc_offset &&
+		    (m->time_props.flags & MGMT_TP_UTC_OFFSET_VALID)) {
+			in->utc_offset = m->time_props.current_utc_offset;
+			syncd_event(d, in->pi->clock, "utc_offset", "%d",
+				    in->utc_offset);
+		}
+		break;
+	case MGMT_ID_SUBSCRIBE_EVENTS_NP:
+		if (in->subscribed == 0)
+			log_info("%s: subscribed to ptp4l's port events",
+				 in->pi->clock);
+		in->subscribed = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+static void syncd_pmc_read(struct syncd *d, struct syncd_inst *in)
+{
+	struct mgmt_msg m;
+	int rc;
+
+	while ((rc = pmc_recv(in->pmc, &m)) != 0) {
+		if (rc == -EBADMSG)
+			log_warn_rl("%s: bad management message from ptp4l: %s",
+				    in->pi->clock, pmc_error(in->pmc));
+		else if (rc < 0)
+			break;
+		else
+			syncd_answer(d, in, &m);
+	}
+}
+
+static void syncd_ask(struct syncd *d, struct syncd_inst *in, int64_t mono)
+{
+	static const uint16_t ids[] = {
+		MGMT_ID_CURRENT_DATA_SET, MGMT_ID_PARENT_DATA_SET,
+		MGMT_ID_PORT_DATA_SET, MGMT_ID_TIME_PROPERTIES_DATA_SET,
+		MGMT_ID_PORT_STATS_NP,
+	};
+
+	(void)d;
+	if (!in->pmc || !child_running(in->ch))
+		return;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (pmc_get(in->pmc, ids[i]) < 0)
+			break;		/* not listening yet */
+	/* Pushed port states: renewed well before the lifetime ends. A
+	 * ptp4l that refused is asked again only after a restart. */
+	if (in->subscribed >= 0 && mono >= in->subscribe_at) {
+		if (pmc_subscribe(in->pmc, SYNCD_SUBSCRIBE_S,
+				  MGMT_EVENT(MGMT_NOTIFY_PORT_STATE)) >= 0)
+			in->subscribe_at = mono + SYNCD_SUBSCRIBE_S / 3 * 1000000000LL;
+	}
+}
+
+/* ---- samples ---- */
+
+static double syncd_freq_ppb(clockid_t id)
+{
+	struct timex tx = { .modes = 0 };
+
+	/* modes 0 reads without adjusting anything. */
+	if (clock_adjtime(id, &tx) < 0)
+		return NAN;
+	return (double)tx.freq / 65.536;
+}
+
+static void syncd_judge(struct syncd_inst *in, const char **state_out)
+{
+	const struct syncd_port *follow = NULL, *calib = NULL, *master = NULL;
+
+	for (unsigned i = 0; i < in->nports; i++) {
+		const struct syncd_port *p = &in->port[i];
+
+		if (p->state == MGMT_PS_SLAVE)
+			follow = p;
+		else if (p->state == MGMT_PS_UNCALIBRATED)
+			calib = p;
+		else if (p->state == MGMT_PS_MASTER ||
+			 p->state == MGMT_PS_GRAND_MASTER)
+			master = p;
+	}
+	if (!child_running(in->ch) || !in->answered) {
+		in->qstate = SYNCQ_LOST;
+		*state_out = child_running(in->ch) ? "-" : "DOWN";
+	} else if (follow || calib) {
+		in->qstate = follow ? SYNCQ_FOLLOWING : SYNCQ_CALIBRATING;
+		*state_out = mgmt_port_state_name((follow ? follow : calib)->state);
+	} else if (master && in->have_parent && !strcmp(in->gm, in->self)) {
+		in->qstate = SYNCQ_GRANDMASTER;
+		*state_out = "MASTER";
+	} else {
+		const struct syncd_port *p = &in->port[0];
+
+		in->qstate = SYNCQ_LOST;
+		*state_out = p->state < 0 ? "-" : mgmt_port_state_name(p->state);
+	}
+}
+
+static void syncd_write(struct syncd *d, const struct journal_sample *js)
+{
+	int rc;
+
+	if (!d->jw)
+		return;
+	rc = journal_write_sample(d->jw, js);
+	if (rc && !d->journal_errors++)
+		log_err("%s: %s", d->journal_path, strerror(-rc));
+}
+
+static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
+			      int64_t now)
+{
+	struct journal_sample js = { .ts_ns = now, .steps = -1 };
+	struct syncq_sample s = { .ts_ns = now };
+	const char *state;
+	bool measured;
+
+	syncd_judge(in, &state);
+	s.state = in->qstate;
+	/* Offset and delay mean something only while a master is followed. */
+	measured = in->have_cds && (s.state == SYNCQ_FOLLOWING ||
+				    s.state == SYNCQ_CALIBRATING);
+	s.offset_ns = measured ? in->offset_ns : SYNCQ_NONE;
+	s.delay_ns = measured ? in->delay_ns : SYNCQ_NONE;
+	syncq_add(in->q, &s, &in->in_sync, &in->bound_ns);
+	snprintf(in->state_name, sizeof(in->state_name), "%s", state);
+
+	snprintf(js.clock, sizeof(js.clock), "%s", in->pi->clock);
+	snprintf(js.state, sizeof(js.state), "%s", state);
+	js.offset_ns = s.state == SYNCQ_GRANDMASTER ? 0 : s.offset_ns;
+	js.delay_ns = s.delay_ns;
+	js.freq_ppb = syncd_freq_ppb(in->phc ? phc_clockid(in->phc)
+					     : CLOCK_REALTIME);
+	/* While a port only starts to follow, ptp4l can still name itself
+	 * as grandmaster: not a grandmaster change worth an event. */
+	if (in->have_parent && s.state != SYNCQ_LOST &&
+	    (s.state == SYNCQ_GRANDMASTER || strcmp(in->gm, in->self))) {
+		snprintf(js.gm, sizeof(js.gm), "%s", in->gm);
+		if (*in->last_gm && strcmp(in->last_gm, in->gm))
+			syncd_event(d, in->pi->clock, "gm_change", "%s -> %s",
+				    in->last_gm, in->gm);
+		snprintf(in->last_gm, sizeof(in->last_gm), "%s", in->gm);
+	}
+	js.steps = in->have_cds && s.state != SYNCQ_LOST ? in->steps : -1;
+	/* ptp4l moves a port to SLAVE exactly when its servo locks. */
+	snprintf(js.servo, sizeof(js.servo), "%s",
+		 s.state == SYNCQ_FOLLOWING ? "s2" :
+		 s.state == SYNCQ_CALIBRATING ? "s0" : "-");
+	js.in_sync = in->in_sync;
+	js.bound_ns = in->bound_ns;
+	syncd_write(d, &js);
+	in->have_cds = in->have_parent = in->answered = false;
+}
+
+/* PHC against CLOCK_REALTIME, for derived clocks and for steps of the
+ * PHC that ptp4l does not announce. */
+static int syncd_phc_sys(struct phc *phc, struct phc_offset *po)
+{
+	return phc_sys_offset(phc, 5, po);
+}
+
+static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
+				 int64_t now)
+{
+	struct journal_sample js = { .ts_ns = now, .steps = -1 };
+	struct syncq_sample s = { .ts_ns = now, .delay_ns = SYNCQ_NONE };
+	struct phc_offset ref, own;
+	int64_t width = 0;
+	bool ok = dv->ref->phc && !syncd_phc_sys(dv->ref->phc, &ref);
+
+	if (ok && dv->phc)
+		ok = !syncd_phc_sys(dv->phc, &own);
+	/* A PHC keeps PTP's timescale (TAI), the system clock UTC: phc2sys
+	 * puts sys at PHC - (TAI - UTC), so that is where it should be. */
+	if (ok && !dv->phc && dv->ref->utc_offset < 0)
+		ok = false;	/* not known yet: nothing to judge against */
+	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
+	s.offset_ns = SYNCQ_NONE;
+	if (ok) {
+		/* clock - reference PHC, both read against sys. */
+		s.offset_ns = dv->phc ? own.offset_ns - ref.offset_ns
+			: -ref.offset_ns + dv->ref->utc_offset * 1000000000LL;
+		width = ref.window_ns / 2 + (dv->phc ? own.window_ns / 2 : 0);
+	}
+	syncq_add(dv->q, &s, &dv->in_sync, &dv->bound_ns);
+	/* Chained: as good as the reference, plus this reading. */
+	if (ok && dv->ref->in_sync && dv->bound_ns != SYNCQ_NONE) {
+		dv->bound_ns += dv->ref->bound_ns + width;
+	} else {
+		dv->in_sync = false;
+		dv->bound_ns = SYNCQ_NONE;	/* nothing vouches for it */
+	}
+	if (dv->bound_ns != SYNCQ_NONE &&
+	    dv->bound_ns > opts_int(d->conf.opts, "sync_threshold"))
+		dv->in_sync = false;
+	dv->offset_ns = s.offset_ns;
+	snprintf(js.clock, sizeof(js.clock), "%s", dv->clock);
+	snprintf(js.state, sizeof(js.state), "%s", ok ? "phc2sys" : "-");
+	js.offset_ns = s.offset_ns;
+	js.delay_ns = JOURNAL_NONE;
+	js.freq_ppb = syncd_freq_ppb(dv->phc ? phc_clockid(dv->phc)
+					     : CLOCK_REALTIME);
+	snprintf(js.gm, sizeof(js.gm), "%s", dv->ref->gm[0] ? dv->ref->gm : "-");
+	snprintf(js.servo, sizeof(js.servo), "-");
+	js.in_sync = dv->in_sync;
+	js.bound_ns = dv->in_sync ? dv->bound_ns : JOURNAL_NONE;
+	syncd_write(d, &js);
+}
+
+/* Another program (or the driver) may change a NIC's stamping under us:
+ * ptp4l with hwts_filter normal, a capture tool, a link reset. */
+static void syncd_check_hwtstamp(struct syncd *d, struct syncd_inst *in)
+{
+	for (unsigned i = 0; in->pi->hw && i < in->nports; i++) {
+		struct syncd_port *p = &in->port[i];
+		struct hwtstamp_state st;
+		static const struct hwtstamp_state want = {
+			.tx_type = HWTSTAMP_TX_ON,
+			.rx_filter = HWTSTAMP_FILTER_ALL,
+		};
+
+		if (hwtstamp_get(p->cp->name, &st))
+			continue;
+		if (p->hwts_known && (st.tx_type != p->hwts.tx_type ||
+				      st.rx_filter != p->hwts.rx_filter))
+			syncd_event(d, in->pi->clock, "hwtstamp_change",
+				    "%s tx %s rx %s -> tx %s rx %s", p->cp->name,
+				    hwtstamp_tx_name(p->hwts.tx_type) ?: "?",
+				    hwtstamp_rx_name(p->hwts.rx_filter) ?: "?",
+				    hwtstamp_tx_name(st.tx_type) ?: "?",
+				    hwtstamp_rx_name(st.rx_filter) ?: "?");
+		p->hwts = st;
+		p->hwts_known = true;
+		p->hwts_narrow = child_running(in->ch) &&
+			hwtstamp_narrower(&want, &st);
+	}
+}
+
+static void syncd_check_phc_step(struct syncd *d, struct syncd_inst *in)
+{
+	struct phc_offset po;
+
+	if (!in->phc || syncd_phc_sys(in->phc, &po))
+		return;
+	/* Servos slew at most a few hundred ppm: a millisecond in one
+	 * interval is a step, of the PHC or of the system clock (the
+	 * latter is reported by the timerfd as well). */
+	if (in->phc_sys_known &&
+	    llabs(po.offset_ns - in->phc_sys_ns) >
+	    SYNCD_STEP_NS + d->interval_ns / 1000000 * SYNCD_STEP_PPM) {
+		syncd_event(d, in->pi->clock, "step", "%+" PRId64 " ns against sys",
+			    po.offset_ns - in->phc_sys_ns);
+		syncq_reset(in->q);
+	}
+	in->phc_sys_ns = po.offset_ns;
+	in->phc_sys_known = true;
+}
+
+static void syncd_rotate(struct syncd *d, int64_t now)
+{
+	uint64_t limit = (uint64_t)opts_int(d->conf.opts, "journal_rotate_size")
+		* 1000000;
+	char old[4300];
+	int rc;
+
+	if (!d->jw || !limit || journal_writer_size(d->jw) < limit)
+		return;
+	rc = journal_writer_rotate(d->jw, now,
+				   (unsigned)opts_int(d->conf.opts, "journal_keep"),
+				   old, sizeof(old));
+	if (rc)
+		log_err("%s: rotation failed: %s", d->journal_path, strerror(-rc));
+	else
+		syncd_event(d, NULL, "journal_rotated", "previous file %s", old);
+}
+
+static void syncd_tick(struct syncd *d)
+{
+	int64_t now = syncd_now(), mono = syncd_mono();
+
+	for (unsigned k = 0; k < d->ninst; k++) {
+		syncd_check_hwtstamp(d, &d->inst[k]);
+		syncd_check_phc_step(d, &d->inst[k]);
+		syncd_sample_inst(d, &d->inst[k], now);
+	}
+	for (unsigned k = 0; k < d->nder; k++)
+		syncd_sample_derived(d, &d->der[k], now);
+	for (unsigned k = 0; k < d->ninst; k++)
+		syncd_ask(d, &d->inst[k], mono);
+	syncd_rotate(d, now);
+}
+
+/* ---- links and the system clock ---- */
+
+static void syncd_link(void *arg, const struct iface_entry *e, bool removed)
+{
+	struct syncd *d = arg;
+
+	for (unsigned k = 0; k < d->ninst; k++)
+		for (unsigned i = 0; i < d->inst[k].nports; i++) {
+			struct syncd_port *p = &d->inst[k].port[i];
+			int up = !removed && e->up && e->running;
+
+			if (strcmp(p->cp->name, e->name) || p->link == up)
+				continue;
+			if (p->link >= 0 || !up)
+				syncd_event(d, d->inst[k].pi->clock,
+					    up ? "link_up" : "link_down", "%s%s",
+					    e->name, removed ? " removed" : "");
+			p->link = up;
+		}
+}
+
+static void syncd_links_now(struct syncd *d)
+{
+	for (unsigned k = 0; k < d->ninst; k++)
+		for (unsigned i = 0; i < d->inst[k].nports; i++) {
+			struct iface_entry e;
+
+			if (!iface_get(d->inst[k].port[i].cp->name, &e))
+				syncd_link(d, &e, false);
+		}
+}
+
+/* CLOCK_REALTIME set by anyone: the timerfd is cancelled (Linux's
+ * TFD_TIMER_CANCEL_ON_SET), and realtime - monotonic tells by how much. */
+static int syncd_arm_step_timer(struct syncd *d)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = INT32_MAX } };
+
+	d->rt_minus_mono = syncd_now() - syncd_mono();
+	return timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+			       &its, NULL);
+}
+
+static void syncd_step_timer(struct syncd *d)
+{
+	uint64_t n;
+
+	if (read(d->tfd, &n, sizeof(n)) < 0 && errno == ECANCELED) {
+		int64_t was = d->rt_minus_mono;
+
+		syncd_arm_step_timer(d);
+		syncd_event(d, "sys", "step", "%+" PRId64 " ns",
+			    d->rt_minus_mono - was);
+		for (unsigned k = 0; k < d->ninst; k++) {
+			if (!d->inst[k].pi->hw)
+				syncq_reset(d->inst[k].q);
+			/* PHC - sys jumped too, but the PHC did not. */
+			d->inst[k].phc_sys_known = false;
+		}
+	}
+}
+
+/* ---- status ---- */
+
+static const char *const syncd_windows[] = { "1min", "10min", "60min" };
+static const int syncd_window_s[] = { 60, 600, 3600 };
+
+/* fmt has one %lld; a value not known prints as fmt's text with "-". */
+static void syncd_print_i64(struct printer *pr, const char *key,
+			    const char *fmt, int64_t v)
+{
+	char nfmt[64];
+	const char *c;
+
+	if (v != SYNCQ_NONE) {
+		print_int(pr, key, fmt, v);
+		return;
+	}
+	c = fmt ? strstr(fmt, "%lld") : NULL;
+	if (c)
+		snprintf(nfmt, sizeof(nfmt), "%.*s%%s%s", (int)(c - fmt), fmt,
+			 c + 4);
+	print_null(pr, key, c ? nfmt : NULL);
+}
+
+static void syncd_print_stats(struct printer *pr, const struct syncq *q,
+			      int64_t now)
+{
+	print_object_begin(pr, "stats");
+	for (int w = 0; w < 3; w++) {
+		struct syncq_stats st;
+
+		syncq_window(q, now, syncd_window_s[w] * 1000000000LL, &st);
+		print_object_begin(pr, syncd_windows[w]);
+		print_text(pr, "    %-6s", syncd_windows[w]);
+		print_uint(pr, "samples", " %5llu samples", st.samples);
+		print_uint(pr, "in_sync", " %5llu in sync", st.in_sync);
+		if (st.measured) {
+			print_double(pr, "offset_mean_ns", "  offset %.0f", st.offset_mean);
+			print_double(pr, "offset_sd_ns", " sd %.0f", st.offset_sd);
+			print_int(pr, "offset_min_ns", " [%lld", st.offset_min);
+			print_int(pr, "offset_max_ns", ", %lld] ns", st.offset_max);
+		} else {
+			print_null(pr, "offset_mean_ns", "  offset %s");
+		}
+		if (st.delays) {
+			print_double(pr, "delay_mean_ns", "  delay %.0f", st.delay_mean);
+			print_double(pr, "delay_sd_ns", " sd %.0f", st.delay_sd);
+			print_int(pr, "delay_min_ns", NULL, st.delay_min);
+			print_int(pr, "delay_max_ns", NULL, st.delay_max);
+		}
+		syncd_print_i64(pr, "bound_max_ns", "  bound <= %lld ns",
+				st.bound_max);
+		print_text(pr, "\n");
+		print_object_end(pr);
+	}
+	print_object_end(pr);
+}
+
+static void syncd_print_child(struct printer *pr, const struct child *ch,
+			      int64_t mono)
+{
+	const struct child_exit *ex = child_last_exit(ch);
+	char why[96] = "";
+
+	print_str(pr, "name", "  %s", child_name(ch));
+	print_bool(pr, "running", " running %s", child_running(ch));
+	if (child_running(ch))
+		print_int(pr, "pid", " pid %lld", child_pid(ch));
+	else
+		print_double(pr, "restart_in_s", " restart in %.1f s",
+			     (double)(child_next_start(ch) - mono) / 1e9);
+	print_uint(pr, "restarts", " restarts %llu", child_restarts(ch));
+	if (ex) {
+		child_exit_str(ex, why, sizeof(why));
+		print_str(pr, "last_exit", " (last %s)", why);
+	}
+	print_text(pr, "\n");
+}
+
+static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
+{
+	char a[256];
+
+	print_array_begin(pr, "alarms");
+	print_text(pr, "alarms:");
+#define ALARM(...) do { snprintf(a, sizeof(a), __VA_ARGS__); \
+		print_str(pr, NULL, "\n  %s", a); n++; } while (0)
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+
+		if (!child_running(in->ch))
+			ALARM("%s: %s not running, restart in %.0f s",
+			      in->pi->clock, child_name(in->ch),
+			      (double)(child_next_start(in->ch) - mono) / 1e9);
+		else if (mono - in->last_answer_ns > 3 * d->interval_ns &&
+			 mono - d->started_ns > 3 * d->interval_ns)
+			ALARM("%s: %s not answering management messages",
+			      in->pi->clock, child_name(in->ch));
+		if (!in->in_sync && in->qstate != SYNCQ_GRANDMASTER)
+			ALARM("%s: not in sync (%s)", in->pi->clock,
+			      in->state_name[0] ? in->state_name : "starting");
+		for (unsigned i = 0; i < in->nports; i++) {
+			if (in->port[i].link == 0)
+				ALARM("%s: link down", in->port[i].cp->name);
+			if (in->port[i].hwts_narrow)
+				ALARM("%s: hardware stamps narrowed to rx %s: "
+				      "captures lose stamps",
+				      in->port[i].cp->name,
+				      hwtstamp_rx_name(in->port[i].hwts.rx_filter) ?: "?");
+		}
+	}
+	for (unsigned k = 0; k < d->naux; k++)
+		if (!child_running(d->aux[k]))
+			ALARM("%s not running", child_name(d->aux[k]));
+	for (unsigned k = 0; k < d->nder; k++)
+		if (!d->der[k].in_sync)
+			ALARM("%s: not in sync with %s", d->der[k].clock,
+			      d->der[k].ref->pi->clock);
+	if (d->journal_errors)
+		ALARM("journal %.200s: %" PRIu64 " writes failed", d->journal_path,
+		      d->journal_errors);
+#undef ALARM
+	if (!n)
+		print_text(pr, " none");
+	print_text(pr, "\n");
+	print_array_end(pr);
+}
+
+static void syncd_status(struct syncd *d, struct printer *pr)
+{
+	int64_t now = syncd_now(), mono = syncd_mono();
+	bool all = true;
+
+	for (unsigned k = 0; k < d->ninst; k++)
+		if (!d->inst[k].in_sync)
+			all = false;
+	print_str(pr, "host", "host %s", d->host);
+	print_str(pr, "version", NULL, SYNCD_VERSION);
+	print_str(pr, "config", "  config %s", d->cfg_path);
+	print_str(pr, "journal", "  journal %s", d->journal_path);
+	print_double(pr, "uptime_s", "  up %.0f s\n",
+		     (double)(mono - d->started_ns) / 1e9);
+	print_bool(pr, "in_sync", "in sync: %s", all);
+	print_bool(pr, "free_running", "  free running: %s\n",
+		   opts_flag(d->conf.opts, "free_running"));
+	print_array_begin(pr, "clocks");
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+		struct syncq_sample s;
+		bool ok;
+		int64_t b;
+
+		print_object_begin(pr, NULL);
+		print_str(pr, "clock", "\nclock %s", in->pi->clock);
+		print_str(pr, "state", "  %s", in->state_name[0] ? in->state_name : "-");
+		print_bool(pr, "in_sync", "  in sync %s", in->in_sync);
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", in->bound_ns);
+		if (syncq_last(in->q, &s, &ok, &b)) {
+			syncd_print_i64(pr, "offset_ns", "  offset %lld ns", s.offset_ns);
+			syncd_print_i64(pr, "delay_ns", "  delay %lld ns", s.delay_ns);
+		}
+		print_text(pr, "\n");
+		print_str(pr, "gm", "  grandmaster %s", in->last_gm[0] ? in->last_gm : NULL);
+		print_str(pr, "identity", "  self %s", in->self[0] ? in->self : NULL);
+		print_int(pr, "steps_removed", "  steps removed %lld",
+			  in->steps);
+		print_bool(pr, "hardware", "  hardware %s", in->pi->hw);
+		print_int(pr, "domain", "  domain %lld", in->pi->domain);
+		print_str(pr, "profile", "  profile %s\n",
+			  syncconf_profile_names[in->pi->profile]);
+		print_str(pr, "events", NULL, in->subscribed > 0 ? "subscribed" :
+			  in->subscribed < 0 ? "polled" : "asked");
+		print_object_begin(pr, "ptp4l");
+		syncd_print_child(pr, in->ch, mono);
+		print_object_end(pr);
+		print_array_begin(pr, "ports");
+		for (unsigned i = 0; i < in->nports; i++) {
+			const struct syncd_port *p = &in->port[i];
+
+			print_object_begin(pr, NULL);
+			print_str(pr, "interface", "  port %s", p->cp->name);
+			print_int(pr, "number", " (%lld)", p->number);
+			print_str(pr, "role", " role %s", syncconf_role_names[p->cp->role]);
+			print_str(pr, "state", " state %s",
+				  p->state < 0 ? NULL : mgmt_port_state_name(p->state));
+			print_str(pr, "link", " link %s", p->link < 0 ? NULL :
+				  p->link ? "up" : "down");
+			if (p->hwts_known)
+				print_str(pr, "hwtstamp_rx", " rx stamps %s",
+					  hwtstamp_rx_name(p->hwts.rx_filter));
+			if (p->have_stats) {
+				print_uint(pr, "rx_sync", " rx sync %llu", p->rx[0]);
+				print_uint(pr, "rx_announce", " announce %llu", p->rx[0xB]);
+				print_uint(pr, "tx_delay_req", " tx delay_req %llu", p->tx[1]);
+				print_uint(pr, "rx_delay_resp", " rx delay_resp %llu", p->rx[9]);
+			}
+			print_text(pr, "\n");
+			print_object_end(pr);
+		}
+		print_array_end(pr);
+		syncd_print_stats(pr, in->q, now);
+		print_object_end(pr);
+	}
+	for (unsigned k = 0; k < d->nder; k++) {
+		struct syncd_derived *dv = &d->der[k];
+
+		print_object_begin(pr, NULL);
+		print_str(pr, "clock", "\nclock %s", dv->clock);
+		print_str(pr, "state", "  follows %s (phc2sys)", dv->ref->pi->clock);
+		print_bool(pr, "in_sync", "  in sync %s", dv->in_sync);
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->bound_ns);
+		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);
+		syncd_print_stats(pr, dv->q, now);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+	print_array_begin(pr, "helpers");
+	if (d->naux)
+		print_text(pr, "\n");
+	for (unsigned k = 0; k < d->naux; k++) {
+		print_object_begin(pr, NULL);
+		syncd_print_child(pr, d->aux[k], mono);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+	print_text(pr, "\n");
+	syncd_alarms(d, pr, mono);
+	print_array_begin(pr, "events");
+	print_text(pr, "recent events:\n");
+	for (unsigned i = 0; i < d->nev; i++) {
+		const struct syncd_event *e =
+			&d->ev[(d->ev_head + SYNCD_EVENTS - d->nev + i) % SYNCD_EVENTS];
+
+		print_object_begin(pr, NULL);
+		print_int(pr, "time_ns", "  %lld", e->ts_ns);
+		print_str(pr, "clock", " %s", e->clock);
+		print_str(pr, "name", " %s", e->name);
+		print_str(pr, "text", " %s\n", e->text);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+}
+
+static int syncd_ctl_answer(void *arg, const char *req, FILE *out)
+{
+	struct printer *pr;
+
+	for (int f = 0; f < 3; f++) {
+		if (strcmp(req, ctl_status_requests[f]))
+			continue;
+		pr = print_create(out, (enum print_format)f,
+				  f == PRINT_JSON ? PRINT_PRETTY : 0);
+		syncd_status(arg, pr);
+		print_destroy(pr);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
+{
+	struct syncd *d = arg;
+
+	metrics_family(f, fmt, "tapless_clock_in_sync", METRICS_GAUGE,
+		       "1 while the clock is in sync with PTP time", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_clock_in_sync", lab, d->inst[k].in_sync);
+	}
+	for (unsigned k = 0; k < d->nder; k++) {
+		const char *lab[] = { "clock", d->der[k].clock, NULL };
+
+		metrics_sample(f, "tapless_clock_in_sync", lab, d->der[k].in_sync);
+	}
+	metrics_family(f, fmt, "tapless_clock_error_bound_seconds", METRICS_GAUGE,
+		       "how far from PTP time the clock can be", "seconds");
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		if (d->inst[k].bound_ns != SYNCQ_NONE)
+			metrics_sample(f, "tapless_clock_error_bound_seconds", lab,
+				       (double)d->inst[k].bound_ns / 1e9);
+	}
+	for (int w = 0; w < 2; w++) {
+		const char *name = w ? "tapless_clock_path_delay_seconds"
+				     : "tapless_clock_offset_seconds";
+
+		metrics_family(f, fmt, name, METRICS_GAUGE, w ?
+			       "mean path delay at the last sample" :
+			       "offset from the master at the last sample",
+			       "seconds");
+		for (unsigned k = 0; k < d->ninst; k++) {
+			const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+			struct syncq_sample s;
+			int64_t b, v;
+			bool ok;
+
+			if (!syncq_last(d->inst[k].q, &s, &ok, &b))
+				continue;
+			v = w ? s.delay_ns : s.offset_ns;
+			if (v != SYNCQ_NONE)
+				metrics_sample(f, name, lab, (double)v / 1e9);
+		}
+	}
+	metrics_family(f, fmt, "tapless_ptp4l_restarts", METRICS_COUNTER,
+		       "times ptp4l was restarted", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_ptp4l_restarts_total", lab,
+			       child_restarts(d->inst[k].ch));
+	}
+	metrics_family(f, fmt, "tapless_journal_write_errors", METRICS_COUNTER,
+		       "journal lines that could not be written", NULL);
+	metrics_sample(f, "tapless_journal_write_errors_total", NULL,
+		       (double)d->journal_errors);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- start-up and the loop ---- */
+
+/* What ptp4l and phc2sys need, so all the daemon keeps (issue 17 item 8;
+ * tapless-syncd(8), Privileges):
+ *   CAP_SYS_TIME          they adjust clocks (ptp4l's servo, phc2sys);
+ *   CAP_NET_RAW           ptp4l's L2 transport opens packet sockets;
+ *   CAP_NET_ADMIN         ptp4l sets the NICs' timestamping (SIOCSHWTSTAMP);
+ *   CAP_NET_BIND_SERVICE  ptp4l binds UDP ports 319 and 320 (and the
+ *                         daemon a metrics_port below 1024, on reload).
+ * The daemon itself needs none of them in its effective set: it stays uid
+ * 0 and owns what it opens again later (run_dir, the journal, the control
+ * socket, /dev/ptp*), and signals only its own children. */
+static const int syncd_keep_caps[] = { CAP_SYS_TIME, CAP_NET_RAW,
+				       CAP_NET_ADMIN, CAP_NET_BIND_SERVICE };
+
+static uint64_t syncd_keep_mask(void)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < sizeof(syncd_keep_caps) / sizeof(syncd_keep_caps[0]); i++)
+		m |= 1ULL << syncd_keep_caps[i];
+	return m;
+}
+
+/* The bounding set cut to the kept ones, and no_new_privs: what ptp4l and
+ * phc2sys can ever hold (as root, exec gives them the bounding set,
+ * clamped by no_new_privs to the daemon's permitted set). */
+static void syncd_drop_bounding(void)
+{
+	uint64_t keep = syncd_keep_mask();
+
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		if (!(keep & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL && errno != EPERM)
+			log_warn("cannot drop capability %d: %m", cap);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* This process's permitted and effective sets; -errno. */
+static int syncd_caps(uint64_t *permitted, uint64_t permitted_set,
+		      uint64_t effective_set, bool set)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+
+	memset(c, 0, sizeof(c));
+	if (!set) {
+		if (syscall(SYS_capget, &h, c))
+			return -errno;
+		*permitted = c[0].permitted | (uint64_t)c[1].permitted << 32;
+		return 0;
+	}
+	c[0].permitted = (uint32_t)permitted_set;
+	c[1].permitted = (uint32_t)(permitted_set >> 32);
+	c[0].effective = (uint32_t)effective_set;
+	c[1].effective = (uint32_t)(effective_set >> 32);
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+/* Once everything that needs privilege is open: permitted cut to what the
+ * children need, effective empty. The children still get the kept set:
+ * see syncd_drop_bounding(). */
+static void syncd_drop_caps(struct syncd *d)
+{
+	uint64_t have;
+	int rc = syncd_caps(&have, 0, 0, false);
+
+	if (!rc) {
+		d->caps = have & syncd_keep_mask();
+		rc = syncd_caps(NULL, d->caps, 0, true);
+	}
+	if (rc)
+		log_warn("cannot drop capabilities: %s", strerror(-rc));
+	else
+		d->caps_dropped = true;
+}
+
+/* Raise (or lower again) CAP_NET_BIND_SERVICE for a metrics port below
+ * 1024 opened after the drop. */
+static void syncd_bind_cap(struct syncd *d, bool on)
+{
+	uint64_t b = 1ULL << CAP_NET_BIND_SERVICE;
+
+	if (d->caps_dropped && (d->caps & b))
+		syncd_caps(NULL, d->caps, on ? b : 0, true);
+}
+
+static int syncd_mkdir(const char *path)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0755) && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	if (mkdir(p, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int syncd_dirname_mkdir(const char *path)
+{
+	char p[4096];
+	char *slash;
+
+	snprintf(p, sizeof(p), "%s", path);
+	slash = strrchr(p, '/');
+	if (!slash || slash == p)
+		return 0;
+	*slash = 0;
+	return syncd_mkdir(p);
+}
+
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+}
+
+/* One tapless-syncd per run_dir: the generated configurations and the
+ * sockets there are this instance's only while it holds the pid file,
+ * taken before anything in run_dir is written. On a reload to another
+ * run_dir the new one is taken first and the old one let go after. msg
+ * says why not, naming the holder's pid and configuration. */
+/* Take the lock file path for what ("run_dir /run/tapless"); msg names
+ * the holder's pid and configuration when another instance has it. */
+static int syncd_take(const struct syncd *d, struct pidfile **out,
+		      const char *path, const char *what, char *msg,
+		      size_t size)
+{
+	char note[PIDFILE_NOTE_MAX];
+	struct pidfile_holder h;
+	int rc;
+
+	if (!realpath(d->cfg_path, note))
+		snprintf(note, sizeof(note), "%s", d->cfg_path);
+	rc = pidfile_take(out, path, note, &h);
+	if (rc == -EWOULDBLOCK) {
+		syncd_msg(msg, size, "%s is in use by another tapless-syncd, "
+			  "pid %ld, config %s (lock %s)", what, (long)h.pid,
+			  *h.note ? h.note : "unknown", path);
+		return -EBUSY;
+	}
+	if (rc)
+		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
+		      size_t size)
+{
+	char path[4200], what[4200];
+	struct pidfile *p;
+	int rc;
+
+	if (d->lock && !strcmp(d->lock_dir, run_dir))
+		return 0;
+	rc = syncd_mkdir(run_dir);
+	if (rc) {
+		syncd_msg(msg, size, "run_dir %s: %s", run_dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/%s", run_dir, SYNCD_PIDFILE);
+	snprintf(what, sizeof(what), "run_dir %s", run_dir);
+	rc = syncd_take(d, &p, path, what, msg, size);
+	if (rc)
+		return rc;
+	pidfile_release(d->lock);
+	d->lock = p;
+	snprintf(d->lock_dir, sizeof(d->lock_dir), "%s", run_dir);
+	return 0;
+}
+
+/* Journal, control socket and metrics for the current configuration;
+ * reopened on reload only when their settings changed. */
+static int syncd_open_outputs(struct syncd *d, bool first)
+{
+	const struct opts *o = d->conf.opts;
+	char path[4200];
+	gid_t gid;
+	int rc;
+
+	if (opts_str(o, "hostname"))
+		snprintf(d->host, sizeof(d->host), "%s", opts_str(o, "hostname"));
+	else if (gethostname(d->host, sizeof(d->host) - 1))
+		snprintf(d->host, sizeof(d->host), "localhost");
+	rc = syncd_mkdir(opts_str(o, "journal_dir"));
+	if (!rc)
+		rc = syncd_mkdir(opts_str(o, "run_dir"));
+	if (rc) {
+		log_err("cannot make %s or %s: %s", opts_str(o, "journal_dir"),
+			opts_str(o, "run_dir"), strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/%s.journal", opts_str(o, "journal_dir"),
+		 d->host);
+	if (!d->jw || strcmp(path, d->journal_path)) {
+		char lock[4400], what[4300], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *jl = NULL;
+
+		/* One writer per journal: a dot file, so neither "*.journal"
+		 * nor the rotated "HOST.journal.*" ever match it. */
+		snprintf(lock, sizeof(lock), "%s/.%s.journal.lock",
+			 opts_str(o, "journal_dir"), d->host);
+		snprintf(what, sizeof(what), "journal %s", path);
+		if (d->jlock && !strcmp(pidfile_path(d->jlock), lock)) {
+			jl = d->jlock;
+		} else if ((rc = syncd_take(d, &jl, lock, what, msg,
+					    sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"journal it had");
+			if (first)
+				return rc;
+			goto open_ctl;
+		}
+		journal_writer_close(d->jw);
+		d->jw = NULL;
+		if (jl != d->jlock) {
+			pidfile_release(d->jlock);
+			d->jlock = jl;
+		}
+		snprintf(d->journal_path, sizeof(d->journal_path), "%s", path);
+		rc = journal_writer_open(&d->jw, path, d->host);
+		if (rc) {
+			log_err("%s: %s", path, strerror(-rc));
+			if (first)
+				return rc;
+		}
+	}
+open_ctl:
+	/* Kept when its path and group are the same: making it again would
+	 * take CAP_CHOWN for a group the daemon is not in. */
+	if (d->ctl && !strcmp(d->ctl_path, opts_str(o, "control_socket")) &&
+	    !strcmp(d->ctl_group, opts_str(o, "control_group") ?
+		    opts_str(o, "control_group") : ""))
+		goto metrics;
+	gid = (gid_t)-1;
+	if (opts_str(o, "control_group")) {
+		struct group *g = getgrnam(opts_str(o, "control_group"));
+
+		if (!g) {
+			log_err("control_group: no group '%s'",
+				opts_str(o, "control_group"));
+			if (first)
+				return -EINVAL;
+		} else {
+			gid = g->gr_gid;
+		}
+	}
+	rc = syncd_dirname_mkdir(opts_str(o, "control_socket"));
+	if (!rc) {
+		char lock[4200], what[4200], msg[sizeof(((struct opts_error *)0)->msg)];
+		struct pidfile *cl = NULL;
+
+		/* One daemon per control socket, beside it: PATH.lock. */
+		snprintf(lock, sizeof(lock), "%s.lock",
+			 opts_str(o, "control_socket"));
+		snprintf(what, sizeof(what), "control_socket %s",
+			 opts_str(o, "control_socket"));
+		if (d->ctl_lock && !strcmp(pidfile_path(d->ctl_lock), lock))
+			cl = d->ctl_lock;
+		else if ((rc = syncd_take(d, &cl, lock, what, msg, sizeof(msg)))) {
+			log_err("%s%s", msg, first ? "" : "; keeping the "
+				"control socket it had");
+			if (first)
+				return rc;
+			goto metrics;
+		}
+		ctl_close(d->ctl);
+		d->ctl = NULL;
+		if (cl != d->ctl_lock) {
+			pidfile_release(d->ctl_lock);
+			d->ctl_lock = cl;
+		}
+		rc = ctl_listen(&d->ctl, opts_str(o, "control_socket"), gid);
+	}
+	if (rc) {
+		log_err("%s: %s%s", opts_str(o, "control_socket"), strerror(-rc),
+			rc == -EADDRINUSE ? " (another tapless-syncd is running)" : "");
+		if (first)
+			return rc;
+	} else {
+		snprintf(d->ctl_path, sizeof(d->ctl_path), "%s",
+			 opts_str(o, "control_socket"));
+		snprintf(d->ctl_group, sizeof(d->ctl_group), "%s",
+			 opts_str(o, "control_group") ?
+			 opts_str(o, "control_group") : "");
+	}
+metrics:
+	metrics_close(d->metrics);
+	d->metrics = NULL;
+	if (opts_int(o, "metrics_port")) {
+		syncd_bind_cap(d, true);
+		rc = metrics_open(&d->metrics, (int)opts_int(o, "metrics_port"));
+		syncd_bind_cap(d, false);
+		if (rc) {
+			log_err("metrics port %lld: %s", opts_int(o, "metrics_port"),
+				strerror(-rc));
+			if (first)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static void syncd_reload(struct syncd *d)
+{
+	struct syncconf c;
+	struct ptpgen_plan plan;
+	struct opts_error err;
+	struct pidfile *old = d->lock;
+
+	if (syncd_load(d, &c, &plan, &err)) {
+		syncd_event(d, NULL, "reload_fail", "%s; keeping the running "
+			    "configuration", err.msg);
+		return;
+	}
+	if (strcmp(opts_str(c.opts, "run_dir"), d->lock_dir)) {
+		/* Taken before the old one is let go: syncd_lock() releases
+		 * it, so keep it held until the old files are removed. */
+		d->lock = NULL;
+		if (syncd_lock(d, opts_str(c.opts, "run_dir"), err.msg,
+			       sizeof(err.msg))) {
+			d->lock = old;
+			syncd_event(d, NULL, "reload_fail", "%s; keeping the "
+				    "running configuration", err.msg);
+			ptpgen_plan_free(&plan);
+			syncconf_free(&c);
+			return;
+		}
+	} else {
+		old = NULL;
+	}
+	syncd_teardown(d);
+	pidfile_release(old);
+	d->conf = c;
+	d->plan = plan;
+	/* The plan's pointers into conf moved with the copy. */
+	syncd_open_outputs(d, false);
+	syncd_event(d, NULL, "reload", "%s: %u ptp4l, %u phc2sys", d->cfg_path,
+		    d->plan.ninst, d->plan.nphc2sys);
+	syncd_apply(d);
+	syncd_links_now(d);
+}
+
+static void syncd_signal(struct syncd *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			syncd_reload(d);
+		else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+			d->stop = true;
+	}
+}
+
+static void syncd_loop(struct syncd *d)
+{
+	struct pollfd fds[SYNCD_MAX_FDS];
+	enum { W_SIG, W_STEP, W_WATCH, W_INST, W_AUX, W_CTL, W_METRICS };
+	struct { int what; unsigned k; } tag[SYNCD_MAX_FDS];
+
+	d->next_tick = syncd_mono() + d->interval_ns;
+	while (!d->stop) {
+		int n = 0, nctl, nmet, timeout;
+		int64_t mono = syncd_mono();
+
+#define ADD(fd_, ev_, what_, k_) do { fds[n] = (struct pollfd){ .fd = (fd_), \
+		.events = (ev_) }; tag[n].what = (what_); tag[n].k = (k_); n++; } while (0)
+		ADD(d->sfd, POLLIN, W_SIG, 0);
+		ADD(d->tfd, POLLIN, W_STEP, 0);
+		if (d->watch)
+			ADD(iface_watch_fd(d->watch), POLLIN, W_WATCH, 0);
+		for (unsigned k = 0; k < d->ninst; k++) {
+			struct syncd_inst *in = &d->inst[k];
+
+			if (child_pidfd(in->ch) >= 0)
+				ADD(child_pidfd(in->ch), POLLIN, W_INST, k);
+			if (child_out_fd(in->ch) >= 0)
+				ADD(child_out_fd(in->ch), POLLIN, W_INST, k);
+			if (in->pmc)
+				ADD(pmc_fd(in->pmc), POLLIN, W_INST, k);
+		}
+		for (unsigned k = 0; k < d->naux; k++) {
+			if (child_pidfd(d->aux[k]) >= 0)
+				ADD(child_pidfd(d->aux[k]), POLLIN, W_AUX, k);
+			if (child_out_fd(d->aux[k]) >= 0)
+				ADD(child_out_fd(d->aux[k]), POLLIN, W_AUX, k);
+		}
+#undef ADD
+		nctl = d->ctl ? ctl_pollfds(d->ctl, fds + n, SYNCD_MAX_FDS - n) : 0;
+		for (int i = 0; i < nctl; i++)
+			tag[n + i].what = W_CTL;
+		n += nctl;
+		nmet = d->metrics ? metrics_pollfds(d->metrics, fds + n,
+						    SYNCD_MAX_FDS - n) : 0;
+		if (nmet < 0)
+			nmet = 0;
+		for (int i = 0; i < nmet; i++)
+			tag[n + i].what = W_METRICS;
+		n += nmet;
+
+		timeout = d->next_tick > mono ?
+			(int)((d->next_tick - mono) / 1000000) + 1 : 0;
+		if (d->metrics) {
+			int mt = metrics_timeout_ms(d->metrics, mono);
+
+			if (mt >= 0 && mt < timeout)
+				timeout = mt;
+		}
+		if (d->ctl) {	/* a client's deadline ends the wait too */
+			int ct = ctl_timeout_ms(d->ctl);
+
+			if (ct >= 0 && ct < timeout)
+				timeout = ct;
+		}
+		if (poll(fds, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			log_err("poll: %m");
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			unsigned k = tag[i].k;
+
+			if (!fds[i].revents)
+				continue;
+			switch (tag[i].what) {
+			case W_SIG:
+				syncd_signal(d);
+				break;
+			case W_STEP:
+				syncd_step_timer(d);
+				break;
+			case W_WATCH:
+				if (iface_watch_read(d->watch, syncd_link, d) == -ENOBUFS)
+					syncd_links_now(d);
+				break;
+			case W_INST:
+				if (k >= d->ninst)
+					break;	/* reloaded meanwhile */
+				if (fds[i].fd == pmc_fd(d->inst[k].pmc))
+					syncd_pmc_read(d, &d->inst[k]);
+				else if (fds[i].fd == child_out_fd(d->inst[k].ch))
+					child_read_output(d->inst[k].ch,
+							  syncd_child_line, d);
+				else
+					syncd_child_exited(d, d->inst[k].ch,
+							   &d->inst[k]);
+				break;
+			case W_AUX:
+				if (k >= d->naux)
+					break;
+				if (fds[i].fd == child_out_fd(d->aux[k]))
+					child_read_output(d->aux[k],
+							  syncd_child_line, d);
+				else
+					syncd_child_exited(d, d->aux[k], NULL);
+				break;
+			}
+			if (d->stop)
+				break;
+		}
+		if (d->ctl && nctl)
+			ctl_handle(d->ctl, fds + n - nmet - nctl, nctl,
+				   syncd_now(), syncd_ctl_answer, d);
+		if (d->metrics)	/* deadlines too, so on every return */
+			metrics_handle(d->metrics, fds + n - nmet, nmet,
+				       syncd_mono(), syncd_metrics, d);
+		/* Children without a pidfd (see child_pidfd()) are looked
+		 * at on every turn: the tick bounds the delay. */
+		for (unsigned k = 0; k < d->ninst; k++)
+			if (child_running(d->inst[k].ch) &&
+			    child_pidfd(d->inst[k].ch) < 0)
+				syncd_child_exited(d, d->inst[k].ch, &d->inst[k]);
+		for (unsigned k = 0; k < d->naux; k++)
+			if (child_running(d->aux[k]) && child_pidfd(d->aux[k]) < 0)
+				syncd_child_exited(d, d->aux[k], NULL);
+		syncd_restart_due(d);
+		mono = syncd_mono();
+		if (mono >= d->next_tick) {
+			syncd_tick(d);
+			d->next_tick += d->interval_ns;
+			if (d->next_tick <= mono)	/* fell behind */
+				d->next_tick = mono + d->interval_ns;
+		}
+	}
+}
+
+static void syncd_dry_run(const struct syncd *d)
+{
+	for (unsigned k = 0; k < d->plan.ninst; k++) {
+		const struct ptpgen_instance *in = &d->plan.inst[k];
+
+		printf("== %s: %s\n", in->proc.name, in->cfg_path);
+		printf("#");
+		for (unsigned i = 0; in->proc.argv[i]; i++)
+			printf(" %s", in->proc.argv[i]);
+		printf("\n%s\n", in->cfg_text);
+	}
+	for (unsigned k = 0; k < d->plan.nphc2sys; k++) {
+		const struct ptpgen_proc *pr = &d->plan.phc2sys[k].proc;
+
+		printf("== %s\n#", pr->name);
+		for (unsigned i = 0; pr->argv[i]; i++)
+			printf(" %s", pr->argv[i]);
+		printf("\n\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct syncd *d = xcalloc(1, sizeof(*d));
+	struct opts_error err;
+	sigset_t mask;
+	int first, level, rc = 1;
+
+	log_init("tapless-syncd", false, LOG_NOTICE);
+	d->sfd = d->tfd = -1;
+	d->cli = opts_create(syncconf_opts);
+	first = opts_parse_args(d->cli, argc, argv, &err);
+	if (first < 0) {
+		fprintf(stderr, "tapless-syncd: %s\ntry 'tapless-syncd --help'\n",
+			err.msg);
+		goto out;
+	}
+	if (opts_flag(d->cli, "help")) {
+		printf("usage: tapless-syncd [OPTIONS]\n\n"
+		       "Keeps the clocks on PTP time with ptp4l and phc2sys and "
+		       "journals how well.\nEvery option is also a [global] key "
+		       "of the configuration file; see tapless.conf(5).\n\n"
+		       "options:\n");
+		opts_usage(stdout, syncconf_opts);
+		rc = 0;
+		goto out;
+	}
+	if (opts_flag(d->cli, "version")) {
+		printf("%s\n", SYNCD_VERSION);
+		rc = 0;
+		goto out;
+	}
+	if (first < argc) {
+		fprintf(stderr, "tapless-syncd: unexpected argument '%s'\n",
+			argv[first]);
+		goto out;
+	}
+	d->cfg_path = opts_str(d->cli, "config");
+	/* Everything that can be wrong with the file is found here, before
+	 * anything runs: a bad file leaves no child behind. */
+	if (syncd_load(d, &d->conf, &d->plan, &err)) {
+		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+		goto out;
+	}
+	if (opts_flag(d->conf.opts, "dry-run")) {
+		syncd_dry_run(d);
+		rc = 0;
+		goto out;
+	}
+	level = log_level_parse(opts_str(d->conf.opts, "log_level"));
+	if (level < 0) {
+		fprintf(stderr, "tapless-syncd: log_level '%s' is not a level\n",
+			opts_str(d->conf.opts, "log_level"));
+		goto out;
+	}
+	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err.msg,
+		       sizeof(err.msg))) {
+		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+		goto out;
+	}
+	log_init("tapless-syncd", opts_flag(d->conf.opts, "syslog"), level);
+	syncd_drop_bounding();
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigdelset(&mask, SIGPIPE);
+	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->tfd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->sfd < 0 || d->tfd < 0 || syncd_arm_step_timer(d)) {
+		log_err("signalfd/timerfd: %m");
+		goto out;
+	}
+	if (syncd_open_outputs(d, true))
+		goto out;
+	if ((rc = iface_watch_open(&d->watch))) {
+		log_warn("cannot watch links: %s", strerror(-rc));
+		d->watch = NULL;
+	}
+	syncd_drop_caps(d);
+	rc = 1;
+	d->started_ns = syncd_mono();
+	syncd_event(d, NULL, "start", "%s, %s: %u ptp4l, %u phc2sys",
+		    SYNCD_VERSION, d->cfg_path, d->plan.ninst, d->plan.nphc2sys);
+	syncd_apply(d);
+	syncd_links_now(d);
+	syncd_loop(d);
+	syncd_event(d, NULL, "stop", "on signal");
+	rc = 0;
+out:
+	syncd_teardown(d);
+	journal_writer_close(d->jw);
+	ctl_close(d->ctl);
+	metrics_close(d->metrics);
+	iface_watch_close(d->watch);
+	if (d->sfd >= 0)
+		close(d->sfd);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->cli)
+		opts_destroy(d->cli);
+	pidfile_release(d->ctl_lock);	/* last: the files above were ours */
+	pidfile_release(d->jlock);
+	pidfile_release(d->lock);
+	free(d);
+	return rc;
+}

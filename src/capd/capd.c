@@ -1,0 +1,1089 @@
+/* capd.c — tapless-capd: capture interfaces with the best stamps the host
+ * has into pcapng files, rotated by size or time, each file whole under its
+ * final name. See tapless-capd(8).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/capture.h"
+#include "stamp/iface.h"
+#include "base/log.h"
+#include "base/opts.h"
+#include "files/pcapng.h"
+#include "base/pidfile.h"
+#include "live/reorder.h"
+#include "stamp/ts.h"
+#include "live/txsock.h"
+#include "base/xalloc.h"
+
+#define CAPD_VERSION "tapless-capd 0.1"
+#define CAPD_MAX_IFACES 16
+#define CAPD_MAX_CLIENTS 64
+/* A client's read buffer holds at least one whole record. */
+#define CAPD_CLIENT_BUF (2 * TXSOCK_MAX_RECORD)
+/* Frames held for reordering: ~260 ms at 500,000 frames/s. */
+#define CAPD_REORDER_ENTRIES (128u * 1024)
+#define CAPD_REORDER_BYTES (64u << 20)
+
+static const char *const capd_modes[] = { "auto", "hw", "sw", NULL };
+
+/* tcpdump's letters where tcpdump has one, so habits carry over. */
+static const struct opt_def capd_opts[] = {
+	{ "interface", 'i', OPT_LIST, NULL, 0, 0, NULL, "IFACE", "capture on IFACE", 0 },
+	{ "write-dir", 'w', OPT_STRING, ".", 0, 0, NULL, "DIR", "directory for the capture files", 0 },
+	{ "snaplen", 's', OPT_INT, "262144", 64, 262144, NULL, "BYTES", "bytes kept of each frame", 0 },
+	{ "buffer-size", 'B', OPT_INT, "32768", 1024, 4194304, NULL, "KIB", "kernel ring per interface and direction", 0 },
+	{ "file-size", 'C', OPT_INT, "0", 0, 1000000, NULL, "MB", "start a new file after MB million bytes (0: never)", 0 },
+	{ "rotate-seconds", 'G', OPT_INT, "0", 0, 86400 * 7, NULL, "SECONDS", "start a new file every SECONDS (0: never)", 0 },
+	{ "count", 'c', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames (0: never)", 0 },
+	{ "duration", 0, OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
+	{ "no-promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", 0 },
+	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
+	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
+	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
+	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops this often", 0 },
+	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
+	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
+	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
+	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket)", 0 },
+	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
+	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
+	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 },
+	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
+	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
+	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	OPT_END
+};
+
+struct capd_iface {
+	struct capture *cap;	/* NULL while the interface is gone */
+	const char *name;	/* as given: reopened by it */
+	struct capture_info info;	/* as described in the file */
+	bool down;		/* link down (not up, or no carrier), as logged */
+	int64_t gone_ns;	/* when it disappeared; 0 while open */
+	int64_t retry_ns;	/* next try to reopen it */
+	uint32_t id[2];		/* pcapng interface per direction */
+	uint32_t id_tx[2];	/* handed-over TX frames: [0] sw, [1] hw */
+	unsigned ifindex;
+	int phc;		/* for hardware TX stamps, -1: none */
+	int linktype;
+	bool hw_rx;		/* received frames carry PHC stamps */
+	uint64_t drop_logged;
+};
+
+/* A sender handing over TX stamps (txsock.h). */
+struct capd_client {
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	uint8_t *buf;
+	size_t have;
+	uint64_t offset;	/* stream bytes consumed, for error messages */
+	uint64_t records;
+};
+
+/* Frame flags carried through the reorder buffer. */
+enum { CAPD_F_OUT = 1 };
+
+struct capd {
+	struct capd_iface ifc[CAPD_MAX_IFACES];
+	unsigned n;
+	struct pcapng_writer *w;
+	char dir[4096], prefix[256], host[256];
+	unsigned seq;		/* files opened */
+	uint64_t limit_bytes;
+	int64_t rotate_ns, opened_ns;
+	uint64_t frames, max_frames;
+	uint64_t write_errors;	/* frames a write error kept from the file:
+				 * refused, or lost in the writer's buffer */
+	uint64_t unwritten;	/* frames read while no file could take them */
+	bool close_failed;	/* a file could not be closed whole */
+	bool broken;		/* the current file failed: rotate */
+	int64_t flushed_ns;	/* write buffer last written out */
+	int64_t retry_ns;	/* no new file before this after a failure */
+
+	/* Interfaces that disappear and come back (rtnetlink). */
+	struct capture_config cc;	/* every interface's but the name */
+	struct iface_watch *watch;	/* NULL: found by errors and retries */
+	int64_t grace_ns;	/* --iface-grace */
+	bool rotate;		/* one came back unlike its description */
+	bool no_iface;		/* stopped: every interface gone */
+
+	/* TX stamp hand-over, when --tx-socket is given. */
+	int lfd;
+	gid_t tx_gid;
+	struct capd_client cl[CAPD_MAX_CLIENTS];
+	unsigned ncl;
+	struct reorder *ro;
+	uint64_t taken;		/* frames accepted (for -c) */
+	uint64_t tx_records, tx_unmatched, forced;
+};
+
+static volatile sig_atomic_t capd_stop, capd_hup;
+
+static void capd_signal(int sig)
+{
+	if (sig == SIGHUP)
+		capd_hup = 1;
+	else
+		capd_stop = 1;
+}
+
+/* A link event into the file, so a reader tells a gap from a quiet link:
+ * an Interface Statistics Block with an opt_comment (PCAPNG_LINK_DOWN or
+ * _UP, then text for people) on interface i's received-frames interface
+ * (one block per event: the link is one, whatever the directions). */
+static void capd_link_event(struct capd *d, unsigned i, const char *what)
+{
+	uint64_t recv = ~0ULL, drop = ~0ULL;
+
+	if (!d->w || d->broken)
+		return;
+	if (d->ifc[i].cap &&
+	    capture_stats(d->ifc[i].cap, CAPTURE_IN, &recv, &drop))
+		recv = drop = ~0ULL;
+	if (pcapng_write_event(d->w, d->ifc[i].id[CAPTURE_IN], ts_now_real(),
+			       recv, drop, what))
+		d->broken = true;	/* a new file is tried */
+}
+
+static int capd_open_file(struct capd *d)
+{
+	struct pcapng_section sec = {
+		.hostname = d->host, .userappl = CAPD_VERSION,
+	};
+	char path[4400], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int err;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(path, sizeof(path), "%s/%s-%s-%04u.pcapng", d->dir, d->prefix,
+		 stamp, d->seq++);
+	err = pcapng_open(&d->w, path, &sec);
+	for (unsigned i = 0; !err && i < d->n; i++) {
+		/* As first opened, or as it came back: a gone interface
+		 * keeps its ids, so frames after its return fit the file. */
+		struct capture_info info = d->ifc[i].info;
+
+		for (int dir = CAPTURE_IN; !err && dir <= CAPTURE_OUT; dir++) {
+			struct pcapng_iface pi = {
+				.name = d->ifc[i].name,
+				.linktype = (uint16_t)info.linktype,
+				.snaplen = info.snaplen,
+				.src = info.src[dir],
+			};
+
+			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id[dir]);
+		}
+		/* Frames instrumented senders hand over get interfaces of
+		 * their own: their stamps are of another kind than what the
+		 * packet socket saw leave. */
+		for (int hw = 0; !err && d->lfd >= 0 && hw <= 1; hw++) {
+			struct pcapng_iface pi = {
+				.name = d->ifc[i].name,
+				.linktype = (uint16_t)info.linktype,
+				.snaplen = info.snaplen,
+				.src = {
+					.hw = hw, .phc = hw ? d->ifc[i].phc : -1,
+					.timescale = hw ? TS_SCALE_PHC : TS_SCALE_UTC,
+				},
+			};
+
+			if (hw && d->ifc[i].phc < 0)
+				break;
+			snprintf(pi.src.note, sizeof(pi.src.note),
+				 PCAPNG_NOTE_SENDER "%s",
+				 hw ? "" : ", host stamps");
+			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id_tx[hw]);
+		}
+	}
+	if (err) {
+		log_err("%s: %s", path, strerror(-err));
+		pcapng_close(d->w, true);
+		d->w = NULL;
+		return err;
+	}
+	d->opened_ns = ts_now_mono();
+	d->broken = false;
+	d->rotate = false;
+	log_info("writing %s", path);
+	/* Each file says which links are down as it starts. */
+	for (unsigned i = 0; i < d->n; i++)
+		if (!d->ifc[i].cap || d->ifc[i].down)
+			capd_link_event(d, i, PCAPNG_LINK_DOWN);
+	return 0;
+}
+
+static void capd_write(struct capd *d, uint32_t id, int64_t ts_ns,
+		       const uint8_t *data, uint32_t caplen, uint32_t len, bool out)
+{
+	int err;
+
+	if (!d->w || d->broken) {
+		d->unwritten++;
+		d->taken--;	/* -c N counts frames written */
+		return;
+	}
+	err = pcapng_write_packet(d->w, id, ts_ns, data, caplen, len,
+				  out ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN);
+	if (err) {
+		d->write_errors++;
+		d->broken = true;
+		d->taken--;
+		log_err("writing capture: %s", strerror(-err));
+		return;
+	}
+	d->frames++;
+}
+
+static void capd_write_entry(struct capd *d, const struct reorder_entry *e)
+{
+	capd_write(d, e->id, e->ts_ns, e->data, e->caplen, e->origlen,
+		   e->flags & CAPD_F_OUT);
+}
+
+/* Every frame goes through here: straight to the file, or through the
+ * reorder buffer when TX frames of senders join captured ones. */
+static void capd_take(struct capd *d, unsigned group, uint32_t id,
+		      int64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		      uint32_t len, bool out, int64_t now)
+{
+	struct reorder_entry e = {
+		.ts_ns = ts_ns, .arrival_ns = now, .id = id, .origlen = len,
+		.caplen = caplen, .flags = out ? CAPD_F_OUT : 0, .group = group,
+		.data = data,
+	};
+
+	if (d->max_frames && d->taken >= d->max_frames)
+		return;		/* -c N means N, as in tcpdump */
+	d->taken++;
+	if (!d->ro || !reorder_fits_ever(d->ro, caplen)) {
+		capd_write(d, id, ts_ns, data, caplen, len, out);
+		return;
+	}
+	while (!reorder_room(d->ro, caplen)) {
+		struct reorder_entry old;
+
+		if (!reorder_pop_oldest(d->ro, &old))
+			break;
+		capd_write_entry(d, &old);
+		d->forced++;
+	}
+	reorder_push(d->ro, &e);
+}
+
+/* Write the frames whose hold is up (now_ns), or all of them (< 0). */
+static void capd_release(struct capd *d, int64_t now_ns)
+{
+	struct reorder_entry e;
+
+	if (!d->ro)
+		return;
+	while (now_ns < 0 ? reorder_pop_oldest(d->ro, &e) :
+	       reorder_pop(d->ro, now_ns, &e))
+		capd_write_entry(d, &e);
+}
+
+/* Interface statistics into the file, then close it under its final name. */
+static void capd_close_file(struct capd *d)
+{
+	int64_t now = ts_now_real();
+	uint64_t lost;
+	int err;
+
+	/* Whatever is held belongs in this file: a rotation is a clean cut. */
+	capd_release(d, -1);
+	if (!d->w)
+		return;
+	for (unsigned i = 0; i < d->n; i++)
+		for (int dir = CAPTURE_IN; d->ifc[i].cap && dir <= CAPTURE_OUT; dir++) {
+			uint64_t recv, drop;
+
+			if (!capture_stats(d->ifc[i].cap, (enum capture_dir)dir,
+					   &recv, &drop))
+				pcapng_write_stats(d->w, d->ifc[i].id[dir], now,
+						   recv, drop);
+		}
+	/* Flushed here, not in close, to count what a failing flush loses:
+	 * the frames in the buffer (the file is cut back to its last whole
+	 * block and stays under .part). */
+	err = pcapng_flush(d->w);
+	lost = pcapng_lost(d->w);
+	if (!err)
+		err = pcapng_close(d->w, false);
+	else
+		pcapng_close(d->w, false);
+	if (lost) {
+		d->write_errors += lost;
+		d->frames -= lost;
+	}
+	if (err) {
+		d->close_failed = true;
+		log_err("closing capture file: %s (%llu frames in its write "
+			"buffer lost; its whole blocks stay in the .part file)",
+			strerror(-err), (unsigned long long)lost);
+	}
+	d->w = NULL;
+}
+
+struct capd_ctx {
+	struct capd *d;
+	unsigned i;
+	int64_t now;		/* one clock reading per batch */
+};
+
+/* Reorder groups: 0 is system time (host stamps); 1 + i the PHC of
+ * interface i. Stamps of different groups are never compared. */
+static unsigned capd_group(unsigned i, bool hw)
+{
+	return hw ? 1 + i : 0;
+}
+
+static void capd_packet(void *arg, const struct capture_packet *p)
+{
+	struct capd_ctx *x = arg;
+	struct capd *d = x->d;
+	bool hw = p->dir == CAPTURE_IN && d->ifc[x->i].hw_rx;
+
+	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
+		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, x->now);
+}
+
+/* ---- TX stamps handed over by instrumented senders ---- */
+
+static void capd_tx_record(struct capd *d, struct capd_client *c,
+			   const struct txsock_rec *r, int64_t now)
+{
+	bool hw = r->flags & TXSOCK_F_HW;
+	unsigned i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->ifc[i].ifindex == r->ifindex ||
+		    (r->ifindex == 0 && d->n == 1))
+			break;
+	if (i == d->n || d->ifc[i].linktype != r->linktype ||
+	    (hw && d->ifc[i].phc < 0)) {
+		d->tx_unmatched++;
+		log_warn_rl("tx socket: pid %d: frame for interface index %u "
+			    "(link type %u, %s stamp) matches no captured "
+			    "interface; dropped", (int)c->pid, r->ifindex,
+			    r->linktype, hw ? "hardware" : "host");
+		return;
+	}
+	d->tx_records++;
+	capd_take(d, capd_group(i, hw), d->ifc[i].id_tx[hw], r->ts_ns,
+		  r->frame, r->caplen, r->origlen, true, now);
+}
+
+static void capd_accept(struct capd *d)
+{
+	for (;;) {
+		struct capd_client *c;
+		pid_t pid = 0;
+		uid_t uid = 0;
+		int fd = txsock_accept(d->lfd, d->tx_gid, &pid, &uid);
+
+		if (fd == -EAGAIN || fd == -EWOULDBLOCK || fd == -EINTR)
+			return;
+		if (fd == -EACCES) {
+			log_warn("tx socket: refused pid %d (uid %u): not root, "
+				 "not this daemon's user and not in --tx-group",
+				 (int)pid, (unsigned)uid);
+			continue;
+		}
+		if (fd < 0) {
+			log_warn_rl("tx socket: accept: %s", strerror(-fd));
+			return;
+		}
+		if (d->ncl == CAPD_MAX_CLIENTS) {
+			log_warn("tx socket: refused pid %d: %d senders already",
+				 (int)pid, CAPD_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		c = &d->cl[d->ncl++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->pid = pid;
+		c->uid = uid;
+		c->buf = xmalloc(CAPD_CLIENT_BUF);
+		log_info("tx socket: pid %d (uid %u) connected", (int)pid,
+			 (unsigned)uid);
+	}
+}
+
+/* Read what a sender wrote and take its records. Returns false when the
+ * client is gone or broke the protocol: the caller drops it. */
+static bool capd_client_read(struct capd *d, struct capd_client *c, int64_t now)
+{
+	for (int round = 0; round < 8; round++) {
+		struct txsock_rec r;
+		size_t off = 0;
+		ssize_t n;
+		int k;
+
+		n = read(c->fd, c->buf + c->have, CAPD_CLIENT_BUF - c->have);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return true;
+			log_warn("tx socket: pid %d: %m; disconnecting", (int)c->pid);
+			return false;
+		}
+		if (n == 0) {
+			if (c->have)
+				log_warn("tx socket: pid %d: closed inside a record "
+					 "at byte %llu (%zu bytes of it lost)",
+					 (int)c->pid, (unsigned long long)c->offset,
+					 c->have);
+			log_info("tx socket: pid %d disconnected after %llu records",
+				 (int)c->pid, (unsigned long long)c->records);
+			return false;
+		}
+		c->have += (size_t)n;
+		while ((k = txsock_decode(c->buf + off, c->have - off, &r)) > 0) {
+			capd_tx_record(d, c, &r, now);
+			off += (size_t)k;
+			c->offset += (uint64_t)k;
+			c->records++;
+		}
+		if (k < 0) {
+			log_err("tx socket: pid %d: %s at byte %llu of its stream; "
+				"disconnecting", (int)c->pid,
+				k == -EPROTONOSUPPORT ? "unsupported record version" :
+				"malformed record", (unsigned long long)c->offset);
+			return false;
+		}
+		memmove(c->buf, c->buf + off, c->have - off);
+		c->have -= off;
+	}
+	return true;
+}
+
+static void capd_client_drop(struct capd *d, unsigned k)
+{
+	close(d->cl[k].fd);
+	free(d->cl[k].buf);
+	d->cl[k] = d->cl[--d->ncl];
+}
+
+/* Read every sender with something waiting (ready[k] from poll, or all
+ * when ready is NULL). */
+static void capd_clients(struct capd *d, const struct pollfd *ready, int64_t now)
+{
+	bool drop[CAPD_MAX_CLIENTS] = { false };
+	unsigned n = d->ncl;
+
+	for (unsigned k = 0; k < n; k++)
+		if (!ready || ready[k].revents)
+			drop[k] = !capd_client_read(d, &d->cl[k], now);
+	for (unsigned k = n; k-- > 0;)
+		if (drop[k])
+			capd_client_drop(d, k);
+}
+
+static void capd_log_stats(struct capd *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		uint64_t recv = 0, drop = 0, r, k;
+
+		if (!d->ifc[i].cap) {
+			log_info("%s: gone", d->ifc[i].name);
+			continue;
+		}
+
+		/* Both handles see every frame that passes the filter (the
+		 * direction is chosen after the kernel), so frames are one
+		 * handle's count; drops can happen in either. */
+		if (!capture_stats(d->ifc[i].cap, CAPTURE_IN, &r, &k)) {
+			recv = r;
+			drop = k;
+		}
+		if (!capture_stats(d->ifc[i].cap, CAPTURE_OUT, &r, &k))
+			drop += k;
+		if (drop > d->ifc[i].drop_logged)
+			log_warn("%s: %llu frames, %llu dropped by the kernel "
+				 "(raise -B or lower the load)",
+				 capture_ifname(d->ifc[i].cap),
+				 (unsigned long long)recv, (unsigned long long)drop);
+		else
+			log_info("%s: %llu frames, no drops",
+				 capture_ifname(d->ifc[i].cap), (unsigned long long)recv);
+		d->ifc[i].drop_logged = drop;
+	}
+}
+
+/* ---- Interfaces that go down, disappear and come back ---- */
+
+static unsigned capd_open_ifaces(const struct capd *d)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		k += d->ifc[i].cap != NULL;
+	return k;
+}
+
+/* Interface i was removed: close it (its ids stay in the file), say so
+ * once, and try to reopen it by name every second from now on. */
+static void capd_iface_gone(struct capd *d, unsigned i, int64_t now)
+{
+	struct capd_iface *ifc = &d->ifc[i];
+
+	if (!ifc->cap)
+		return;
+	/* A link set down before it is deleted has its event already. */
+	if (!ifc->down)
+		capd_link_event(d, i, PCAPNG_LINK_DOWN " (interface removed)");
+	capture_close(ifc->cap);
+	ifc->cap = NULL;
+	ifc->gone_ns = now;
+	ifc->retry_ns = now + 1000000000;
+	if (capd_open_ifaces(d))
+		log_warn("%s: interface removed: closed; reopened by name when "
+			 "it comes back", ifc->name);
+	else
+		log_warn("%s: interface removed: closed; no interface left: "
+			 "exiting unless one is back within %lld s (--iface-grace)",
+			 ifc->name, (long long)(d->grace_ns / 1000000000));
+}
+
+/* Try to reopen a gone interface by its name (quietly: it is tried every
+ * second while it stays away). */
+static void capd_iface_reopen(struct capd *d, unsigned i, int64_t now)
+{
+	struct capd_iface *ifc = &d->ifc[i];
+	struct capture_config cc = d->cc;
+	char err[CAPTURE_ERRBUF];
+	struct capture_info info;
+	struct iface_entry e;
+	unsigned idx;
+
+	ifc->retry_ns = now + 1000000000;
+	idx = if_nametoindex(ifc->name);
+	if (!idx)
+		return;
+	cc.ifname = ifc->name;
+	if (capture_open(&ifc->cap, &cc, err)) {
+		log_debug("%s: back, but cannot be opened yet: %s", ifc->name, err);
+		return;
+	}
+	capture_info(ifc->cap, &info);
+	if (info.linktype != ifc->info.linktype || info.hw != ifc->info.hw ||
+	    info.phc != ifc->info.phc || info.snaplen != ifc->info.snaplen) {
+		/* Not what the file says of it: a new file describes it. */
+		ifc->info = info;
+		ifc->phc = info.phc;
+		ifc->linktype = info.linktype;
+		ifc->hw_rx = info.hw;
+		d->rotate = true;
+	}
+	ifc->ifindex = idx;
+	ifc->drop_logged = 0;
+	ifc->down = iface_get(ifc->name, &e) == 0 && !(e.up && e.running);
+	log_notice("%s: interface back after %.1f s (index %u)%s: capturing again",
+		   ifc->name, (double)(now - ifc->gone_ns) / 1e9, idx,
+		   ifc->down ? ", link down" : "");
+	ifc->gone_ns = 0;
+	if (!ifc->down)
+		capd_link_event(d, i, PCAPNG_LINK_UP " (interface back)");
+}
+
+/* A link as rtnetlink announces it (iface_watch), or as read again after
+ * the kernel dropped announcements. */
+static void capd_link(void *arg, const struct iface_entry *e, bool removed)
+{
+	struct capd *d = arg;
+	int64_t now = ts_now_mono();
+
+	for (unsigned i = 0; i < d->n; i++) {
+		struct capd_iface *ifc = &d->ifc[i];
+		bool down;
+
+		if (strcmp(ifc->name, e->name))
+			continue;
+		if (!ifc->cap) {
+			if (!removed)
+				ifc->retry_ns = 0;	/* it is back: now */
+			continue;
+		}
+		if ((unsigned)e->index != ifc->ifindex)
+			continue;	/* another link of that name */
+		if (removed) {
+			capd_iface_gone(d, i, now);
+			continue;
+		}
+		down = !(e->up && e->running);
+		if (down == ifc->down)
+			continue;
+		ifc->down = down;
+		if (down)
+			log_warn("%s: link down (%s): no frames until it is up",
+				 ifc->name, e->up ? "no carrier" : "set down");
+		else
+			log_notice("%s: link up", ifc->name);
+		capd_link_event(d, i, down ? PCAPNG_LINK_DOWN : PCAPNG_LINK_UP);
+	}
+}
+
+/* Read the links' state (at start, and when rtnetlink lost messages). */
+static void capd_links_resync(struct capd *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		struct iface_entry e;
+		int err = iface_get(d->ifc[i].name, &e);
+
+		if (!err)
+			capd_link(d, &e, false);
+		else if (err == -ENODEV && d->ifc[i].cap) {
+			snprintf(e.name, sizeof(e.name), "%s", d->ifc[i].name);
+			e.index = (int)d->ifc[i].ifindex;
+			capd_link(d, &e, true);
+		}
+	}
+}
+
+static void capd_warn_iface(struct capture *c)
+{
+	static const char *const names[] = { "tso", "gso", "gro", "lro" };
+	struct capture_info info;
+	char list[64] = "", fix[128] = "";
+
+	capture_info(c, &info);
+	if (info.hw)
+		log_notice("%s: received frames with hardware stamps (PHC %d), "
+			   "sent frames with host stamps", capture_ifname(c), info.phc);
+	else
+		log_notice("%s: host stamps (no PHC): software, system time",
+			   capture_ifname(c));
+	if (info.hw && info.rx_narrow)
+		log_warn("%s: the NIC stamps only some received frames (rx filter "
+			 "%d): another program narrowed it; ptp4l needs "
+			 "'hwts_filter full'", capture_ifname(c), info.rx_filter);
+	for (int b = 0; b < 4; b++) {
+		if (!(info.offloads & (1u << b)))
+			continue;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 list[0] ? ", " : "", names[b]);
+		snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix), " %s off",
+			 names[b]);
+	}
+	if (list[0])
+		log_warn("%s: %s on: the capture sees merged super-frames, not "
+			 "wire frames; turn off with: ethtool -K %s%s",
+			 capture_ifname(c), list, capture_ifname(c), fix);
+}
+
+static int capd_drop_privileges(const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw) {
+		log_err("user '%s' does not exist", user);
+		return -1;
+	}
+	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+		log_err("cannot become %s: %m", user);
+		return -1;
+	}
+	return 0;
+}
+
+static char *capd_filter(int argc, char **argv, int first)
+{
+	size_t len = 1;
+	char *f;
+
+	for (int i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	f = xcalloc(1, len);
+	for (int i = first; i < argc; i++) {
+		strcat(f, argv[i]);
+		if (i + 1 < argc)
+			strcat(f, " ");
+	}
+	return f;
+}
+
+/* One tapless-capd per --tx-socket and per output DIR/PREFIX: two would
+ * take each other's socket and write into each other's files. */
+static int capd_lock(struct pidfile **p, const char *path, const char *what,
+		     const char *note)
+{
+	struct pidfile_holder h;
+	int rc = pidfile_take(p, path, note, &h);
+
+	if (rc == -EWOULDBLOCK)
+		fprintf(stderr, "tapless-capd: %s is in use by another "
+			"tapless-capd, pid %ld (%s; lock %s)\n", what,
+			(long)h.pid, h.note, path);
+	else if (rc)
+		fprintf(stderr, "tapless-capd: %s: %s\n", path, strerror(-rc));
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
+	struct capd *d = xcalloc(1, sizeof(*d));
+	const char *const *ifnames, *tx_path = NULL;
+	struct opts_error oerr;
+	struct opts *o = opts_create(capd_opts);
+	struct sigaction sa;
+	struct stat st;
+	int64_t end_ns = 0, next_stats;
+	char *filter = NULL;
+	int first, level, rc = 1;
+	size_t nif;
+	int poll_ms = 100;
+	struct pidfile *out_lock = NULL, *tx_lock = NULL;
+	char lock[4400], note[PIDFILE_NOTE_MAX];
+
+	d->lfd = -1;
+	d->tx_gid = (gid_t)-1;
+	log_init("tapless-capd", false, LOG_NOTICE);
+	first = opts_parse_args(o, argc, argv, &oerr);
+	if (first < 0) {
+		fprintf(stderr, "tapless-capd: %s\ntry 'tapless-capd --help'\n", oerr.msg);
+		goto out;
+	}
+	if (opts_flag(o, "help")) {
+		printf("usage: tapless-capd [OPTIONS] [FILTER...]\n\n"
+		       "FILTER: a pcap filter expression, e.g. tcp port 9001\n\n"
+		       "options:\n");
+		opts_usage(stdout, capd_opts);
+		rc = 0;
+		goto out;
+	}
+	if (opts_flag(o, "version")) {
+		printf("%s\n", CAPD_VERSION);
+		rc = 0;
+		goto out;
+	}
+	if (opts_str(o, "config") &&
+	    opts_parse_file(o, opts_str(o, "config"), NULL, NULL, &oerr)) {
+		fprintf(stderr, "tapless-capd: %s\n", oerr.msg);
+		goto out;
+	}
+	level = log_level_parse(opts_str(o, "log-level"));
+	if (level < 0) {
+		fprintf(stderr, "tapless-capd: --log-level: '%s' is not a level\n",
+			opts_str(o, "log-level"));
+		goto out;
+	}
+	log_init("tapless-capd", opts_flag(o, "syslog"), level);
+	nif = opts_list(o, "interface", &ifnames);
+	if (!nif || nif > CAPD_MAX_IFACES) {
+		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
+			CAPD_MAX_IFACES);
+		goto out;
+	}
+	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write-dir"));
+	if (stat(d->dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tapless-capd: %s: not a directory\n", d->dir);
+		goto out;
+	}
+	if (opts_str(o, "hostname"))
+		snprintf(d->host, sizeof(d->host), "%s", opts_str(o, "hostname"));
+	else if (gethostname(d->host, sizeof(d->host) - 1))
+		strcpy(d->host, "localhost");
+	snprintf(d->prefix, sizeof(d->prefix), "%s",
+		 opts_str(o, "prefix") ? opts_str(o, "prefix") : d->host);
+	if (snprintf(note, sizeof(note), "writing %s/%s-*, TX stamps on %s",
+		     d->dir, d->prefix, opts_str(o, "tx-socket") ?
+		     opts_str(o, "tx-socket") : "-") >= (int)sizeof(note))
+		note[sizeof(note) - 2] = '~';	/* cut short: say so */
+	snprintf(lock, sizeof(lock), "%s/%s.lock", d->dir, d->prefix);
+	if (capd_lock(&out_lock, lock, "the output prefix", note) ||
+	    (opts_str(o, "tx-socket") &&
+	     (snprintf(lock, sizeof(lock), "%s.lock", opts_str(o, "tx-socket")),
+	      capd_lock(&tx_lock, lock, "--tx-socket", note)))) {
+		rc = 2;
+		goto out;
+	}
+	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
+	d->rotate_ns = opts_int(o, "rotate-seconds") * 1000000000LL;
+	d->max_frames = (uint64_t)opts_int(o, "count");
+	filter = capd_filter(argc, argv, first);
+
+	for (size_t i = 0; i < nif; i++) {
+		struct capture_config cc = {
+			.ifname = ifnames[i],
+			.mode = modes[opts_enum(o, "mode")],
+			.snaplen = (uint32_t)opts_int(o, "snaplen"),
+			.buffer_kib = (uint32_t)opts_int(o, "buffer-size"),
+			.filter = filter,
+			.promisc = !opts_flag(o, "no-promiscuous"),
+			/* The ring hands over a block of frames when it is
+			 * full or this old: under the reorder hold, or late
+			 * frames of a quiet link would miss their place. */
+			.timeout_ms = opts_str(o, "tx-socket") ?
+				      (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
+					    opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100,
+		};
+		char err[CAPTURE_ERRBUF];
+		int cerr = capture_open(&d->ifc[d->n].cap, &cc, err);
+
+		if (cerr) {
+			fprintf(stderr, "tapless-capd: %s\n", err);
+			rc = cerr == -EPERM ? 2 : 1;
+			goto out;
+		}
+		struct capture_info info;
+		struct capd_iface *ifc = &d->ifc[d->n];
+
+		capture_info(ifc->cap, &info);
+		ifc->ifindex = if_nametoindex(ifnames[i]);
+		ifc->phc = info.phc;
+		ifc->linktype = info.linktype;
+		ifc->hw_rx = info.hw;
+		ifc->name = ifnames[i];
+		ifc->info = info;
+		capd_warn_iface(ifc->cap);
+		d->n++;
+		d->cc = cc;
+	}
+	/* Links that go down, disappear and come back are followed over
+	 * rtnetlink; without it, a removal is found by the capture's errors
+	 * and a return by trying every second. */
+	d->grace_ns = opts_int(o, "iface-grace") * 1000000000LL;
+	{
+		int werr = iface_watch_open(&d->watch);
+
+		if (werr)
+			log_warn("link changes: rtnetlink: %s: link down and up "
+				 "will not be recorded", strerror(-werr));
+		capd_links_resync(d);
+	}
+	if (opts_str(o, "tx-socket")) {
+		const char *path = opts_str(o, "tx-socket");
+		int err;
+
+		if (opts_str(o, "tx-group")) {
+			struct group *g = getgrnam(opts_str(o, "tx-group"));
+
+			if (!g) {
+				fprintf(stderr, "tapless-capd: --tx-group: no group "
+					"'%s'\n", opts_str(o, "tx-group"));
+				goto out;
+			}
+			d->tx_gid = g->gr_gid;
+		}
+		d->lfd = txsock_listen(path, d->tx_gid);
+		if (d->lfd < 0) {
+			err = d->lfd;
+			fprintf(stderr, "tapless-capd: --tx-socket %s: %s\n", path,
+				err == -EADDRINUSE ? "another tapless-capd is "
+				"listening there" : err == -EEXIST ? "a file that is "
+				"not a socket is in the way" : strerror(-err));
+			rc = 2;
+			goto out;
+		}
+		tx_path = path;
+		err = reorder_create(&d->ro, CAPD_REORDER_BYTES,
+				     CAPD_REORDER_ENTRIES, 1 + d->n,
+				     opts_int(o, "reorder-ms") * 1000000LL);
+		if (err) {
+			fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		log_notice("taking TX stamps of instrumented senders on %s", path);
+	}
+	/* The interfaces are open: nothing after this needs privileges. */
+	if (opts_str(o, "user") && capd_drop_privileges(opts_str(o, "user")))
+		goto out;
+	if (capd_open_file(d)) {
+		rc = 2;
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = capd_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (opts_int(o, "duration"))
+		end_ns = ts_now_mono() + opts_int(o, "duration") * 1000000000LL;
+	next_stats = ts_now_mono() + opts_int(o, "stats-interval") * 1000000000LL;
+	log_notice("capturing on %zu interface(s) into %s%s%s", nif, d->dir,
+		   filter[0] ? ", filter: " : "", filter);
+
+	/* The loop never exits on an error: a file that fails is closed with
+	 * what it holds and a new one opened; only a signal, --count or
+	 * --duration end it. */
+	if (d->ro)
+		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
+				opts_int(o, "reorder-ms") / 4 + 1 : 100);
+	while (!capd_stop) {
+		struct pollfd pfd[2 * CAPD_MAX_IFACES + 2 + CAPD_MAX_CLIENTS];
+		unsigned np = 2 * d->n, wi = 0;
+		int64_t now;
+
+		for (unsigned i = 0; i < d->n; i++) {
+			int fds[2] = { -1, -1 };	/* gone: poll skips it */
+
+			if (d->ifc[i].cap)
+				capture_fds(d->ifc[i].cap, fds);
+			pfd[2 * i] = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+			pfd[2 * i + 1] = (struct pollfd){ .fd = fds[1], .events = POLLIN };
+		}
+		if (d->lfd >= 0) {
+			pfd[np++] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
+			for (unsigned k = 0; k < d->ncl; k++)
+				pfd[np++] = (struct pollfd){ .fd = d->cl[k].fd,
+							     .events = POLLIN };
+		}
+		if (d->watch) {
+			wi = np;
+			pfd[np++] = (struct pollfd){ .fd = iface_watch_fd(d->watch),
+						     .events = POLLIN };
+		}
+		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
+			log_warn_rl("poll: %m");
+		now = ts_now_mono();
+		for (unsigned i = 0; i < d->n; i++) {
+			struct capd_ctx x = { d, i, now };
+
+			if (!d->ifc[i].cap ||
+			    capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) >= 0)
+				continue;
+			/* libpcap says "The interface disappeared" on every
+			 * call once it is gone: close it at the first. */
+			if (if_nametoindex(d->ifc[i].name) != d->ifc[i].ifindex)
+				capd_iface_gone(d, i, now);
+			else
+				log_warn_rl("%s", capture_error(d->ifc[i].cap));
+		}
+		if (d->watch && pfd[wi].revents) {
+			int werr = iface_watch_read(d->watch, capd_link, d);
+
+			if (werr == -ENOBUFS)
+				capd_links_resync(d);
+			else if (werr)
+				log_warn_rl("link changes: rtnetlink: %s", strerror(-werr));
+		}
+		for (unsigned i = 0; i < d->n; i++)
+			if (!d->ifc[i].cap && now >= d->ifc[i].retry_ns)
+				capd_iface_reopen(d, i, now);
+		if (d->lfd >= 0) {
+			capd_clients(d, pfd + 2 * d->n + 1, now);
+			if (pfd[2 * d->n].revents)
+				capd_accept(d);
+		}
+		capd_release(d, now);
+		now = ts_now_mono();
+		/* A failed file is closed with what it holds at once; a new
+		 * one is tried a second later (a full disk would otherwise
+		 * turn every frame into a new, failing file). */
+		if (d->broken && d->w) {
+			capd_close_file(d);
+			d->retry_ns = now + 1000000000;
+		}
+		if ((!d->w && now >= d->retry_ns) || (d->w && (capd_hup || d->rotate ||
+		    (d->limit_bytes && pcapng_bytes(d->w) >= d->limit_bytes) ||
+		    (d->rotate_ns && now - d->opened_ns >= d->rotate_ns)))) {
+			if (capd_hup)
+				log_notice("SIGHUP: starting a new file");
+			capd_hup = 0;
+			capd_close_file(d);
+			if (capd_open_file(d))
+				d->retry_ns = now + 1000000000;
+		}
+		/* The write buffer holds minutes of a quiet link: written out
+		 * every second, a crash or SIGKILL loses at most that. */
+		if (d->w && !d->broken && now - d->flushed_ns >= 1000000000) {
+			int ferr = pcapng_flush(d->w);
+
+			d->flushed_ns = now;
+			if (ferr) {
+				log_err("writing capture: %s", strerror(-ferr));
+				d->broken = true;
+			}
+		}
+		if (now >= next_stats) {
+			capd_log_stats(d);
+			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
+		}
+		if ((d->max_frames && d->taken >= d->max_frames) ||
+		    (end_ns && now >= end_ns))
+			break;
+		if (!capd_open_ifaces(d)) {
+			int64_t last = 0;
+
+			for (unsigned i = 0; i < d->n; i++)
+				if (d->ifc[i].gone_ns > last)
+					last = d->ifc[i].gone_ns;
+			if (now - last >= d->grace_ns) {
+				log_err("no interface left to capture: none came "
+					"back within %lld s (--iface-grace); exiting",
+					(long long)(d->grace_ns / 1000000000));
+				d->no_iface = true;
+				break;
+			}
+		}
+	}
+	/* Frames the kernel already took are in the ring, some in a block it
+	 * hands over only when the block times out (100 ms): keep reading
+	 * past that so a stop loses nothing that was captured. */
+	for (int64_t until = ts_now_mono() + 250000000; ts_now_mono() < until;) {
+		int64_t now = ts_now_mono();
+
+		for (unsigned i = 0; i < d->n; i++) {
+			struct capd_ctx x = { d, i, now };
+
+			if (d->ifc[i].cap)
+				capture_dispatch(d->ifc[i].cap, 0, capd_packet, &x);
+		}
+		if (d->lfd >= 0)
+			capd_clients(d, NULL, now);
+		usleep(10000);
+	}
+	capd_log_stats(d);
+	capd_close_file(d);
+	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
+		   d->write_errors ? ", with write errors" : "");
+	if (d->lfd >= 0)
+		log_notice("tx socket: %llu frames handed over, %llu matched no "
+			   "interface; %llu written out of order (reorder buffer "
+			   "full)", (unsigned long long)d->tx_records,
+			   (unsigned long long)d->tx_unmatched,
+			   (unsigned long long)d->forced);
+	if (d->write_errors || d->unwritten)
+		log_err("%llu frames lost to write errors: %llu refused or in a "
+			"failed write, %llu captured while no file could be "
+			"written", (unsigned long long)(d->write_errors + d->unwritten),
+			(unsigned long long)d->write_errors,
+			(unsigned long long)d->unwritten);
+	rc = d->write_errors || d->unwritten || d->close_failed ? 2 :
+	     d->no_iface ? 1 : 0;
+out:
+	while (d->ncl)
+		capd_client_drop(d, d->ncl - 1);
+	if (d->lfd >= 0) {
+		close(d->lfd);
+		unlink(tx_path);
+	}
+	pidfile_release(tx_lock);
+	pidfile_release(out_lock);
+	reorder_destroy(d->ro);
+	iface_watch_close(d->watch);
+	for (unsigned i = 0; i < d->n; i++)
+		capture_close(d->ifc[i].cap);
+	free(filter);
+	free(d);
+	opts_destroy(o);
+	return rc;
+}

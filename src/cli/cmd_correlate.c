@@ -1,0 +1,388 @@
+/* cmd_correlate.c — tapless correlate: several hosts' captures in, one-way
+ * latency per hop, transactions and switch latency out (corr.h does the
+ * work; this file turns the command line into its configuration).
+ */
+#include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "corr/corr.h"
+#include "base/opts.h"
+#include "base/print.h"
+#include "files/topo.h"
+#include "stamp/ts.h"
+#include "base/wholefile.h"
+#include "base/xalloc.h"
+
+static const struct opt_def correlate_opts[] = {
+	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
+	{ "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "CSV output, one table per section", 0 },
+	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent JSON output", 0 },
+	{ "sync", 's', OPT_LIST, NULL, 0, 0, NULL, "NAME=JOURNAL",
+	  "the sync journal of host NAME (repeat per host)", 0 },
+	{ "topology", 't', OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "hosts' addresses, switches and cables", 0 },
+	{ "baseline", 'b', OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
+	  "a back-to-back run of host NAME, to subtract (repeat per host)", 0 },
+	{ "window", 'w', OPT_INT, "1000000000", 1000, 3600e9, NULL, "NS",
+	  "how long a message waits for its peers", 0 },
+	{ "by-rate", 'r', OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "results per market data rate bucket", 0 },
+	{ "rates", 0, OPT_STRING, "500,1000,5000,12000,20000,50000,71000,100000",
+	  0, 0, NULL, "LIST", "rate bucket centres, messages/s", 0 },
+	{ "first-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "stamp of the frame with a message's first byte (default)", 0 },
+	{ "last-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "stamp of the frame with a message's last byte", 0 },
+	{ "utc-offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S",
+	  "TAI - UTC in seconds (else from the sync journals)", 0 },
+	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc",
+	  "the timescale of host NAME's stamps, when its files do not say", 0 },
+	{ "hold", 0, OPT_INT, "200000000", 0, 60e9, NULL, "NS",
+	  "how long a TCP hole may stay open before its bytes count as lost", 0 },
+	{ "sync-max-age", 0, OPT_INT, "3000000000", 1, 3600e9, NULL, "NS",
+	  "how long a journal sample vouches for a clock", 0 },
+	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
+	  "messages waiting for their peers, at most", 0 },
+	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "write every sample to FILE, one line each (for plots)", 0 },
+	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
+	OPT_END
+};
+
+#define CORRELATE_SYNOPSIS "[NAME[@ADDR[,ADDR...]]=]FILE_OR_DIR ..."
+
+/* NAME=PATH, or PATH whose file name up to its first dot is the name.
+ * With addrs, NAME@ADDRS=PATH too: *addrs points at ADDRS (up to the '='),
+ * else NULL. */
+static void correlate_split(const char *arg, char *name, size_t len,
+			    const char **path, const char **addrs)
+{
+	const char *eq = strchr(arg, '='), *from;
+	size_t n;
+
+	if (addrs)
+		*addrs = NULL;
+	if (eq && eq != arg) {
+		const char *at = addrs ? memchr(arg, '@', (size_t)(eq - arg)) : NULL;
+
+		from = arg;
+		n = (size_t)((at ? at : eq) - arg);
+		*path = eq + 1;
+		if (at)
+			*addrs = at + 1;
+	} else {
+		/* The last path component, trailing slashes aside. */
+		size_t end = strlen(arg), start;
+		const char *dot;
+
+		while (end > 1 && arg[end - 1] == '/')
+			end--;
+		start = end;
+		while (start > 0 && arg[start - 1] != '/')
+			start--;
+		from = arg + start;
+		dot = memchr(from, '.', end - start);
+		n = dot && dot != from ? (size_t)(dot - from) : end - start;
+		*path = arg;
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, from, n);
+	name[n] = '\0';
+}
+
+static int correlate_rates(const char *s, struct corr_config *cfg)
+{
+	char *copy = xstrdup(s), *save = NULL, *tok, *end;
+
+	cfg->nrates = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double v = strtod(tok, &end);
+
+		if (end == tok || *end || v <= 0 || cfg->nrates == CORR_MAX_RATES) {
+			free(copy);
+			return -EINVAL;
+		}
+		cfg->rates[cfg->nrates++] = v;
+	}
+	free(copy);
+	return cfg->nrates ? 0 : -EINVAL;
+}
+
+/* The addresses of NAME@ADDR[,ADDR...]=PATH into *topo (made when there
+ * is none), as a topology file's host line gives them: they say which
+ * way a packet went where the capture does not. */
+static int correlate_addrs(struct topo **topo, char *const *args, int n)
+{
+	char terr[TOPO_ERRBUF], name[64];
+	const char *path, *addrs;
+
+	for (int i = 0; i < n; i++) {
+		correlate_split(args[i], name, sizeof(name), &path, &addrs);
+		if (!addrs || !*name)
+			continue;
+		const char *eq = strchr(addrs, '=');
+		char *list = xstrdup(addrs);
+
+		list[eq - addrs] = '\0';
+		if (!*topo)
+			*topo = topo_create();
+		int e = topo_add_host(*topo, name, list, terr);
+		free(list);
+		if (e) {
+			fprintf(stderr, "tapless correlate: '%s': %s\n", args[i],
+				terr);
+			return CMD_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Add each NAME[@ADDRS]=PATH as a host of c. */
+static int correlate_hosts(struct corr *c, char **args, int n)
+{
+	char err[CORR_ERRBUF], name[64];
+	const char *path, *addrs;
+
+	for (int i = 0; i < n; i++) {
+		correlate_split(args[i], name, sizeof(name), &path, &addrs);
+		if (!*name || !*path) {
+			fprintf(stderr, "tapless correlate: '%s': expected "
+				"NAME[@ADDR[,ADDR...]]=FILE_OR_DIR\n", args[i]);
+			return CMD_USAGE;
+		}
+		if (corr_add_host(c, name, &path, 1, err)) {
+			fprintf(stderr, "tapless correlate: %s\n", err);
+			return CMD_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int correlate_lists(struct corr *c, const struct opts *o)
+{
+	const char *const *items;
+	char err[CORR_ERRBUF], name[64];
+	const char *val;
+	size_t n;
+
+	n = opts_list(o, "sync", &items);
+	for (size_t i = 0; i < n; i++) {
+		correlate_split(items[i], name, sizeof(name), &val, NULL);
+		if (!strchr(items[i], '=') || corr_set_journal(c, name, val, err)) {
+			if (!strchr(items[i], '='))
+				snprintf(err, sizeof(err), "--sync '%s': expected "
+					 "NAME=JOURNAL", items[i]);
+			fprintf(stderr, "tapless correlate: %s\n", err);
+			return CMD_USAGE;
+		}
+	}
+	n = opts_list(o, "timescale", &items);
+	for (size_t i = 0; i < n; i++) {
+		int scale;
+
+		correlate_split(items[i], name, sizeof(name), &val, NULL);
+		scale = !strcmp(val, "tai") ? TS_SCALE_TAI :
+			!strcmp(val, "utc") ? TS_SCALE_UTC : -1;
+		if (!strchr(items[i], '=') || scale < 0 ||
+		    corr_set_timescale(c, name, scale)) {
+			fprintf(stderr, "tapless correlate: --timescale '%s': "
+				"expected NAME=tai|utc for an input host\n",
+				items[i]);
+			return CMD_USAGE;
+		}
+	}
+	return 0;
+}
+
+static void correlate_warnings(const struct corr *c, const char *what)
+{
+	for (unsigned i = 0; i < corr_warnings(c); i++)
+		fprintf(stderr, "tapless correlate: %s%s\n", what,
+			corr_warning(c, i));
+}
+
+int cmd_correlate(int argc, char **argv)
+{
+	struct corr_config cfg;
+	struct corr *c = NULL, *base = NULL;
+	struct topo *topo = NULL;
+	struct wholefile samples = { 0 };
+	struct printer *p;
+	struct opts *o;
+	char err[CORR_ERRBUF], terr[TOPO_ERRBUF];
+	char **operands = NULL;
+	int first, rc, nops = 0;
+	enum print_format fmt;
+
+	corr_config_init(&cfg);
+	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
+	if (rc)
+		return rc < 0 ? CMD_OK : rc;
+	/* Options may follow operands too: gather operands, parse the
+	 * rest, until argv is used up. */
+	operands = xcalloc((size_t)argc, sizeof(char *));
+	while (first < argc) {
+		struct opts_error oerr;
+
+		if (argv[first][0] != '-' || !argv[first][1]) {
+			operands[nops++] = argv[first++];
+			continue;
+		}
+		if (!strcmp(argv[first], "--")) {
+			while (++first < argc)
+				operands[nops++] = argv[first];
+			break;
+		}
+		rc = opts_parse_args(o, argc - first + 1, argv + first - 1, &oerr);
+		if (rc < 0) {
+			fprintf(stderr, "tapless correlate: %s\n", oerr.msg);
+			rc = CMD_USAGE;
+			goto out;
+		}
+		first += rc - 1;
+	}
+	if (opts_flag(o, "help")) {
+		printf("usage: tapless correlate [OPTIONS] %s\n\noptions:\n",
+		       CORRELATE_SYNOPSIS);
+		opts_usage(stdout, correlate_opts);
+		rc = CMD_OK;
+		goto out;
+	}
+	if (!nops) {
+		fprintf(stderr, "tapless correlate: no captures given\n"
+			"usage: tapless correlate [OPTIONS] %s\n",
+			CORRELATE_SYNOPSIS);
+		rc = CMD_USAGE;
+		goto out;
+	}
+	if (opts_flag(o, "first-byte") && opts_flag(o, "last-byte")) {
+		fprintf(stderr, "tapless correlate: --first-byte and --last-byte "
+			"exclude each other\n");
+		rc = CMD_USAGE;
+		goto out;
+	}
+	cfg.window_ns = opts_int(o, "window");
+	cfg.hold_ns = opts_int(o, "hold");
+	cfg.sync_max_age_ns = opts_int(o, "sync-max-age");
+	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
+	cfg.last_byte = opts_flag(o, "last-byte");
+	cfg.by_rate = opts_flag(o, "by-rate");
+	if (correlate_rates(opts_str(o, "rates"), &cfg)) {
+		fprintf(stderr, "tapless correlate: --rates '%s': expected "
+			"positive numbers separated by commas (at most %d)\n",
+			opts_str(o, "rates"), CORR_MAX_RATES);
+		rc = CMD_USAGE;
+		goto out;
+	}
+	if (opts_given(o, "utc-offset")) {
+		cfg.utc_offset_known = true;
+		cfg.utc_offset_s = (int)opts_int(o, "utc-offset");
+	}
+	if (opts_str(o, "topology")) {
+		if (topo_load(&topo, opts_str(o, "topology"), terr)) {
+			fprintf(stderr, "tapless correlate: %s\n", terr);
+			rc = CMD_USAGE;
+			goto out;
+		}
+	}
+	const char *const *bl;
+	size_t nbl = opts_list(o, "baseline", &bl);
+	if ((rc = correlate_addrs(&topo, operands, nops)) ||
+	    (rc = correlate_addrs(&topo, (char *const *)bl, (int)nbl)))
+		goto out;
+	cfg.topo = topo;
+	if (opts_str(o, "samples")) {
+		int e = wholefile_open(&samples, opts_str(o, "samples"));
+
+		if (e) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", samples.tmp,
+				strerror(-e));
+			wholefile_close(&samples, true);
+			rc = CMD_SYSTEM;
+			goto out;
+		}
+		cfg.samples = samples.f;
+		fprintf(cfg.samples, "# tapless correlate samples: run kind "
+			"from to time_ns latency_ns sync bound_ns rate switch\n");
+	}
+	cfg.samples_run = "main";
+	corr_create(&c, &cfg);
+	if ((rc = correlate_hosts(c, operands, nops)) ||
+	    (rc = correlate_lists(c, o)))
+		goto out;
+	if (nbl) {
+		cfg.samples_run = "baseline";
+		corr_create(&base, &cfg);
+		if ((rc = correlate_hosts(base, (char **)bl, (int)nbl)))
+			goto out;
+		if (corr_run(base, err)) {
+			fprintf(stderr, "tapless correlate: baseline: %s\n", err);
+			rc = CMD_USAGE;
+			goto out;
+		}
+		correlate_warnings(base, "baseline: ");
+	}
+	if (corr_run(c, err)) {
+		fprintf(stderr, "tapless correlate: %s\n", err);
+		rc = CMD_USAGE;
+		goto out;
+	}
+	correlate_warnings(c, "");
+	fmt = opts_flag(o, "json") ? PRINT_JSON :
+	      opts_flag(o, "csv") ? PRINT_CSV : PRINT_TEXT;
+	p = print_create(stdout, fmt, opts_flag(o, "pretty") ? PRINT_PRETTY : 0);
+	corr_print(c, base, p);
+	if (print_destroy(p)) {
+		fprintf(stderr, "tapless correlate: writing the results: %s\n",
+			strerror(EIO));
+		rc = CMD_SYSTEM;
+		goto out;
+	}
+	unsigned long long unknown = corr_direction_unknown(c);
+	if (!corr_measured(c) && unknown) {
+		fprintf(stderr, "tapless correlate: nothing could be measured: "
+			"%llu messages were seen at two hosts but the direction "
+			"is unknown (the captures do not record it, as classic "
+			"pcap does not): name each host's addresses with "
+			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
+		rc = CMD_USAGE;
+		goto out;
+	}
+	if (!corr_measured(c)) {
+		fprintf(stderr, "tapless correlate: nothing could be measured "
+			"(no message was seen leaving one host and arriving at "
+			"another, and no transaction was complete)\n");
+		rc = CMD_USAGE;
+		goto out;
+	}
+	if (unknown)
+		fprintf(stderr, "tapless correlate: warning: %llu messages "
+			"seen at two hosts were not measured: the direction is "
+			"unknown (the captures do not record it, as classic pcap "
+			"does not): name each host's addresses with "
+			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
+	rc = CMD_OK;
+out:
+	if (cfg.samples) {
+		/* Under its final name only when whole. */
+		const char *path = opts_str(o, "samples");
+		int e = wholefile_close(&samples, rc != CMD_OK);
+
+		if (e && rc == CMD_OK) {
+			fprintf(stderr, "tapless correlate: %s: %s\n", path,
+				strerror(-e));
+			rc = CMD_SYSTEM;
+		}
+	}
+	corr_destroy(base);
+	corr_destroy(c);
+	topo_destroy(topo);
+	free(operands);
+	opts_destroy(o);
+	return rc;
+}

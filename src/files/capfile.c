@@ -1,0 +1,135 @@
+/* capfile.c — reading captures: the common part and the choice of reader
+ * (see capfile.h). */
+#include "files/capfile_private.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(r->error, sizeof(r->error), "%s: offset %llu: %s", r->path,
+		 (unsigned long long)off, what);
+	return -EBADMSG;
+}
+
+struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id)
+{
+	if (r->nifaces >= PCAPNG_MAX_IFACES * 4)
+		return NULL;
+	if (r->nifaces == r->cap_ifaces) {
+		r->cap_ifaces = r->cap_ifaces ? r->cap_ifaces * 2 : 4;
+		r->ifaces = xrealloc(r->ifaces, r->cap_ifaces * sizeof(*r->ifaces));
+	}
+	memset(&r->ifaces[r->nifaces], 0, sizeof(r->ifaces[0]));
+	*id = r->nifaces;
+	return &r->ifaces[r->nifaces++];
+}
+
+int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
+{
+	struct cap_reader *r = xcalloc(1, sizeof(*r));
+	uint32_t magic = 0;
+	int err;
+
+	*out = NULL;
+	errbuf[0] = 0;
+	r->path = xstrdup(path);
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		err = -errno;
+		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fread(&magic, 1, 4, r->f) != 4) {
+		err = cap_fail(r, 0, "too short for a capture file");
+		goto fail;
+	}
+	rewind(r->f);
+	switch (magic) {
+	case PCAPNG_BT_SHB:
+		r->ops = &cap_pcapng_ops;
+		break;
+	case 0xa1b2c3d4: case 0xd4c3b2a1:	/* pcap, microseconds */
+	case 0xa1b23c4d: case 0x4d3cb2a1:	/* pcap, nanoseconds */
+		r->ops = &cap_pcap_ops;
+		break;
+	default:
+		err = cap_fail(r, 0, "not a pcap or pcapng file (magic 0x%08x)",
+			       magic);
+		goto fail;
+	}
+	err = r->ops->open(r);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	if (r->error[0])
+		snprintf(errbuf, CAP_ERRBUF, "%s", r->error);
+	else
+		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(-err));
+	cap_close(r);
+	return err;
+}
+
+int cap_next(struct cap_reader *r, struct cap_packet *pkt)
+{
+	int n = r->ops->next(r, pkt);
+
+	if (n == 1)
+		r->stats.packets++;
+	return n;
+}
+
+const struct cap_iface *cap_iface(const struct cap_reader *r, uint32_t id)
+{
+	return id < r->nifaces ? &r->ifaces[id] : NULL;
+}
+
+uint32_t cap_iface_count(const struct cap_reader *r)
+{
+	return r->nifaces;
+}
+
+enum cap_format cap_format(const struct cap_reader *r)
+{
+	return r->ops->format;
+}
+
+const char *cap_path(const struct cap_reader *r)
+{
+	return r->path;
+}
+
+void cap_stats(const struct cap_reader *r, struct cap_stats *st)
+{
+	*st = r->stats;
+}
+
+const char *cap_error(const struct cap_reader *r)
+{
+	return r->error;
+}
+
+void cap_close(struct cap_reader *r)
+{
+	if (!r)
+		return;
+	if (r->ops)	/* NULL when cap_open() failed before choosing */
+		r->ops->close(r);
+	if (r->f)
+		fclose(r->f);
+	free(r->ifaces);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,83 @@
+/* capfile.h — reading capture files: pcapng (our own reader, which keeps
+ * interface ids, directions and any timestamp resolution) and classic pcap
+ * with microsecond or nanosecond stamps (through libpcap), behind one
+ * interface. cap_open() picks the reader from the file's magic number.
+ *
+ * Bad input never crashes and never makes the reader allocate without
+ * bound: a block larger than CAP_MAX_BLOCK, lengths that disagree, options
+ * that run past their block, a file cut mid-block — each ends the stream with
+ * -EBADMSG and a message naming the file and the byte offset (cap_error()),
+ * after every whole packet before it was returned.
+ */
+#ifndef TAPLESS_CAPFILE_H
+#define TAPLESS_CAPFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "files/pcapng.h"
+
+#define CAP_MAX_BLOCK (16u << 20)
+
+struct cap_reader;
+
+enum cap_format { CAP_PCAPNG, CAP_PCAP };
+
+struct cap_iface {
+	char name[64];		/* if_name, or "" */
+	char description[256];	/* if_description, or "" */
+	uint16_t linktype;
+	uint32_t snaplen;
+	int64_t resolution_ns;	/* stamp resolution in ns (1 for ns, 1000
+				 * for µs, 0 when finer than 1 ns) */
+	bool src_known;		/* description was ours: src is valid */
+	struct pcapng_source src;
+};
+
+struct cap_packet {
+	int64_t ts_ns;		/* nanoseconds since 1970 (of the timescale) */
+	uint32_t caplen, origlen;
+	const uint8_t *data;	/* valid until the next cap_next() */
+	uint32_t iface;		/* index for cap_iface() */
+	enum pcapng_dir dir;
+	bool has_packet_id;	/* epb_packetid, same on every interface the
+				 * packet crossed (tapless-swemu) */
+	uint64_t packet_id;
+	uint64_t offset;	/* byte offset of the packet's block/record */
+};
+
+struct cap_stats {
+	uint64_t packets;
+	uint64_t blocks_skipped;	/* unknown or unused block types (and
+					 * ISBs, link events or not) */
+	uint64_t sections;
+	/* Link events written by tapless-capd (an ISB whose opt_comment
+	 * begins PCAPNG_LINK_DOWN / PCAPNG_LINK_UP): a gap in the packets
+	 * after a link down is a link event, not a quiet link. */
+	uint64_t link_down, link_up;
+	int64_t first_link_down_ns;	/* stamp of the first link down */
+	uint32_t first_link_down_iface;	/* its interface, for cap_iface() */
+};
+
+#define CAP_ERRBUF 512
+
+/* Open path. Returns 0, -errno, or -EBADMSG (not a capture we read). On
+ * failure *out is NULL and errbuf says why, naming the file. */
+int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF]);
+
+/* The next packet: 1, 0 at the end, or -EBADMSG / -errno (the stream is
+ * over; cap_error() says why and where). */
+int cap_next(struct cap_reader *r, struct cap_packet *pkt);
+
+const struct cap_iface *cap_iface(const struct cap_reader *r, uint32_t id);
+uint32_t cap_iface_count(const struct cap_reader *r);
+enum cap_format cap_format(const struct cap_reader *r);
+const char *cap_path(const struct cap_reader *r);
+void cap_stats(const struct cap_reader *r, struct cap_stats *st);
+
+/* The last error as "PATH: offset N: what", or "" when there was none. */
+const char *cap_error(const struct cap_reader *r);
+
+void cap_close(struct cap_reader *r);
+
+#endif

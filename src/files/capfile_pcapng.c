@@ -1,0 +1,403 @@
+/* capfile_pcapng.c — the pcapng reader: every section, both byte orders,
+ * any if_tsresol; unknown blocks and options skipped; every length checked
+ * against the block before it is used. */
+#include <byteswap.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files/capfile_private.h"
+#include "base/xalloc.h"
+
+static uint16_t rd16(const struct cap_reader *r, const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return r->swap ? bswap_16(v) : v;
+}
+
+static uint32_t rd32(const struct cap_reader *r, const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return r->swap ? bswap_32(v) : v;
+}
+
+static uint64_t rd64(const struct cap_reader *r, const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return r->swap ? bswap_64(v) : v;
+}
+
+static uint32_t pad4(uint32_t n)
+{
+	return (n + 3) & ~3u;
+}
+
+/* Walk the options in [p, end). For each, call fn; stop at opt_endofopt or
+ * at the end. -EBADMSG when one runs past the block. */
+static int cap_options(struct cap_reader *r, uint64_t boff,
+		       const unsigned char *base, const unsigned char *p,
+		       const unsigned char *end,
+		       void (*fn)(struct cap_reader *, uint16_t, const unsigned char *,
+				  uint16_t, void *),
+		       void *arg)
+{
+	while (end - p >= 4) {
+		uint16_t code = rd16(r, p), len = rd16(r, p + 2);
+
+		if (code == PCAPNG_OPT_ENDOFOPT)
+			return 0;
+		if ((size_t)(end - p - 4) < pad4(len))
+			return cap_fail(r, boff + (uint64_t)(p - base),
+					"option %u of %u bytes runs past the end of its block",
+					code, len);
+		fn(r, code, p + 4, len, arg);
+		p += 4 + pad4(len);
+	}
+	/* 1 to 3 bytes left over, or none: not worth refusing the block. */
+	return 0;
+}
+
+static void cap_copy_str(char *dst, size_t cap, const unsigned char *v,
+			 uint16_t len)
+{
+	size_t n = len < cap - 1 ? len : cap - 1;
+
+	memcpy(dst, v, n);
+	dst[n] = 0;
+	/* Options may be NUL-padded or NUL-terminated: stop at the first. */
+	dst[strnlen(dst, n)] = 0;
+}
+
+struct cap_idb_opts {
+	struct cap_iface *ifc;
+	uint8_t tsresol;
+	int64_t tsoffset;
+};
+
+static void cap_idb_opt(struct cap_reader *r, uint16_t code,
+			const unsigned char *v, uint16_t len, void *arg)
+{
+	struct cap_idb_opts *o = arg;
+
+	switch (code) {
+	case PCAPNG_IF_NAME:
+		cap_copy_str(o->ifc->name, sizeof(o->ifc->name), v, len);
+		break;
+	case PCAPNG_IF_DESCRIPTION:
+		cap_copy_str(o->ifc->description, sizeof(o->ifc->description),
+			     v, len);
+		break;
+	case PCAPNG_IF_TSRESOL:
+		if (len >= 1)
+			o->tsresol = v[0];
+		break;
+	case PCAPNG_IF_TSOFFSET:
+		if (len >= 8)
+			o->tsoffset = (int64_t)rd64(r, v);
+		break;
+	}
+}
+
+static void cap_epb_opt(struct cap_reader *r, uint16_t code,
+			const unsigned char *v, uint16_t len, void *arg)
+{
+	struct cap_packet *pkt = arg;
+
+	if (code == PCAPNG_EPB_FLAGS && len >= 4)
+		pkt->dir = (enum pcapng_dir)(rd32(r, v) & 3);
+	else if (code == PCAPNG_EPB_PACKETID && len >= 8) {
+		pkt->packet_id = rd64(r, v);
+		pkt->has_packet_id = true;
+	}
+}
+
+/* Resolution of a tsresol byte in ns: 0 when finer than 1 ns. */
+static int64_t cap_resolution(uint8_t tsresol)
+{
+	unsigned n = tsresol & 0x7f;
+	int64_t unit = 1;
+
+	if (tsresol & 0x80)
+		return n >= 30 ? 0 : (1000000000LL + (1LL << n) - 1) >> n;
+	if (n >= 9)
+		return n == 9 ? 1 : 0;
+	while (n++ < 9)
+		unit *= 10;
+	return unit;
+}
+
+/* Units of tsresol since 1970 (+ tsoffset seconds) to nanoseconds. */
+static int cap_to_ns(uint64_t ts, uint8_t tsresol, int64_t tsoffset,
+		     int64_t *ns)
+{
+	unsigned n = tsresol & 0x7f;
+	__int128 v = ts;
+
+	if (tsresol & 0x80) {
+		if (n > 64)
+			return -EINVAL;
+		v = v * 1000000000 >> n;
+	} else {
+		if (n > 19)
+			return -EINVAL;
+		for (; n < 9; n++)
+			v *= 10;
+		for (; n > 9; n--)
+			v /= 10;
+	}
+	v += (__int128)tsoffset * 1000000000;
+	if (v > INT64_MAX || v < INT64_MIN)
+		return -ERANGE;
+	*ns = (int64_t)v;
+	return 0;
+}
+
+/* Read one whole block into r->block. Returns its length, 0 at a clean end
+ * of file, or -EBADMSG. */
+static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
+{
+	unsigned char hdr[12];
+	uint64_t off = r->offset;
+	size_t got = fread(hdr, 1, 12, r->f);
+	uint32_t len;
+
+	if (got == 0 && feof(r->f))
+		return 0;
+	if (got < 8)
+		return cap_fail(r, off, "file ends inside a block header "
+				"(%zu of 8 bytes)", got);
+	memcpy(type, hdr, 4);
+	if (*type == PCAPNG_BT_SHB) {
+		uint32_t magic;
+
+		if (got < 12)
+			return cap_fail(r, off, "file ends inside a section header");
+		memcpy(&magic, hdr + 8, 4);
+		if (magic == PCAPNG_BYTE_ORDER_MAGIC)
+			r->swap = false;
+		else if (magic == bswap_32(PCAPNG_BYTE_ORDER_MAGIC))
+			r->swap = true;
+		else
+			return cap_fail(r, off + 8, "bad byte-order magic 0x%08x",
+					magic);
+	} else {
+		*type = rd32(r, hdr);
+	}
+	len = rd32(r, hdr + 4);
+	if (len < 12 || len % 4)
+		return cap_fail(r, off + 4, "block length %u is not a multiple of 4 "
+				"of at least 12", len);
+	if (len > CAP_MAX_BLOCK)
+		return cap_fail(r, off + 4, "block length %u is over the %u-byte limit",
+				len, CAP_MAX_BLOCK);
+	if (len > r->block_cap) {
+		/* Grows to the largest block seen, never past CAP_MAX_BLOCK. */
+		r->block_cap = len < 65536 ? 65536 : len;
+		r->block = xrealloc(r->block, r->block_cap);
+	}
+	/* len >= 12 >= got: the header read never takes the next block's bytes. */
+	memcpy(r->block, hdr, got);
+	if (got < len && fread(r->block + got, 1, len - got, r->f) != len - got)
+		return cap_fail(r, off, "file ends inside a block of %u bytes "
+				"(truncated capture)", len);
+	if (rd32(r, r->block + len - 4) != len)
+		return cap_fail(r, off + len - 4, "block length %u at its end "
+				"differs from %u at its start",
+				rd32(r, r->block + len - 4), len);
+	r->offset = off + len;
+	return len;
+}
+
+static int cap_pcapng_shb(struct cap_reader *r, uint64_t off, uint32_t len)
+{
+	if (len < 28)
+		return cap_fail(r, off, "section header of %u bytes is too short", len);
+	if (rd16(r, r->block + 12) != 1)
+		return cap_fail(r, off + 12, "pcapng major version %u, not 1",
+				rd16(r, r->block + 12));
+	r->section_first = r->nifaces;
+	r->stats.sections++;
+	return 0;
+}
+
+static int cap_pcapng_idb(struct cap_reader *r, uint64_t off, uint32_t len)
+{
+	struct cap_idb_opts o = { .tsresol = 6 };	/* default: µs */
+	uint32_t id;
+	int err;
+
+	if (len < 20)
+		return cap_fail(r, off, "interface block of %u bytes is too short", len);
+	o.ifc = cap_add_iface(r, &id);
+	if (!o.ifc)
+		return cap_fail(r, off, "more than %u interfaces",
+				PCAPNG_MAX_IFACES * 4);
+	o.ifc->linktype = rd16(r, r->block + 8);
+	o.ifc->snaplen = rd32(r, r->block + 12);
+	err = cap_options(r, off, r->block, r->block + 16, r->block + len - 4,
+			  cap_idb_opt, &o);
+	if (err)
+		return err;
+	if ((o.tsresol & 0x80 ? (o.tsresol & 0x7f) > 64 : o.tsresol > 19))
+		return cap_fail(r, off, "if_tsresol 0x%02x is out of range", o.tsresol);
+	r->tsresol[id] = o.tsresol;
+	r->tsoffset_s[id] = o.tsoffset;
+	o.ifc->resolution_ns = cap_resolution(o.tsresol);
+	o.ifc->src_known = o.ifc->description[0] &&
+		pcapng_parse_description(o.ifc->description, &o.ifc->src) == 0;
+	return 0;
+}
+
+static int cap_pcapng_epb(struct cap_reader *r, uint64_t off, uint32_t len,
+			  struct cap_packet *pkt)
+{
+	uint32_t ifid, caplen;
+	uint64_t ts;
+
+	if (len < 32)
+		return cap_fail(r, off, "packet block of %u bytes is too short", len);
+	ifid = rd32(r, r->block + 8);
+	ts = (uint64_t)rd32(r, r->block + 12) << 32 | rd32(r, r->block + 16);
+	caplen = rd32(r, r->block + 20);
+	if (caplen > len - 32 || pad4(caplen) > len - 32)
+		return cap_fail(r, off + 20, "captured length %u runs past the end "
+				"of its %u-byte block", caplen, len);
+	if (ifid >= r->nifaces - r->section_first || r->nifaces == r->section_first)
+		return cap_fail(r, off + 8, "packet on interface %u, which the "
+				"section has not described", ifid);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->iface = r->section_first + ifid;
+	if (cap_to_ns(ts, r->tsresol[pkt->iface], r->tsoffset_s[pkt->iface],
+		      &pkt->ts_ns))
+		return cap_fail(r, off + 12, "timestamp out of range");
+	pkt->caplen = caplen;
+	pkt->origlen = rd32(r, r->block + 24);
+	pkt->data = r->block + 28;
+	pkt->offset = off;
+	return cap_options(r, off, r->block, r->block + 28 + pad4(caplen),
+			   r->block + len - 4, cap_epb_opt, pkt);
+}
+
+static void cap_isb_opt(struct cap_reader *r, uint16_t code,
+			const unsigned char *v, uint16_t len, void *arg)
+{
+	int *event = arg;
+	size_t down = strlen(PCAPNG_LINK_DOWN), up = strlen(PCAPNG_LINK_UP);
+
+	(void)r;
+	if (code != PCAPNG_OPT_COMMENT)
+		return;
+	if (len >= down && !memcmp(v, PCAPNG_LINK_DOWN, down))
+		*event = -1;
+	else if (len >= up && !memcmp(v, PCAPNG_LINK_UP, up))
+		*event = 1;
+}
+
+/* An Interface Statistics Block: only link events are kept (counted in
+ * the stats); the counters are for people and tshark. Nothing in it is
+ * needed to read the packets, so a malformed one is skipped, as before
+ * link events were read, never an error. */
+static void cap_pcapng_isb(struct cap_reader *r, uint64_t off, uint32_t len)
+{
+	char saved[CAP_ERRBUF];
+	uint32_t ifid, iface;
+	int64_t ts_ns;
+	uint64_t ts;
+	int event = 0;
+
+	r->stats.blocks_skipped++;
+	if (len < 24)
+		return;
+	ifid = rd32(r, r->block + 8);
+	if (ifid >= r->nifaces - r->section_first || r->nifaces == r->section_first)
+		return;
+	memcpy(saved, r->error, sizeof(saved));
+	if (cap_options(r, off, r->block, r->block + 20, r->block + len - 4,
+			cap_isb_opt, &event)) {
+		memcpy(r->error, saved, sizeof(saved));
+		return;
+	}
+	if (event > 0)
+		r->stats.link_up++;
+	if (event >= 0)
+		return;
+	iface = r->section_first + ifid;
+	ts = (uint64_t)rd32(r, r->block + 12) << 32 | rd32(r, r->block + 16);
+	if (cap_to_ns(ts, r->tsresol[iface], r->tsoffset_s[iface], &ts_ns))
+		ts_ns = 0;
+	if (!r->stats.link_down++) {
+		r->stats.first_link_down_ns = ts_ns;
+		r->stats.first_link_down_iface = iface;
+	}
+}
+
+static int cap_pcapng_next(struct cap_reader *r, struct cap_packet *pkt)
+{
+	for (;;) {
+		uint64_t off = r->offset;
+		uint32_t type;
+		int64_t len = cap_read_block(r, &type);
+		int err;
+
+		if (len <= 0)
+			return (int)len;
+		switch (type) {
+		case PCAPNG_BT_SHB:
+			err = cap_pcapng_shb(r, off, (uint32_t)len);
+			break;
+		case PCAPNG_BT_IDB:
+			err = cap_pcapng_idb(r, off, (uint32_t)len);
+			break;
+		case PCAPNG_BT_EPB:
+			err = cap_pcapng_epb(r, off, (uint32_t)len, pkt);
+			if (!err)
+				return 1;
+			break;
+		case PCAPNG_BT_ISB:
+			cap_pcapng_isb(r, off, (uint32_t)len);
+			err = 0;
+			break;
+		default:
+			/* SPB (no timestamp: useless here), NRB,
+			 * custom and future blocks. */
+			r->stats.blocks_skipped++;
+			err = 0;
+			break;
+		}
+		if (err)
+			return err;
+	}
+}
+
+static int cap_pcapng_open(struct cap_reader *r)
+{
+	/* The first block must be a section header; read it now so a
+	 * non-file fails at open, not at the first packet. */
+	uint32_t type;
+	int64_t len = cap_read_block(r, &type);
+
+	if (len < 0)
+		return (int)len;
+	if (len == 0 || type != PCAPNG_BT_SHB)
+		return cap_fail(r, 0, "no section header block");
+	return cap_pcapng_shb(r, 0, (uint32_t)len);
+}
+
+static void cap_pcapng_close(struct cap_reader *r)
+{
+	free(r->block);
+	r->block = NULL;
+}
+
+const struct cap_ops cap_pcapng_ops = {
+	.format = CAP_PCAPNG,
+	.open = cap_pcapng_open,
+	.next = cap_pcapng_next,
+	.close = cap_pcapng_close,
+};

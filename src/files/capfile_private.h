@@ -1,0 +1,55 @@
+/* capfile_private.h — inside struct cap_reader, shared by capfile.c and the
+ * two readers (capfile_pcapng.c, capfile_pcap.c). Not for other modules. */
+#ifndef TAPLESS_CAPFILE_PRIVATE_H
+#define TAPLESS_CAPFILE_PRIVATE_H
+
+#include <stdio.h>
+
+#include "files/capfile.h"
+#include "files/pcapng_format.h"
+
+struct cap_reader;
+
+struct cap_ops {
+	enum cap_format format;
+	int (*open)(struct cap_reader *r);
+	int (*next)(struct cap_reader *r, struct cap_packet *pkt);
+	void (*close)(struct cap_reader *r);
+};
+
+extern const struct cap_ops cap_pcapng_ops;
+extern const struct cap_ops cap_pcap_ops;
+
+struct cap_reader {
+	const struct cap_ops *ops;
+	char *path;
+	FILE *f;
+	uint64_t offset;	/* of the next byte to read */
+	char error[CAP_ERRBUF];
+	struct cap_stats stats;
+
+	/* Interfaces of every section, in order; a section's ids are
+	 * relative to its first entry. */
+	struct cap_iface *ifaces;
+	uint32_t nifaces, cap_ifaces;
+	uint32_t section_first;
+	int64_t tsoffset_s[PCAPNG_MAX_IFACES * 4];
+	uint8_t tsresol[PCAPNG_MAX_IFACES * 4];
+
+	/* pcapng */
+	unsigned char *block;	/* current block, grown up to CAP_MAX_BLOCK */
+	uint32_t block_cap;
+	bool swap;		/* section in the other byte order */
+
+	/* pcap */
+	void *pcap;		/* pcap_t */
+};
+
+/* Set r->error to "PATH: offset OFF: fmt..." and return -EBADMSG. */
+int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A new interface slot (the table grows, bounded by PCAPNG_MAX_IFACES*4). */
+struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id);
+
+#endif

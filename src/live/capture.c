@@ -1,0 +1,263 @@
+/* capture.c — one interface through libpcap, a handle per direction; see
+ * capture.h. */
+#include "live/capture_private.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+
+#define CAPTURE_SNAPLEN 262144
+
+static int capture_fail(struct capture *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int capture_fail(struct capture *c, int err, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->error, sizeof(c->error), "%s: %s", c->ifname, what);
+	return err;
+}
+
+int capture_offloads(const char *ifname)
+{
+	/* The legacy get commands still answer on every kernel and need no
+	 * feature-name table, unlike ETHTOOL_GFEATURES. */
+	static const struct {
+		uint32_t cmd;
+		unsigned bit;
+	} q[] = {
+		{ ETHTOOL_GTSO, CAPTURE_OFF_TSO },
+		{ ETHTOOL_GGSO, CAPTURE_OFF_GSO },
+		{ ETHTOOL_GGRO, CAPTURE_OFF_GRO },
+	};
+	struct ethtool_value v;
+	struct ifreq ifr;
+	int fd, mask = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&v;
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		v.cmd = q[i].cmd;
+		v.data = 0;
+		if (!ioctl(fd, SIOCETHTOOL, &ifr) && v.data)
+			mask |= (int)q[i].bit;
+	}
+	v.cmd = ETHTOOL_GFLAGS;
+	v.data = 0;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr) && (v.data & ETH_FLAG_LRO))
+		mask |= CAPTURE_OFF_LRO;
+	close(fd);
+	return mask;
+}
+
+/* Create, configure and activate one handle. */
+static int capture_handle(struct capture *c, const struct capture_config *cfg,
+			  enum capture_dir dir)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct bpf_program prog;
+	pcap_t *h;
+	int rc;
+
+	h = pcap_create(c->ifname, err);
+	if (!h)
+		return capture_fail(c, -ENODEV, "%s", err);
+	c->h[dir] = h;
+	pcap_set_snaplen(h, (int)(cfg->snaplen ? cfg->snaplen : CAPTURE_SNAPLEN));
+	pcap_set_promisc(h, cfg->promisc && dir == CAPTURE_IN);
+	pcap_set_timeout(h, cfg->timeout_ms > 0 ? cfg->timeout_ms : 100);
+	pcap_set_buffer_size(h, (int)(cfg->buffer_kib ? cfg->buffer_kib : 32768) * 1024);
+	if (pcap_set_tstamp_precision(h, PCAP_TSTAMP_PRECISION_NANO))
+		return capture_fail(c, -EOPNOTSUPP, "no nanosecond stamps in this libpcap");
+	if (dir == CAPTURE_IN) {
+		rc = c->ops->prepare(c, h);
+		if (rc)
+			return rc;
+	}
+	rc = pcap_activate(h);
+	if (rc < 0) {
+		/* PERM_DENIED, NO_SUCH_DEVICE, IFACE_NOT_UP... */
+		return capture_fail(c, rc == PCAP_ERROR_NO_SUCH_DEVICE ? -ENODEV :
+				    rc == PCAP_ERROR_PERM_DENIED ? -EPERM : -EIO,
+				    "%s", pcap_geterr(h));
+	}
+	if (pcap_setdirection(h, dir == CAPTURE_IN ? PCAP_D_IN : PCAP_D_OUT))
+		return capture_fail(c, -EOPNOTSUPP, "cannot select direction: %s",
+				    pcap_geterr(h));
+	/* On Linux setdirection filters in user space: both handles see
+	 * every frame that passes the filter. Compiling "inbound"/"outbound"
+	 * into the kernel filter would halve the copying, but lost the first
+	 * frames after activation in tests with libpcap 1.10: left for when
+	 * that is understood. */
+	if (cfg->filter && *cfg->filter) {
+		if (pcap_compile(h, &prog, cfg->filter, 1, PCAP_NETMASK_UNKNOWN))
+			return capture_fail(c, -EINVAL, "filter '%s': %s",
+					    cfg->filter, pcap_geterr(h));
+		rc = pcap_setfilter(h, &prog);
+		pcap_freecode(&prog);
+		if (rc)
+			return capture_fail(c, -EINVAL, "filter: %s", pcap_geterr(h));
+	}
+	if (pcap_setnonblock(h, 1, err))
+		return capture_fail(c, -EIO, "%s", err);
+	if (dir == CAPTURE_IN)
+		c->ops->activated(c);
+	return 0;
+}
+
+int capture_open(struct capture **out, const struct capture_config *cfg,
+		 char errbuf[CAPTURE_ERRBUF])
+{
+	struct capture *c = xcalloc(1, sizeof(*c));
+	int err, off;
+
+	*out = NULL;
+	snprintf(c->ifname, sizeof(c->ifname), "%s", cfg->ifname);
+	c->info.phc = -1;
+	c->info.rx_filter = -1;
+	c->ops = cfg->mode == TS_MODE_SW ? &capture_sw_ops : &capture_hw_ops;
+	err = capture_handle(c, cfg, CAPTURE_IN);
+	if (err == -ENODEV && cfg->mode == TS_MODE_AUTO && c->ops == &capture_hw_ops &&
+	    !c->error[0]) {
+		/* No PHC here: host stamps, said so in the file. */
+		pcap_close(c->h[CAPTURE_IN]);
+		c->h[CAPTURE_IN] = NULL;
+		c->ops = &capture_sw_ops;
+		err = capture_handle(c, cfg, CAPTURE_IN);
+	} else if (err == -ENODEV && !c->error[0]) {
+		capture_fail(c, err, "no hardware stamps (no PHC, or no "
+			     "'all' receive filter)");
+	}
+	if (!err)
+		err = capture_handle(c, cfg, CAPTURE_OUT);
+	if (!err && c->ops == &capture_sw_ops) {
+		/* The kernel hands a frame to an interface's packet sockets
+		 * newest first, and each takes its software stamp in its turn:
+		 * reopened last, the receive handle is served first, and its
+		 * stamps do not wait for the send handle's copy of the frame
+		 * (microseconds on veth). Hardware stamps are the NIC's. */
+		pcap_close(c->h[CAPTURE_IN]);
+		c->h[CAPTURE_IN] = NULL;
+		err = capture_handle(c, cfg, CAPTURE_IN);
+	}
+	if (err) {
+		if (!c->error[0])
+			capture_fail(c, err, "%s", strerror(-err));
+		snprintf(errbuf, CAPTURE_ERRBUF, "%s", c->error);
+		capture_close(c);
+		return err;
+	}
+	c->info.linktype = pcap_datalink(c->h[CAPTURE_IN]);
+	c->info.snaplen = (uint32_t)pcap_snapshot(c->h[CAPTURE_IN]);
+	off = capture_offloads(c->ifname);
+	c->info.offloads = off > 0 ? (unsigned)off : 0;
+
+	c->info.src[CAPTURE_IN] = (struct pcapng_source){
+		.hw = c->info.hw, .phc = c->info.phc,
+		.timescale = c->info.hw ? TS_SCALE_PHC : TS_SCALE_UTC,
+	};
+	snprintf(c->info.src[CAPTURE_IN].note, sizeof(c->info.src[0].note),
+		 "received%s", c->info.rx_narrow ?
+		 ", NIC rx filter narrowed: not every frame stamped" : "");
+	c->info.src[CAPTURE_OUT] = (struct pcapng_source){
+		.hw = false, .phc = -1, .timescale = TS_SCALE_UTC,
+	};
+	snprintf(c->info.src[CAPTURE_OUT].note, sizeof(c->info.src[0].note),
+		 "sent, host stamps");
+	*out = c;
+	return 0;
+}
+
+void capture_fds(const struct capture *c, int fds[2])
+{
+	fds[0] = pcap_get_selectable_fd(c->h[CAPTURE_IN]);
+	fds[1] = pcap_get_selectable_fd(c->h[CAPTURE_OUT]);
+}
+
+static void capture_one(u_char *arg, const struct pcap_pkthdr *h,
+			const u_char *data)
+{
+	struct capture *c = (struct capture *)arg;
+	struct capture_packet p = {
+		/* Nanosecond precision: libpcap puts ns in tv_usec. */
+		.ts_ns = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec,
+		.data = data,
+		.caplen = h->caplen,
+		.len = h->len,
+		.dir = c->cur,
+	};
+
+	c->fn(c->arg, &p);
+	c->count++;
+}
+
+int capture_dispatch(struct capture *c, int max, capture_fn fn, void *arg)
+{
+	c->fn = fn;
+	c->arg = arg;
+	c->count = 0;
+	for (int d = CAPTURE_IN; d <= CAPTURE_OUT; d++) {
+		c->cur = (enum capture_dir)d;
+		if (pcap_dispatch(c->h[d], max > 0 ? max : -1, capture_one,
+				  (u_char *)c) == PCAP_ERROR)
+			return capture_fail(c, -EIO, "%s", pcap_geterr(c->h[d]));
+	}
+	return (int)c->count;
+}
+
+int capture_stats(struct capture *c, enum capture_dir dir, uint64_t *recv,
+		  uint64_t *drop)
+{
+	struct pcap_stat st;
+
+	*recv = *drop = 0;
+	if (pcap_stats(c->h[dir], &st))
+		return capture_fail(c, -EIO, "%s", pcap_geterr(c->h[dir]));
+	*recv = st.ps_recv;
+	*drop = st.ps_drop;
+	return 0;
+}
+
+void capture_info(const struct capture *c, struct capture_info *info)
+{
+	*info = c->info;
+}
+
+const char *capture_error(const struct capture *c)
+{
+	return c->error;
+}
+
+const char *capture_ifname(const struct capture *c)
+{
+	return c->ifname;
+}
+
+void capture_close(struct capture *c)
+{
+	if (!c)
+		return;
+	for (int d = CAPTURE_IN; d <= CAPTURE_OUT; d++)
+		if (c->h[d])
+			pcap_close(c->h[d]);
+	free(c);
+}

@@ -1,0 +1,225 @@
+/* reorder.c — hold frames briefly and release them in stamp order; see
+ * reorder.h. */
+#include "live/reorder.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+struct slot {
+	struct reorder_entry e;	/* e.data is set on pop */
+	uint64_t seq;		/* arrival order: ties keep it */
+	size_t off;		/* frame bytes at arena + off */
+	size_t span;		/* arena bytes taken, with any wrap waste */
+	bool live;
+};
+
+/* The key is kept in the heap itself: comparisons never touch the slots,
+ * which at hundreds of thousands of frames a second is the difference
+ * between cache hits and misses on every level. */
+struct hkey {
+	int64_t ts;
+	uint64_t seq;		/* slot = seq % max */
+};
+
+struct heap {
+	struct hkey *v;		/* min-heap on (ts, seq) */
+	size_t n;
+};
+
+struct reorder {
+	uint8_t *arena;
+	size_t arena_size, a_head, a_used;
+	struct slot *slots;
+	size_t max;
+	uint64_t head, tail;	/* slot counters: [tail, head) in use */
+	struct heap heap[REORDER_MAX_GROUPS];
+	unsigned groups;
+	int64_t hold_ns;
+	size_t live;
+};
+
+int reorder_create(struct reorder **out, size_t arena_bytes, size_t max_entries,
+		   unsigned groups, int64_t hold_ns)
+{
+	struct reorder *r;
+
+	if (!arena_bytes || !max_entries || !groups ||
+	    groups > REORDER_MAX_GROUPS || max_entries > UINT32_MAX || hold_ns < 0)
+		return -EINVAL;
+	r = xcalloc(1, sizeof(*r));
+	r->arena = xmalloc(arena_bytes);
+	r->arena_size = arena_bytes;
+	r->slots = xcalloc(max_entries, sizeof(*r->slots));
+	r->max = max_entries;
+	r->groups = groups;
+	r->hold_ns = hold_ns;
+	for (unsigned g = 0; g < groups; g++)
+		r->heap[g].v = xcalloc(max_entries, sizeof(struct hkey));
+	*out = r;
+	return 0;
+}
+
+void reorder_destroy(struct reorder *r)
+{
+	if (!r)
+		return;
+	for (unsigned g = 0; g < r->groups; g++)
+		free(r->heap[g].v);
+	free(r->slots);
+	free(r->arena);
+	free(r);
+}
+
+static size_t span_at(const struct reorder *r, uint32_t caplen)
+{
+	size_t end = r->arena_size - r->a_head;
+
+	return end >= caplen ? caplen : end + caplen;
+}
+
+bool reorder_fits_ever(const struct reorder *r, uint32_t caplen)
+{
+	return caplen <= r->arena_size;
+}
+
+bool reorder_room(const struct reorder *r, uint32_t caplen)
+{
+	if (r->head - r->tail >= r->max || caplen > r->arena_size)
+		return false;
+	if (!r->a_used)
+		return true;	/* reorder_push() restarts at offset 0 */
+	return r->a_used + span_at(r, caplen) <= r->arena_size;
+}
+
+static bool before(const struct hkey *x, const struct hkey *y)
+{
+	return x->ts != y->ts ? x->ts < y->ts : x->seq < y->seq;
+}
+
+static void heap_push(struct heap *h, struct hkey k)
+{
+	size_t i = h->n++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!before(&k, &h->v[p]))
+			break;
+		h->v[i] = h->v[p];
+		i = p;
+	}
+	h->v[i] = k;
+}
+
+static struct hkey heap_pop(struct heap *h)
+{
+	struct hkey top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && before(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!before(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+int reorder_push(struct reorder *r, const struct reorder_entry *e)
+{
+	struct slot *s;
+	size_t span;
+	uint32_t idx;
+
+	if (e->group >= r->groups)
+		return -EINVAL;
+	if (!reorder_room(r, e->caplen))
+		return -ENOBUFS;
+	if (!r->a_used)
+		r->a_head = 0;
+	span = span_at(r, e->caplen);
+	bool wrap = r->arena_size - r->a_head < e->caplen;
+	idx = (uint32_t)(r->head % r->max);
+	s = &r->slots[idx];
+	s->e = *e;
+	s->seq = r->head++;
+	s->span = span;
+	s->off = wrap ? 0 : r->a_head;
+	s->live = true;
+	memcpy(r->arena + s->off, e->data, e->caplen);
+	r->a_head = s->off + e->caplen;
+	r->a_used += span;
+	r->live++;
+	heap_push(&r->heap[e->group], (struct hkey){ e->ts_ns, s->seq });
+	return 0;
+}
+
+/* Release the top of group g into *e and reclaim what arrival order frees. */
+static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
+{
+	struct hkey k = heap_pop(&r->heap[g]);
+	struct slot *s = &r->slots[k.seq % r->max];
+
+	*e = s->e;
+	e->data = r->arena + s->off;
+	s->live = false;
+	r->live--;
+	/* The bytes stay put until the next push, which is what makes e->data
+	 * safe to use until then. */
+	while (r->tail < r->head && !r->slots[r->tail % r->max].live) {
+		r->a_used -= r->slots[r->tail % r->max].span;
+		r->tail++;
+	}
+}
+
+static int pick(struct reorder *r, int64_t now_ns, bool due_only,
+		struct reorder_entry *e)
+{
+	int best = -1;
+	int64_t best_arrival = 0;
+
+	for (unsigned g = 0; g < r->groups; g++) {
+		const struct heap *h = &r->heap[g];
+		int64_t a;
+
+		if (!h->n)
+			continue;
+		a = r->slots[h->v[0].seq % r->max].e.arrival_ns;
+		if (due_only && a > now_ns - r->hold_ns)
+			continue;
+		if (best < 0 || a < best_arrival) {
+			best = (int)g;
+			best_arrival = a;
+		}
+	}
+	if (best < 0)
+		return 0;
+	release(r, (unsigned)best, e);
+	return 1;
+}
+
+int reorder_pop(struct reorder *r, int64_t now_ns, struct reorder_entry *e)
+{
+	return pick(r, now_ns, true, e);
+}
+
+int reorder_pop_oldest(struct reorder *r, struct reorder_entry *e)
+{
+	return pick(r, 0, false, e);
+}
+
+size_t reorder_count(const struct reorder *r)
+{
+	return r->live;
+}

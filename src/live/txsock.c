@@ -1,0 +1,371 @@
+/* txsock.c — TX stamp hand-over to tapless-capd; see txsock.h. */
+#include "live/txsock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "stamp/ts.h"
+#include "base/xalloc.h"
+
+/* A sender that outruns capd keeps about this much queued before dropping:
+ * room for a ~1 ms burst at line rate of small frames, bounded memory. */
+#define CLIENT_BUF (1u << 20)
+#define RECONNECT_NS 1000000000LL
+
+static void put16le(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+	put16le(p, (uint16_t)v);
+	put16le(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64le(uint8_t *p, uint64_t v)
+{
+	put32le(p, (uint32_t)v);
+	put32le(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint16_t get16le(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32le(const uint8_t *p)
+{
+	return (uint32_t)get16le(p) | (uint32_t)get16le(p + 2) << 16;
+}
+
+static uint64_t get64le(const uint8_t *p)
+{
+	return (uint64_t)get32le(p) | (uint64_t)get32le(p + 4) << 32;
+}
+
+int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
+{
+	uint8_t *p = buf;
+	size_t len = TXSOCK_HDR_LEN + (size_t)r->caplen;
+
+	if (r->caplen > TXSOCK_MAX_FRAME || len > cap)
+		return -EMSGSIZE;
+	put32le(p, TXSOCK_MAGIC);
+	put16le(p + 4, TXSOCK_VERSION);
+	put16le(p + 6, TXSOCK_HDR_LEN);
+	put32le(p + 8, (uint32_t)len);
+	put32le(p + 12, r->ifindex);
+	put64le(p + 16, (uint64_t)r->ts_ns);
+	put32le(p + 24, r->origlen < r->caplen ? r->caplen : r->origlen);
+	put16le(p + 28, r->flags);
+	put16le(p + 30, r->linktype);
+	put32le(p + 32, (uint32_t)r->phc);
+	put32le(p + 36, 0);
+	if (r->caplen)
+		memcpy(p + TXSOCK_HDR_LEN, r->frame, r->caplen);
+	return (int)len;
+}
+
+int txsock_decode(const void *buf, size_t len, struct txsock_rec *r)
+{
+	const uint8_t *p = buf;
+	uint32_t hdr_len, rec_len;
+
+	/* Check what we have as soon as we have it, so a stream of garbage is
+	 * refused at its first bytes instead of after a whole "record". */
+	if (len >= 4 && get32le(p) != TXSOCK_MAGIC)
+		return -EBADMSG;
+	if (len < 12)
+		return 0;
+	if (get16le(p + 4) != TXSOCK_VERSION)
+		return -EPROTONOSUPPORT;
+	hdr_len = get16le(p + 6);
+	rec_len = get32le(p + 8);
+	if (hdr_len < TXSOCK_HDR_LEN || rec_len < hdr_len ||
+	    rec_len - hdr_len > TXSOCK_MAX_FRAME)
+		return -EBADMSG;
+	if (len < rec_len)
+		return 0;
+	r->ifindex = get32le(p + 12);
+	r->ts_ns = (int64_t)get64le(p + 16);
+	r->caplen = rec_len - hdr_len;
+	r->origlen = get32le(p + 24);
+	r->flags = get16le(p + 28);
+	r->linktype = get16le(p + 30);
+	r->phc = (int32_t)get32le(p + 32);
+	r->frame = p + hdr_len;
+	if (r->origlen < r->caplen)
+		return -EBADMSG;
+	return (int)rec_len;
+}
+
+/* ---- client ---- */
+
+struct txsock_client {
+	struct sockaddr_un addr;
+	int fd;
+	int64_t next_try;	/* CLOCK_MONOTONIC ns of the next connect try */
+	uint8_t *buf;		/* queued bytes: [head, tail) */
+	size_t head, tail;
+	struct txsock_client_stats st;
+};
+
+static int set_addr(struct sockaddr_un *a, const char *path)
+{
+	if (!path || !*path || strlen(path) >= sizeof(a->sun_path))
+		return -ENAMETOOLONG;
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	strcpy(a->sun_path, path);
+	return 0;
+}
+
+static void client_drop_conn(struct txsock_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	/* A record half written is useless to the daemon, which will see a new
+	 * connection start at a record boundary. */
+	c->head = c->tail = 0;
+	c->next_try = ts_now_mono() + RECONNECT_NS;
+}
+
+static void client_try_connect(struct txsock_client *c)
+{
+	int fd;
+
+	if (c->fd >= 0 || ts_now_mono() < c->next_try)
+		return;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		c->next_try = ts_now_mono() + RECONNECT_NS;
+		return;
+	}
+	/* A non-blocking connect on a UNIX stream socket completes or fails
+	 * at once (EAGAIN only when the backlog is full: retry later). */
+	if (connect(fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) < 0) {
+		close(fd);
+		c->next_try = ts_now_mono() + RECONNECT_NS;
+		return;
+	}
+	c->fd = fd;
+	c->head = c->tail = 0;
+	c->st.connects++;
+}
+
+/* Write what the socket takes now. Returns 0 or -errno of a dead peer. */
+static int client_push(struct txsock_client *c)
+{
+	while (c->fd >= 0 && c->head < c->tail) {
+		ssize_t n = send(c->fd, c->buf + c->head, c->tail - c->head,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			int err = -errno;
+
+			client_drop_conn(c);
+			return err;
+		}
+		c->head += (size_t)n;
+	}
+	if (c->head == c->tail)
+		c->head = c->tail = 0;
+	return 0;
+}
+
+int txsock_connect(struct txsock_client **out, const char *path)
+{
+	struct txsock_client *c;
+	int err;
+
+	c = xcalloc(1, sizeof(*c));
+	err = set_addr(&c->addr, path);
+	if (err) {
+		free(c);
+		return err;
+	}
+	c->fd = -1;
+	c->buf = xmalloc(CLIENT_BUF);
+	client_try_connect(c);
+	*out = c;
+	return 0;
+}
+
+int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
+{
+	int n;
+
+	client_try_connect(c);
+	if (c->fd < 0) {
+		c->st.dropped++;
+		return -ENOBUFS;
+	}
+	if (CLIENT_BUF - c->tail < TXSOCK_HDR_LEN + (size_t)r->caplen &&
+	    c->head) {
+		memmove(c->buf, c->buf + c->head, c->tail - c->head);
+		c->tail -= c->head;
+		c->head = 0;
+	}
+	n = txsock_encode(c->buf + c->tail, CLIENT_BUF - c->tail, r);
+	if (n < 0) {
+		c->st.dropped++;
+		client_push(c);
+		return -ENOBUFS;
+	}
+	c->tail += (size_t)n;
+	c->st.sent++;
+	client_push(c);
+	return 0;
+}
+
+int txsock_flush(struct txsock_client *c, int timeout_ms)
+{
+	int64_t end = ts_now_mono() + (int64_t)timeout_ms * 1000000LL;
+
+	while (c->fd >= 0 && c->head < c->tail) {
+		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+		int64_t left = end - ts_now_mono();
+		int err;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)(left / 1000000 + 1)) < 0 && errno != EINTR)
+			return -errno;
+		err = client_push(c);
+		if (err)
+			return err;
+	}
+	return c->fd >= 0 ? 0 : -ENOTCONN;
+}
+
+void txsock_client_stats(const struct txsock_client *c,
+			 struct txsock_client_stats *st)
+{
+	*st = c->st;
+}
+
+void txsock_close(struct txsock_client *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	free(c);
+}
+
+/* ---- daemon ---- */
+
+int txsock_listen(const char *path, gid_t gid)
+{
+	struct sockaddr_un a;
+	struct stat sb;
+	int fd, err;
+
+	err = set_addr(&a, path);
+	if (err)
+		return err;
+	if (lstat(path, &sb) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(sb.st_mode))
+			return -EEXIST;
+		/* A socket someone answers on belongs to a live daemon. */
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe < 0)
+			return -errno;
+		if (connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			close(probe);
+			return -EADDRINUSE;
+		}
+		close(probe);
+		if (unlink(path) < 0)
+			return -errno;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Create it with no access for anyone else, then open it up to the
+	 * group: no window where the world can connect. */
+	mode_t old = umask(0177);
+
+	err = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+	umask(old);
+	if (err)
+		goto fail;
+	if (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) {
+		err = -errno;
+		goto fail_unlink;
+	}
+	if (chmod(path, 0660) < 0 || listen(fd, 64) < 0) {
+		err = -errno;
+		goto fail_unlink;
+	}
+	return fd;
+fail_unlink:
+	unlink(path);
+fail:
+	close(fd);
+	return err;
+}
+
+static int uid_in_group(uid_t uid, gid_t gid)
+{
+	struct passwd pw, *res = NULL;
+	char sbuf[4096];
+	gid_t groups[256];
+	int n = 256;
+
+	if (getpwuid_r(uid, &pw, sbuf, sizeof(sbuf), &res) || !res)
+		return 0;
+	if (pw.pw_gid == gid)
+		return 1;
+	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		n = 256;	/* truncated: check the ones we got */
+	for (int i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return 1;
+	return 0;
+}
+
+int txsock_accept(int lfd, gid_t gid, pid_t *pid, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	*pid = cred.pid;
+	*uid = cred.uid;
+	/* The file mode already keeps strangers out; this check also holds
+	 * when someone loosened the mode or passed the socket on. */
+	if (cred.uid == 0 || cred.uid == geteuid() ||
+	    (gid != (gid_t)-1 && (cred.gid == gid || uid_in_group(cred.uid, gid))))
+		return fd;
+	close(fd);
+	return -EACCES;
+}
