@@ -2,11 +2,12 @@
 # fttc-100k (issue 17 item 1): the FTTC workload at the seeds' top rate,
 # 100,000 market data messages/s, between two namespaces. It used to end
 # with a false "Broken pipe" (a TX stamp's POLLERR taken for a dead
-# connection) at 50,000/s already. Both sides must exit 0, the venue's
-# measured rate (md_rate: published over the time it took) be at least
-# 95 % of the offer, and stamps lost stay under 0.1 % of the messages
-# (reported either way). FTTC_100K_SECS sets the duration (default 15; the
-# benchmark runs 60).
+# connection) at 50,000/s already. Both sides must exit 0, the algo must
+# have received every message the venue published, and stamps lost stay
+# under 0.1 % of the messages. The rate achieved and the schedule slip are
+# figures, printed in the table and never judged here: on a loaded machine
+# they fall, and timing goals belong to bench/fttc.sh. FTTC_100K_SECS sets
+# the duration (default 15; the benchmark runs 60).
 set -u
 . scripts/netns.sh
 tl_setup fault-fttc100k 198.18.21
@@ -50,9 +51,8 @@ echo "exit venue $vrc algo $arc, $line" > "$summary"
 echo "fttc-100k: $line"
 bad=0
 [ "$vrc" -eq 0 ] && [ "$arc" -eq 0 ] || { echo "FAIL: exit venue $vrc algo $arc"; bad=1; }
-jq -e --argjson r $rate --argjson s "$secs" '
-	((.md_elapsed_s // null) as $e | if $e then .md_rate else .md_published / $s end) >= 0.95 * $r' \
-	"$out/v.json" > /dev/null || { echo "FAIL: achieved rate under 95 % of $rate/s"; bad=1; }
+jq -e --slurpfile a "$out/a.json" '.md_published == $a[0].md_received' "$out/v.json" \
+	> /dev/null || { echo "FAIL: the algo did not receive every message published"; bad=1; }
 jq -e --slurpfile a "$out/a.json" '
 	(.stamps_lost + $a[0].stamps_lost) <= 0.001 * (.md_published + $a[0].md_received + 1)' \
 	"$out/v.json" > /dev/null || { echo "FAIL: more than 0.1 % of stamps lost"; bad=1; }
