@@ -5,6 +5,8 @@
  *                   notes, lab.conf look-ups, the figures of a rate
  *   report_load.c   the readers: lab.conf, the samples files, the switch
  *                   emulator's truth, the sync journals
+ *   report_table.c  the tables (text and Markdown) and the printer calls
+ *                   behind report.json and the headline
  */
 #ifndef TAPLESS_REPORT_PRIVATE_H
 #define TAPLESS_REPORT_PRIVATE_H
@@ -13,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/summary.h"
 
@@ -33,8 +36,16 @@ enum {
 	S_COUNT
 };
 
+/* Their keys in report.json and the data files' names. */
+extern const char *const report_series_key[S_COUNT];
+
 /* The plots: template names, in the order of report.h. */
 enum { P_RATE, P_HIST, P_CDF, P_TIME, P_PTP, P_TRUTH, P_COUNT };
+extern const char *const report_plot_names[P_COUNT];
+
+/* lab.conf keys the report knows, in the order index.md lists them;
+ * NULL ends them. */
+extern const char *const report_conf_keys[];
 
 struct report_series {
 	struct hist *h;			/* samples in sync, or without state */
@@ -116,6 +127,16 @@ struct report_sample {
 	long long time, lat, bound, rate;
 };
 
+/* A rate's figures, as every table, data file and report.json shows them. */
+struct report_figures {
+	struct summary s[S_COUNT];
+	struct summary truth_res, truth_topo;
+	bool have_base;			/* baseline method computable */
+	double base_mean, base_sd;
+	bool have_diff_topo, have_diff_base;
+	double diff_topo, diff_base;
+};
+
 /* ---- report.c ---- */
 
 /* Add a note (a warning when something expected was missing or bad). */
@@ -128,6 +149,12 @@ int report_fail(char *err, int rc, const char *fmt, ...)
 
 /* lab.conf's value of key, or NULL. */
 const char *report_conf(const struct report *r, const char *key);
+/* The same, "unknown" where lab.conf does not say. */
+const char *report_conf_or(const struct report *r, const char *key);
+/* Compute f from rt's histograms and truth. */
+void report_figures(const struct report_rate *rt, struct report_figures *f);
+/* Whether any rate has the emulator's truth. */
+bool report_any_truth(const struct report *r);
 
 /* ---- report_load.c: every reader notes what it skipped (report_notef) and
  * keeps going; only lab.conf can fail. ---- */
@@ -149,5 +176,10 @@ void report_samples_load(struct report *r, struct report_rate *rt);
 void report_truth_load(struct report *r, struct report_rate *rt);
 /* Read the journals of DIR/journals into r's clocks. */
 void report_journals_load(struct report *r);
+
+/* ---- report_table.c ---- */
+
+/* Tables 1 and 2, as text or as Markdown, to f. */
+void report_tables(const struct report *r, FILE *f, bool md);
 
 #endif
