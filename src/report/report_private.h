@@ -7,6 +7,7 @@
  *                   emulator's truth, the sync journals
  *   report_table.c  the tables (text and Markdown) and the printer calls
  *                   behind report.json and the headline
+ *   report_write.c  the data files, the plot scripts and index.md
  */
 #ifndef TAPLESS_REPORT_PRIVATE_H
 #define TAPLESS_REPORT_PRIVATE_H
