@@ -16,6 +16,7 @@
 #include "base/hist.h"
 #include "ptp/journal.h"
 #include "base/summary.h"
+#include "base/tstep.h"
 #include "base/xalloc.h"
 
 /* The plots' templates, in the order of report.h. */
@@ -92,30 +93,26 @@ static int report_bin_add(int64_t lo, int64_t hi, uint64_t count, void *arg)
 	return 0;
 }
 
+/* The step of the values: the bins come in increasing order, and the
+ * greatest common divisor of the steps between neighbours is that of the
+ * distances from the smallest. A bin holding more than one value (beyond
+ * HIST_EXACT_NS) leaves nothing coarser than 1 ns to find. */
 struct report_quantum {
-	int64_t min;
-	uint64_t q;
+	struct tstep step;
+	bool coarse;
 };
-
-static uint64_t report_gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 static int report_quantum_add(int64_t lo, int64_t hi, uint64_t count, void *arg)
 {
 	struct report_quantum *q = arg;
 
 	(void)count;
-	/* Unsigned: the distance may not fit an int64_t. */
-	q->q = lo != hi ? 1 : report_gcd(q->q, (uint64_t)lo - (uint64_t)q->min);
-	return q->q == 1;	/* nothing coarser to find */
+	if (lo != hi) {
+		q->coarse = true;
+		return 1;
+	}
+	tstep_add(&q->step, lo);
+	return tstep_get(&q->step) == 1;	/* nothing coarser to find */
 }
 
 static void report_write_hist(FILE *f, const struct hist *h)
@@ -133,20 +130,23 @@ static void report_write_hist(FILE *f, const struct hist *h)
 	if (b.log) {
 		b.n = (size_t)ceil(log10((double)s.max / (double)s.min) * 40) + 1;
 	} else {
+		int64_t q;
+
 		/* Stamps come in ticks (8 ns for some NICs, 1 µs for old
 		 * pcap): bins narrower than a tick, or not a whole number of
 		 * them, make a comb. */
-		qt.min = s.min;
-		qt.q = 0;
+		tstep_init(&qt.step);
+		qt.coarse = false;
 		hist_foreach(h, report_quantum_add, &qt);
-		if (qt.q < 1)
-			qt.q = 1;
+		q = qt.coarse ? 1 : tstep_get(&qt.step);
+		if (q < 1)
+			q = 1;
 		/* Enough bins to show a shape, not so many that a few
 		 * samples scatter into single-sample spikes. */
 		double nb = fmin(100, fmax(10, 2 * sqrt((double)s.n)));
 
 		b.width = report_nice(fmax(1, ((double)s.max - (double)s.min + 1) / nb));
-		b.width = ceil(b.width / (double)qt.q) * (double)qt.q;
+		b.width = ceil(b.width / (double)q) * (double)q;
 		b.lo = (double)s.min - b.width / 2;
 		b.n = (size_t)floor(((double)s.max - b.lo) / b.width) + 1;
 	}
