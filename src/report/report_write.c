@@ -419,6 +419,22 @@ const char *report_plot_name(size_t i)
 	return i < P_COUNT ? report_plot_names[i] : NULL;
 }
 
+/* Some rate has truth with topology figures beside it; else false, and
+ * *why is the first rate's reason. */
+static bool report_truth_topo(const struct report *r, const char **why)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < r->nrates; i++) {
+		if (r->rate[i].truth.have_topo)
+			return true;
+		if (!first && r->rate[i].truth.have && *r->rate[i].truth.why)
+			first = r->rate[i].truth.why;
+	}
+	*why = first ? first : "no switch latency from topology to set beside the truth";
+	return false;
+}
+
 bool report_plot_wanted(const struct report *r, size_t i, const char **why)
 {
 	*why = NULL;
@@ -430,6 +446,12 @@ bool report_plot_wanted(const struct report *r, size_t i, const char **why)
 		*why = "no emulator truth (rate-R/switch/swemu/*.pcapng)";
 		return false;
 	}
+	/* Truth alone is not enough: the plot sets the topology method's
+	 * switch latency beside it, and a store-and-forward switch with no
+	 * switch_speed gives none (the plot once ran on an empty rate list
+	 * and gnuplot failed on data/hist-switch-.dat). */
+	if (i == P_TRUTH && !report_truth_topo(r, why))
+		return false;
 	return i < P_COUNT;
 }
 

@@ -244,5 +244,17 @@ $T report --no-plots "$G" > /dev/null 2>&1
 rc=$?
 [ $rc -le 2 ] || fail "garbage: exit $rc"
 
+# Store-and-forward truth without switch_speed: no topology figures to set
+# beside the truth, so the switch-truth plot is not drawn, with the reason,
+# and the report succeeds (gnuplot once failed on data/hist-switch-.dat).
+F=$d/sf
+mkdir -p "$F/rate-1000/switch"
+cp "$R/rate-1000/samples.txt" "$F/rate-1000/"
+cp -r "$R/rate-1000/switch/swemu" "$F/rate-1000/switch/"
+printf 'rates 1000\nswitch_mode store-and-forward\nmd_source 198.18.1.1:9001\n' > "$F/lab.conf"
+$T report "$F" > "$d/sf.out" 2> "$d/sf.err" || fail "store-and-forward without speed: exit $?: $(cat "$d/sf.err")"
+grep -A2 "^### switch-truth" "$F/report/index.md" | grep -q "Not drawn: store-and-forward without switch_speed" ||
+	fail "store-and-forward without speed: switch-truth not said why: $(grep -A2 'switch-truth' "$F/report/index.md")"
+
 [ $fails -eq 0 ] && echo "report: ok" || echo "report: $fails failed"
 [ $fails -eq 0 ]
