@@ -802,14 +802,15 @@ static int64_t sim_interval_ns(const struct sim *s)
 
 /* Sample j's time: one interval before the first packet, then every
  * interval. */
-static int64_t journal_t(const struct sim *s, int64_t j)
+static int64_t sim_journal_time(const struct sim *s, int64_t j)
 {
 	return sim_start_ns(s) + s->first_ps / PS_PER_NS + (j - 1) * sim_interval_ns(s);
 }
 
 /* Sample j covers stamps in [t, t + interval) (UTC). It says sync 0 when
  * the host was out of sync at some time in that interval. */
-static bool journal_sync_at(const struct sim *s, const struct host *h, int64_t t_ns)
+static bool sim_journal_sync(const struct sim *s, const struct host *h,
+			     int64_t t_ns)
 {
 	int64_t a = (t_ns - sim_start_ns(s)) * PS_PER_NS;
 	int64_t b = a + sim_interval_ns(s) * PS_PER_NS;
@@ -821,23 +822,23 @@ static bool journal_sync_at(const struct sim *s, const struct host *h, int64_t t
 }
 
 /* What the journal says for a stamp (UTC): in sync or not. */
-static bool journal_lookup(const struct sim *s, const struct host *h,
-			   int64_t stamp_utc)
+static bool sim_journal_lookup(const struct sim *s, const struct host *h,
+			       int64_t stamp_utc)
 {
-	int64_t t0 = journal_t(s, 0), j;
+	int64_t t0 = sim_journal_time(s, 0), j;
 
 	if (stamp_utc < t0)
 		return false;
 	j = (stamp_utc - t0) / sim_interval_ns(s);
-	return journal_sync_at(s, h, journal_t(s, j));
+	return sim_journal_sync(s, h, sim_journal_time(s, j));
 }
 
 /* The largest |stamp - true time| of a stamp in [t, t + interval): from
  * the true times that can land there, in sync (error within [err_lo,
  * err_hi]) or, shifted by the extra error, in an unsync window just
  * before. */
-static int64_t journal_bound(const struct sim *s, const struct host *h,
-			     int64_t t_ns)
+static int64_t sim_journal_bound(const struct sim *s, const struct host *h,
+				 int64_t t_ns)
 {
 	const struct sim_clock *k = &h->cfg->clock;
 	int64_t a = t_ns - sim_start_ns(s), b = a + sim_interval_ns(s);
@@ -863,7 +864,7 @@ static int64_t journal_bound(const struct sim *s, const struct host *h,
 	       clock_quantum_bound_ns(k) + 1;
 }
 
-static int journal_write_host(struct sim *s, struct host *h, const char *path)
+static int sim_write_journal(struct sim *s, struct host *h, const char *path)
 {
 	const struct sim_clock *k = &h->cfg->clock;
 	struct journal_writer *w;
@@ -876,9 +877,9 @@ static int journal_write_host(struct sim *s, struct host *h, const char *path)
 	if (err)
 		return sim_sys(s, err, "%s", path);
 	if (h->cfg->tai)
-		err = journal_write_event(w, journal_t(s, 0), "-", "utc_offset", "37");
-	for (int64_t j = 0; !err && journal_t(s, j) <= end; j++) {
-		int64_t t = journal_t(s, j), rel = t - sim_start_ns(s);
+		err = journal_write_event(w, sim_journal_time(s, 0), "-", "utc_offset", "37");
+	for (int64_t j = 0; !err && sim_journal_time(s, j) <= end; j++) {
+		int64_t t = sim_journal_time(s, j), rel = t - sim_start_ns(s);
 		struct journal_sample js = {
 			.ts_ns = t,
 			.delay_ns = JOURNAL_DELAY_NS,
@@ -895,8 +896,8 @@ static int journal_write_host(struct sim *s, struct host *h, const char *path)
 				    cos(host_theta(h, rel * PS_PER_NS)) * 1000) / 1000;
 		if (k->rate_ppb != 0)
 			js.freq_ppb = round((js.freq_ppb + k->rate_ppb) * 1000) / 1000;
-		js.in_sync = journal_sync_at(s, h, t);
-		js.bound_ns = js.in_sync ? journal_bound(s, h, t) : JOURNAL_NONE;
+		js.in_sync = sim_journal_sync(s, h, t);
+		js.bound_ns = js.in_sync ? sim_journal_bound(s, h, t) : JOURNAL_NONE;
 		err = journal_write_sample(w, &js);
 	}
 	journal_writer_close(w);
@@ -1127,8 +1128,8 @@ static void hop_truth(struct sim *s, const struct seg *g,
 	sw_ps = rx->wire_ps - tx->ps - s->cables_ps;
 	if (sim_switches[s->c->sw]->mode == SWMODEL_STORE_FORWARD)
 		sw_ps -= (int64_t)(g->flen < 60 ? 64 : g->flen + 4) * s->ps_per_byte;
-	sync = journal_lookup(s, A, tx->stamp - A->tai_ns) &&
-	       journal_lookup(s, B, rx->stamp - B->tai_ns);
+	sync = sim_journal_lookup(s, A, tx->stamp - A->tai_ns) &&
+	       sim_journal_lookup(s, B, rx->stamp - B->tai_ns);
 	for (unsigned i = 0; i < g->nstart; i++) {
 		struct bucket *b = sim_bucket(s, g->start[i].bucket);
 
@@ -1834,8 +1835,8 @@ static const char *sending_time(struct sim *s, char out[32])
 	return out;
 }
 
-static void fix_head(struct sim *s, struct fix_writer *w, char *buf,
-		     struct flow *f, const char *type)
+static void sim_fix_head(struct sim *s, struct fix_writer *w, char *buf,
+			 struct flow *f, const char *type)
 {
 	char t[32];
 
@@ -1846,7 +1847,7 @@ static void fix_head(struct sim *s, struct fix_writer *w, char *buf,
 	fix_add_str(w, 52, sending_time(s, t));
 }
 
-static bool fix_done(struct sim *s, struct fix_writer *w, struct msgref *m)
+static bool sim_fix_done(struct sim *s, struct fix_writer *w, struct msgref *m)
 {
 	m->buf = fix_end(w, &m->len);
 	if (!m->buf) {
@@ -1890,7 +1891,7 @@ static void ev_md(struct sim *s)
 	struct msgref m;
 
 	s->run_i++;
-	fix_head(s, &w, s->msg[0], f, "X");
+	sim_fix_head(s, &w, s->msg[0], f, "X");
 	fix_add_int(&w, 262, 1);
 	fix_add_int(&w, 268, 1);
 	fix_add_str(&w, 279, "0");
@@ -1898,7 +1899,7 @@ static void ev_md(struct sim *s)
 	fix_add_str(&w, 55, s->sym[sym]);
 	fix_add_fixed(&w, 270, (int64_t)n, 3);
 	fix_add_int(&w, 271, 100);
-	if (!fix_done(s, &w, &m))
+	if (!sim_fix_done(s, &w, &m))
 		return;
 	s->last_px[sym] = (int64_t)n;
 	m.meta = (struct mstart){ MK_MD, 0, (uint8_t)sym, (int16_t)s->run, 0, 0 };
@@ -1938,14 +1939,14 @@ static void ev_order(struct sim *s, uint32_t t, int side)
 
 	tr->clordid[side] = ++s->clordid;
 	snprintf(id, sizeof(id), "TL%" PRIu64, tr->clordid[side]);
-	fix_head(s, &w, s->msg[0], f, "D");
+	sim_fix_head(s, &w, s->msg[0], f, "D");
 	fix_add_str(&w, 11, id);
 	fix_add_str(&w, 55, s->sym[tr->sym]);
 	fix_add_str(&w, 54, side ? "2" : "1");
 	fix_add_str(&w, 60, sending_time(s, tt));
 	fix_add_int(&w, 38, s->c->qty);
 	fix_add_str(&w, 40, "1");
-	if (!fix_done(s, &w, &m))
+	if (!sim_fix_done(s, &w, &m))
 		return;
 	m.meta = (struct mstart){ MK_ORDER, (uint8_t)side, tr->sym, tr->bucket, t, 0 };
 	react_add(f, f->snd_nxt + m.len, R_ORDER, t, side);
@@ -1961,7 +1962,7 @@ static bool exec_report(struct sim *s, struct flow *f, char *buf,
 	char id[32];
 
 	snprintf(id, sizeof(id), "TL%" PRIu64, tr->clordid[side]);
-	fix_head(s, &w, buf, f, "8");
+	sim_fix_head(s, &w, buf, f, "8");
 	fix_add_int(&w, 37, (int64_t)s->venue_orders);
 	fix_add_int(&w, 17, (int64_t)++s->exec_id);
 	fix_add_str(&w, 150, filled ? "F" : "0");
@@ -1977,7 +1978,7 @@ static bool exec_report(struct sim *s, struct flow *f, char *buf,
 	fix_add_int(&w, 14, filled ? qty : 0);
 	fix_add_int(&w, 151, filled ? 0 : qty);
 	fix_add_fixed(&w, 6, filled ? px : 0, 3);
-	return fix_done(s, &w, m);
+	return sim_fix_done(s, &w, m);
 }
 
 static void ev_reports(struct sim *s, uint32_t t, int side)
@@ -2013,10 +2014,10 @@ static void ev_logon(struct sim *s, int conn, int dir)
 	struct fix_writer w;
 	struct msgref m;
 
-	fix_head(s, &w, s->msg[0], f, "A");
+	sim_fix_head(s, &w, s->msg[0], f, "A");
 	fix_add_int(&w, 98, 0);
 	fix_add_int(&w, 108, 30);
-	if (!fix_done(s, &w, &m))
+	if (!sim_fix_done(s, &w, &m))
 		return;
 	m.meta = (struct mstart){ MK_LOGON, 0, 0, -1, 0, 0 };
 	if (dir == DIR_C2S)
@@ -2420,7 +2421,7 @@ static void dist_summary(struct sim *s, int di, int bi, struct summary *out)
 	dists_summary(s, d, n, out);
 }
 
-static void print_hops(struct printer *p, struct sim *s, int bi, int64_t rate)
+static void sim_print_hops(struct printer *p, struct sim *s, int bi, int64_t rate)
 {
 	print_array_begin(p, "hops");
 	for (int a = 0; a < SIM_HOSTS; a++) {
@@ -2463,7 +2464,7 @@ static void print_hops(struct printer *p, struct sim *s, int bi, int64_t rate)
 	print_array_end(p);
 }
 
-static void print_transactions(struct printer *p, struct sim *s, int bi)
+static void sim_print_transactions(struct printer *p, struct sim *s, int bi)
 {
 	print_array_begin(p, "transactions");
 	for (int t = 0; t < TR_COUNT; t++) {
@@ -2490,7 +2491,7 @@ static void print_transactions(struct printer *p, struct sim *s, int bi)
 	print_array_end(p);
 }
 
-static void print_switches(struct printer *p, struct sim *s, int bi)
+static void sim_print_switches(struct printer *p, struct sim *s, int bi)
 {
 	print_array_begin(p, "switches");
 	for (int a = 0; s->c->sw != SIM_SWITCH_NONE && a < SIM_HOSTS; a++) {
@@ -2526,7 +2527,7 @@ static void ref_summary(struct sim *s, int h, int which, struct summary *out)
 
 /* "reference": for each tapped host, host stamp - tap stamp over the
  * frames in both files, and the line a fit of it should find. */
-static void print_reference(struct printer *p, struct sim *s)
+static void sim_print_reference(struct printer *p, struct sim *s)
 {
 	print_object_begin(p, "reference");
 	for (int h = 0; h < SIM_HOSTS; h++) {
@@ -2663,9 +2664,9 @@ static int write_truth(struct sim *s, const char *path)
 		print_object_end(p);
 	}
 	print_array_end(p);
-	print_hops(p, s, -1, c->nrates == 1 ? c->rates[0] : 0);
-	print_transactions(p, s, -1);
-	print_switches(p, s, -1);
+	sim_print_hops(p, s, -1, c->nrates == 1 ? c->rates[0] : 0);
+	sim_print_transactions(p, s, -1);
+	sim_print_switches(p, s, -1);
 	print_object_begin(p, "faults");
 	print_uint(p, "retransmitted_segments", NULL, s->fl.retransmitted);
 	print_uint(p, "lost_then_retransmitted", NULL, s->fl.lost);
@@ -2680,15 +2681,15 @@ static int write_truth(struct sim *s, const char *path)
 		for (unsigned r = 0; r < c->nrates; r++) {
 			print_object_begin(p, NULL);
 			print_int(p, "rate", NULL, c->rates[r]);
-			print_hops(p, s, (int)r, c->rates[r]);
-			print_transactions(p, s, (int)r);
-			print_switches(p, s, (int)r);
+			sim_print_hops(p, s, (int)r, c->rates[r]);
+			sim_print_transactions(p, s, (int)r);
+			sim_print_switches(p, s, (int)r);
 			print_object_end(p);
 		}
 		print_array_end(p);
 	}
 	if (c->tap[SIM_ALGO] || c->tap[SIM_VENUE])
-		print_reference(p, s);
+		sim_print_reference(p, s);
 	err = print_destroy(p) ? -EIO : 0;
 	err = wholefile_close(&w, err != 0) ?: err;
 	if (err)
@@ -2896,7 +2897,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 		host_span(s, &s->h[h]);
 		snprintf(jn, sizeof(jn), "%s.journal", sim_hosts[h]);
 		path = path_join(c->out_dir, jn);
-		journal_write_host(s, &s->h[h], path);
+		sim_write_journal(s, &s->h[h], path);
 		free(path);
 	}
 	if (!s->err) {
