@@ -1,20 +1,23 @@
-/* corr.c — see corr.h.
+/* corr.c — see corr.h. The correlator's life (configuration, hosts,
+ * journals, the end) and its run loop; the rest is in the files named
+ * below, their shared insides in corr_private.h.
  *
  * The pieces, in the order a packet meets them:
  * - hosts: each a capset (its files merged in time order) whose next
- *   packet waits, stamp already on the common timescale; the host with the
- *   earliest one goes next.
- * - streams: per (host, direction, flow) a fixstream; its messages come
- *   back through corr_on_msg() with the stamps of their first/last bytes.
+ *   packet waits, stamp already on the common timescale (corr_time.c);
+ *   the host with the earliest one goes next.
+ * - streams: per (host, direction, flow) a fixstream (corr_flow.c); its
+ *   messages come back through corr_on_msg() with the stamps of their
+ *   first/last bytes.
  * - transactions: per host, the triggers (market data, fills, orders) of
- *   the FTTC rules, kept in small rings per symbol and a table of orders.
+ *   the FTTC rules, kept in small rings per symbol and a table of orders
+ *   (corr_txn.c).
  * - matching: messages waiting for their peers at other hosts, in a ring
  *   of entries in creation order (so expiry is from the head) indexed by
- *   two hash chains (flow + sequence; FIX session keys).
- * - results: histograms per hop, per flow, per transaction and per switch.
+ *   two hash chains (flow + sequence; FIX session keys) (corr_match.c).
+ * - results: histograms per hop, per flow, per transaction and per switch
+ *   (corr_stats.c), printed by corr_print.c.
  */
-#include "corr/corr.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -36,296 +39,19 @@
 #include "files/topo.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
+#include "corr/corr_private.h"
 
-#define CORR_MAX_OBS 4		/* hosts one message is tracked at */
-#define CORR_RING 64		/* recent triggers kept per symbol */
-#define CORR_RATE_RING 64	/* market data stamps for the rate */
-#define CORR_ORDERS 65536	/* orders awaiting their reports, per host */
-#define CORR_MAX_WARNINGS 64
 #define CORR_JUMP_NS 1000000000LL	/* a step back this big is a jump */
-#define NO_BUCKET (-1)
-/* TAI - UTC since 2017, for journal lookups of TAI stamps when nobody told
- * us the offset (a second off in the lookup matters little; a warning says
- * it was assumed). */
-#define CORR_TAI_UTC_GUESS 37
-#define ALL_FLOWS UINT32_MAX
 
 static const double corr_fttc_rates[] = {
 	500, 1000, 5000, 12000, 20000, 50000, 71000, 100000,
 };
 
-enum corr_dir { DIR_UNKNOWN = 0, DIR_IN = 1, DIR_OUT = 2 };
-enum corr_sync { SYNC_NONE, SYNC_IN, SYNC_OUT };
-
-enum corr_txn_kind {
-	TXN_TICK_TO_TRADE,
-	TXN_FILL_TO_SELL,
-	TXN_ORDER_TO_ACK,
-	TXN_ORDER_TO_FILL,
-	TXN_KINDS
-};
-
-static const char *const corr_txn_names[TXN_KINDS] = {
+const char *const corr_txn_names[TXN_KINDS] = {
 	"tick_to_trade", "fill_to_sell", "order_to_ack", "order_to_fill",
 };
 
-/* A tiny open-addressing map from a 64-bit hash to a pointer; the caller
- * checks the key the pointer leads to. Grows at half full. */
-struct corr_map {
-	uint64_t *hash;
-	void **val;
-	size_t cap, n;
-};
-
-/* What a capture's interface means to us, found on its first packet. */
-struct corr_iface {
-	unsigned file, id;
-	bool usable;		/* stamps on a timescale we can compare */
-	int64_t delta_ns;	/* added to stamps: to the common timescale */
-	int64_t journal_ns;	/* added to those: to UTC, the journals' */
-	int scale;		/* enum ts_timescale as understood */
-	bool assumed;		/* the file did not say: we assumed */
-	char clock[16];		/* journal clock: "sys", "phcN" */
-	uint16_t linktype;
-	int64_t resolution_ns;	/* of its stamps: 1 ns, 1000 for µs files */
-	bool sender;		/* frames stamped by the program that sent
-				 * them (tapless-capd --tx-socket) */
-};
-
-struct corr_ring {
-	int64_t ts[CORR_RING];
-	unsigned n, head;	/* head: next slot */
-};
-
-struct corr_sym {
-	char name[32];
-	struct corr_ring md;	/* RX 35=X bids */
-	struct corr_ring fill;	/* RX 35=8 39=2 of a BUY */
-};
-
-struct corr_order {
-	uint64_t key;		/* hash of ClOrdID; 0: free */
-	int64_t created;
-	int64_t tx, ack, fill;	/* 0: not seen */
-	uint8_t done;		/* 1: ack sampled, 2: fill sampled */
-};
-
-struct corr_stream_stats {
-	uint64_t segments, bytes, messages, retransmits, out_of_order,
-		lost_bytes, skipped_bytes, midstream_bytes, bad_checksum,
-		bad_framing, truncated;
-};
-
-struct corr_host {
-	char name[64];
-	unsigned idx;
-	struct capset *cs;
-	struct bound *bound;
-	char *journal;
-	int forced_scale;	/* TS_SCALE_* or -1 */
-	/* The next packet, waiting its turn. */
-	struct capset_packet next;
-	int64_t next_ts;
-	struct corr_iface *next_if;
-	bool have_next;
-	/* Interfaces met. */
-	struct corr_iface *ifs;
-	unsigned nifs, cap_ifs;
-	struct corr_iface *last_if;
-	struct corr_stream *last_stream;	/* most packets follow the last */
-	/* Counters. */
-	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
-	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
-	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
-	int64_t max_ts;
-	bool dir_flags, dir_addr;
-	struct corr_stream_stats st;
-	/* Market data rate, and the bucket it puts samples in. */
-	int64_t md_ts[CORR_RATE_RING];
-	unsigned md_n, md_head;
-	int bucket;
-	/* Transactions. */
-	struct corr_map syms;
-	struct corr_order *orders;
-	uint64_t no_trigger[TXN_KINDS];
-};
-
-struct corr_flow {
-	struct frame_flow f;
-	uint64_t hosts;		/* bit per host whose capture has it */
-	char name[112];
-};
-
-struct corr_stream {
-	struct corr *c;
-	struct corr_host *h;
-	uint32_t flow;
-	uint8_t dir;
-	uint8_t proto;
-	struct frame_flow key;
-	struct fixstream *fs;
-	bool sender_seen;	/* a frame stamped by its sender came */
-	/* The packet being fed: its interface's clock, for the journal. */
-	const struct corr_iface *ifc;
-};
-
-struct corr_obs {
-	int64_t ts;
-	int64_t bound;		/* -1: unknown */
-	uint32_t wire;
-	uint16_t host;
-	uint8_t dir;
-	uint8_t sync;
-	uint32_t flow;
-	int bucket;
-};
-
-struct corr_entry {
-	uint32_t flow, seq;	/* key 1, exact */
-	uint64_t k2;		/* key 2 (hash), 0: none */
-	uint32_t next1, next2;	/* chains: index + 1, 0 ends */
-	int64_t created;
-	uint8_t nobs;
-	bool live;
-	bool paired;
-	struct corr_obs obs[CORR_MAX_OBS];
-};
-
-/* One result: a histogram with its key and the error-bound tallies. */
-struct corr_stat {
-	uint16_t from, to;	/* hosts; for transactions from == to */
-	uint32_t flow;		/* ALL_FLOWS, or a flow id */
-	int bucket;
-	int kind;		/* transactions: enum corr_txn_kind */
-	const char *sw;		/* switches: the switch's name */
-	struct hist *h;		/* in sync (or no journal) */
-	struct hist *out;	/* out of sync */
-	uint64_t bound_known, bound_unknown;
-	int64_t bound_max;
-	double bound_sum;
-};
-
-struct corr_stats_set {
-	struct corr_stat *v;
-	size_t n, cap;
-	struct corr_map idx;
-};
-
-struct corr {
-	struct corr_config cfg;
-	struct corr_host *hosts[CORR_MAX_HOSTS];
-	unsigned nhosts;
-	/* Timescale. */
-	bool utc_known;
-	int utc_offset;
-	int target_scale;	/* TS_SCALE_UTC or TS_SCALE_TAI; 0: not yet */
-	/* Flows and streams. */
-	struct corr_flow *flows;
-	size_t nflows, cap_flows;
-	struct corr_map flow_map;
-	struct corr_map stream_map;
-	struct corr_stream **streams;
-	size_t nstreams, cap_streams;
-	struct fix_msg *scratch;
-	/* Matching. */
-	struct corr_entry *ring;
-	uint32_t ring_cap, ring_head, ring_count;
-	uint32_t *bucket1, *bucket2;
-	uint32_t nbuckets;
-	uint64_t window_overflow, dir_unknown_pairs, extra_obs, by_session;
-	/* Paths between hosts. */
-	struct topo_path path[CORR_MAX_HOSTS][CORR_MAX_HOSTS];
-	int8_t path_known[CORR_MAX_HOSTS][CORR_MAX_HOSTS];	/* 0 ?, 1, -1 */
-	/* Results. */
-	struct corr_stats_set hops, txns, switches;
-	bool measured;
-	char *warn[CORR_MAX_WARNINGS];
-	unsigned nwarn, warn_dropped;
-};
-
-/* ---- small helpers ---- */
-
-static uint64_t corr_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x ? x : 1;
-}
-
-static uint64_t corr_hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const uint8_t *b = p;
-	uint64_t x;
-
-	/* Eight bytes at a time, each word mixed in: keys are short
-	 * (addresses, FIX values) and hashed per message. */
-	h ^= 0x9e3779b97f4a7c15ULL * (n + 1);
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&x, b, 8);
-		h = (h ^ x) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	x = 0;
-	memcpy(&x, b, n);
-	return corr_mix(h ^ x);
-}
-
-static void corr_map_init(struct corr_map *m, size_t cap)
-{
-	m->cap = cap;
-	m->n = 0;
-	m->hash = xcalloc(cap, sizeof(*m->hash));
-	m->val = xcalloc(cap, sizeof(*m->val));
-}
-
-static void corr_map_free(struct corr_map *m)
-{
-	free(m->hash);
-	free(m->val);
-}
-
-/* Visit the values stored under hash h: call with *i = (size_t)-1 first. */
-static void *corr_map_next(const struct corr_map *m, uint64_t h, size_t *i)
-{
-	size_t k = *i == (size_t)-1 ? h & (m->cap - 1) : (*i + 1) & (m->cap - 1);
-
-	for (; m->hash[k]; k = (k + 1) & (m->cap - 1)) {
-		if (m->hash[k] == h) {
-			*i = k;
-			return m->val[k];
-		}
-	}
-	return NULL;
-}
-
-static void corr_map_put(struct corr_map *m, uint64_t h, void *v)
-{
-	size_t k;
-
-	if ((m->n + 1) * 2 > m->cap) {
-		struct corr_map g;
-
-		corr_map_init(&g, m->cap * 2);
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->hash[i])
-				corr_map_put(&g, m->hash[i], m->val[i]);
-		corr_map_free(m);
-		*m = g;
-	}
-	for (k = h & (m->cap - 1); m->hash[k]; k = (k + 1) & (m->cap - 1))
-		;
-	m->hash[k] = h;
-	m->val[k] = v;
-	m->n++;
-}
-
-static void corr_warn(struct corr *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void corr_warn(struct corr *c, const char *fmt, ...)
+void corr_warn(struct corr *c, const char *fmt, ...)
 {
 	char buf[768];
 	va_list ap;
@@ -351,11 +77,6 @@ void corr_config_init(struct corr_config *cfg)
 	memcpy(cfg->rates, corr_fttc_rates, sizeof(corr_fttc_rates));
 	cfg->sync_max_age_ns = 3000000000LL;
 	cfg->max_pending = 1u << 18;
-}
-
-static void corr_stats_init(struct corr_stats_set *s)
-{
-	corr_map_init(&s->idx, 64);
 }
 
 int corr_create(struct corr **out, const struct corr_config *cfg)
@@ -485,90 +206,6 @@ int corr_set_timescale(struct corr *c, const char *host, int timescale)
 	return 0;
 }
 
-/* ---- interfaces and timescales ---- */
-
-static const char *corr_scale_name(int scale)
-{
-	return scale == TS_SCALE_TAI ? "tai" : scale == TS_SCALE_UTC ? "utc" :
-	       "unknown";
-}
-
-static struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
-				     unsigned file, unsigned id)
-{
-	const struct cap_reader *r;
-	const struct cap_iface *ci;
-	struct corr_iface *f;
-	int scale;
-
-	if (h->last_if && h->last_if->file == file && h->last_if->id == id)
-		return h->last_if;
-	for (unsigned i = 0; i < h->nifs; i++)
-		if (h->ifs[i].file == file && h->ifs[i].id == id)
-			return h->last_if = &h->ifs[i];
-	if (h->nifs == h->cap_ifs) {
-		h->cap_ifs = h->cap_ifs ? h->cap_ifs * 2 : 8;
-		h->ifs = xrealloc(h->ifs, h->cap_ifs * sizeof(*h->ifs));
-	}
-	f = &h->ifs[h->nifs++];
-	memset(f, 0, sizeof(*f));
-	f->file = file;
-	f->id = id;
-	r = capset_reader(h->cs, file);
-	ci = r ? cap_iface(r, id) : NULL;
-	f->linktype = ci ? ci->linktype : 0;
-	f->resolution_ns = ci && ci->resolution_ns > 1 ? ci->resolution_ns : 1;
-	f->sender = ci && ci->src_known &&
-		    strstr(ci->src.note, PCAPNG_NOTE_SENDER) == ci->src.note;
-	snprintf(f->clock, sizeof(f->clock), "sys");
-	if (ci && ci->src_known && ci->src.hw && ci->src.phc >= 0)
-		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);
-	if (h->forced_scale >= 0) {
-		scale = h->forced_scale;
-	} else if (ci && ci->src_known && (ci->src.timescale == TS_SCALE_UTC ||
-					   ci->src.timescale == TS_SCALE_TAI)) {
-		scale = ci->src.timescale;
-	} else if (ci && ci->src_known && ci->src.timescale == TS_SCALE_PHC) {
-		/* Raw PHC time: under ptp4l that is TAI. */
-		scale = TS_SCALE_TAI;
-		f->assumed = true;
-	} else {
-		/* Another tool's capture: system time, most likely. */
-		scale = TS_SCALE_UTC;
-		f->assumed = true;
-	}
-	f->scale = scale;
-	if (!c->target_scale)
-		c->target_scale = c->utc_known ? TS_SCALE_UTC : scale;
-	f->usable = true;
-	if (scale == c->target_scale) {
-		f->delta_ns = 0;
-	} else if (c->utc_known) {
-		/* Only TAI → UTC arises: the target is UTC when the offset
-		 * is known. */
-		f->delta_ns = -(int64_t)c->utc_offset * 1000000000LL;
-	} else {
-		f->usable = false;
-		corr_warn(c, "%s: %s, interface %u: stamps are %s but earlier "
-			  "ones were %s, and no UTC offset is known (give "
-			  "--utc-offset or a sync journal that records it): "
-			  "its packets are not compared", h->name,
-			  r ? cap_path(r) : "?", id, corr_scale_name(scale),
-			  corr_scale_name(c->target_scale));
-	}
-	/* Journals keep UTC; common-timescale stamps on TAI are looked up
-	 * with the offset (guessed, and said so, when nobody gave it). */
-	if (c->target_scale == TS_SCALE_TAI)
-		f->journal_ns = -(int64_t)(c->utc_known ? c->utc_offset :
-					   CORR_TAI_UTC_GUESS) * 1000000000LL;
-	if (f->assumed && h->forced_scale < 0)
-		corr_warn(c, "%s: %s, interface %u does not say which timescale "
-			  "its stamps are on: taken as %s (--timescale %s=... "
-			  "to set it)", h->name, r ? cap_path(r) : "?", id,
-			  corr_scale_name(scale), h->name);
-	return h->last_if = f;
-}
-
 /* Fetch the host's next usable packet. */
 static void corr_fetch(struct corr *c, struct corr_host *h)
 {
@@ -587,8 +224,6 @@ static void corr_fetch(struct corr *c, struct corr_host *h)
 		return;
 	}
 }
-
-/* ---- flows and streams ---- */
 
 static size_t corr_addr_len(int family)
 {
@@ -656,10 +291,8 @@ static uint32_t corr_flow_id(struct corr *c, const struct frame_flow *f)
 	return (uint32_t)c->nflows++;
 }
 
-static void corr_on_msg(void *arg, const struct fixstream_msg *m);
-
-static struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
-				       const struct frame_flow *f, uint8_t dir)
+struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
+				const struct frame_flow *f, uint8_t dir)
 {
 	uint64_t hash;
 	size_t i = (size_t)-1;
@@ -691,71 +324,11 @@ static struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	return h->last_stream = s;
 }
 
-/* ---- results ---- */
-
-static struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
-				   uint16_t to, uint32_t flow, int bucket,
-				   int kind, const char *sw)
-{
-	/* sw points into the topology, which outlives us: its address is
-	 * as good a key as its name. */
-	uint64_t h = corr_mix((((uint64_t)from << 48) | ((uint64_t)to << 32) |
-			       flow) ^
-			      corr_mix(((uint64_t)(uint32_t)bucket << 8 |
-					(uint64_t)(kind + 1)) ^ (uintptr_t)sw));
-	size_t i = (size_t)-1;
-	void *v;
-
-	while ((v = corr_map_next(&set->idx, h, &i))) {
-		struct corr_stat *s = &set->v[(uintptr_t)v - 1];
-
-		if (s->from == from && s->to == to && s->flow == flow &&
-		    s->bucket == bucket && s->kind == kind &&
-		    (s->sw == sw || (s->sw && sw && !strcmp(s->sw, sw))))
-			return s;
-	}
-	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 16;
-		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
-	}
-	struct corr_stat *s = &set->v[set->n];
-	memset(s, 0, sizeof(*s));
-	s->from = from;
-	s->to = to;
-	s->flow = flow;
-	s->bucket = bucket;
-	s->kind = kind;
-	s->sw = sw;
-	s->h = hist_create();
-	s->out = hist_create();
-	corr_map_put(&set->idx, h, (void *)(uintptr_t)(set->n + 1));
-	set->n++;
-	return s;
-}
-
-static void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
-			  int64_t bound)
-{
-	if (sync == SYNC_OUT) {
-		hist_add(s->out, v);
-		return;
-	}
-	hist_add(s->h, v);
-	if (bound >= 0) {
-		s->bound_known++;
-		s->bound_sum += (double)bound;
-		if (bound > s->bound_max)
-			s->bound_max = bound;
-	} else {
-		s->bound_unknown++;
-	}
-}
-
 /* A market data message at the host: its rate bucket becomes the centre
  * nearest, on a log scale, to the rate of its last CORR_RATE_RING market
  * data messages. Worked out here, once per market data message; every
  * sample then reads h->bucket. */
-static void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts)
+void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts)
 {
 	int64_t span;
 	double rate, best = INFINITY;
@@ -780,8 +353,6 @@ static void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts)
 		}
 	}
 }
-
-/* ---- matching across hosts ---- */
 
 static uint32_t corr_k1_bucket(const struct corr *c, uint32_t flow,
 			       uint32_t seq)
@@ -941,36 +512,13 @@ static const struct topo_path *corr_path(struct corr *c, unsigned a,
 	return c->path_known[a][b] > 0 ? &c->path[a][b] : NULL;
 }
 
-/* One line of the samples file (tapless-correlate(8), SAMPLES FILE). The
- * switch's name is the last field so that the others stay at fixed
- * columns for gnuplot and awk. */
-static void corr_sample_line(const struct corr *c, const char *kind,
-			     const char *from, const char *to, int64_t ts,
-			     int64_t v, int sync, int64_t bound, int bucket,
-			     const char *name)
-{
-	static const char *const sync_names[] = { "none", "in", "out" };
-
-	fprintf(c->cfg.samples, "%s %s %s %s %" PRId64 " %" PRId64
-		" %s %" PRId64 " %.0f %s\n", c->cfg.samples_run, kind, from,
-		to, ts, v, sync_names[sync], bound,
-		bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket], name);
-}
-
 /* One sample of the hop tx → rx. */
 static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 			    const struct corr_obs *rx)
 {
-	int64_t lat = rx->ts - tx->ts, bound = -1;
-	int sync = SYNC_NONE;
+	int sync;
+	int64_t lat = rx->ts - tx->ts, bound = corr_hop_bound(tx, rx, &sync);
 	const struct topo_path *p;
-
-	if (tx->sync == SYNC_OUT || rx->sync == SYNC_OUT)
-		sync = SYNC_OUT;
-	else if (tx->sync == SYNC_IN && rx->sync == SYNC_IN)
-		sync = SYNC_IN;
-	if (sync == SYNC_IN && tx->bound >= 0 && rx->bound >= 0)
-		bound = tx->bound + rx->bound;
 	if (c->cfg.samples)
 		corr_sample_line(c, "hop", c->hosts[tx->host]->name,
 				 c->hosts[rx->host]->name, tx->ts, lat, sync,
@@ -1029,8 +577,8 @@ static void corr_pair(struct corr *c, struct corr_entry *e,
 	}
 }
 
-static void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
-		       uint64_t k2)
+void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
+		uint64_t k2)
 {
 	struct corr_entry *e;
 	uint32_t idx;
@@ -1062,7 +610,17 @@ static void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
 		corr_entry_unlink(c, idx);
 }
 
-/* ---- transactions at one host ---- */
+/* The end of the input: every entry leaves the window, oldest first. */
+void corr_match_drain(struct corr *c)
+{
+	corr_expire(c, INT64_MAX);
+	/* Whatever still waits has had its chance. */
+	while (c->ring_count) {
+		corr_entry_expire(c, c->ring_head);
+		c->ring_head = (c->ring_head + 1) % c->ring_cap;
+		c->ring_count--;
+	}
+}
 
 static void corr_ring_add(struct corr_ring *r, int64_t ts)
 {
@@ -1165,15 +723,7 @@ static void corr_order_check(struct corr *c, struct corr_host *h,
 	}
 }
 
-/* The fields the rules look at, found in one pass. */
-struct corr_fields {
-	const char *v[8];
-	uint32_t len[8];
-};
-
-enum { F_35, F_49, F_56, F_34, F_11, F_55, F_54, F_39 };
-
-static void corr_fields(const struct fix_msg *m, struct corr_fields *f)
+void corr_fields(const struct fix_msg *m, struct corr_fields *f)
 {
 	memset(f, 0, sizeof(*f));
 	for (uint32_t i = 0; i < m->nfields; i++) {
@@ -1197,16 +747,16 @@ static void corr_fields(const struct fix_msg *m, struct corr_fields *f)
 	}
 }
 
-static bool corr_is(const struct corr_fields *f, int k, const char *s)
+bool corr_is(const struct corr_fields *f, int k, const char *s)
 {
 	size_t n = strlen(s);
 
 	return f->v[k] && f->len[k] == n && !memcmp(f->v[k], s, n);
 }
 
-static void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
-		     int64_t ts, const struct fix_msg *m,
-		     const struct corr_fields *f)
+void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
+	      int64_t ts, const struct fix_msg *m,
+	      const struct corr_fields *f)
 {
 	struct corr_sym *y;
 
@@ -1273,7 +823,7 @@ static void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 
 /* ---- one message, one packet ---- */
 
-static void corr_on_msg(void *arg, const struct fixstream_msg *m)
+void corr_on_msg(void *arg, const struct fixstream_msg *m)
 {
 	struct corr_stream *s = arg;
 	struct corr *c = s->c;
@@ -1283,7 +833,6 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	int64_t ts = c->cfg.last_byte ? m->ts_last : m->ts_first;
 	uint32_t seq = m->seq;
 	uint64_t k2 = 0;
-	int64_t b;
 
 	h->messages++;
 	corr_fields(m->fix, &f);
@@ -1301,18 +850,7 @@ static void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.flow = s->flow;
 	o.wire = c->cfg.last_byte ? m->wire_last : m->wire_first;
 	o.bucket = h->bucket;
-	o.bound = -1;
-	if (h->bound) {
-		enum bound_state st = bound_at(h->bound, s->ifc->clock,
-					       ts + s->ifc->journal_ns, &b);
-		/* A stamp cut to its resolution is up to that much early. */
-		if (st == BOUND_IN_SYNC && b >= 0)
-			b += s->ifc->resolution_ns - 1;
-
-		o.sync = st == BOUND_IN_SYNC ? SYNC_IN :
-			 st == BOUND_OUT_OF_SYNC ? SYNC_OUT : SYNC_NONE;
-		o.bound = b;
-	}
+	corr_obs_bound(h, s->ifc, &o);
 	if (s->proto != IPPROTO_TCP)
 		seq = (uint32_t)corr_hash_bytes(m->fix->buf, m->fix->len, 0);
 	/* Session keys only where a flow is in one capture alone (see
@@ -1456,13 +994,7 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 	}
 	for (size_t i = 0; i < c->nstreams; i++)
 		fixstream_finish(c->streams[i]->fs);
-	corr_expire(c, INT64_MAX);
-	/* Whatever still waits has had its chance. */
-	while (c->ring_count) {
-		corr_entry_expire(c, c->ring_head);
-		c->ring_head = (c->ring_head + 1) % c->ring_cap;
-		c->ring_count--;
-	}
+	corr_match_drain(c);
 	for (size_t i = 0; i < c->nstreams; i++) {
 		const struct fixstream_stats *fs = fixstream_stats(c->streams[i]->fs);
 		struct corr_stream_stats *t = &c->streams[i]->h->st;
@@ -1504,15 +1036,7 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 				  (unsigned long long)h->st.bad_checksum,
 				  (unsigned long long)h->st.bad_framing);
 	}
-	for (unsigned i = 0; i < c->nhosts; i++)
-		if (c->hosts[i]->bound && c->target_scale == TS_SCALE_TAI &&
-		    !c->utc_known) {
-			corr_warn(c, "stamps are TAI and no UTC offset is known: "
-				  "sync journals (UTC) were read with TAI - UTC "
-				  "= %d s assumed (--utc-offset to set it)",
-				  CORR_TAI_UTC_GUESS);
-			break;
-		}
+	corr_time_warn(c);
 	if (c->warn_dropped) {
 		/* The last slot says how many did not fit. */
 		free(c->warn[CORR_MAX_WARNINGS - 1]);
@@ -1590,38 +1114,6 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr_stat *s)
 	else
 		print_text(p, "\n");
 	print_object_end(p);
-}
-
-static int corr_stat_order(const void *x, const void *y)
-{
-	const struct corr_stat *a = x, *b = y;
-
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	if (a->to != b->to)
-		return a->to < b->to ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->bucket != b->bucket)
-		return a->bucket < b->bucket ? -1 : 1;
-	if (a->flow != b->flow)
-		return a->flow == ALL_FLOWS ? -1 : b->flow == ALL_FLOWS ? 1 :
-		       a->flow < b->flow ? -1 : 1;
-	return 0;
-}
-
-/* The results in a stable order, for printing (a copy: printing leaves
- * the correlator as it was). An empty set (no trades, no switch) has no
- * array yet: nothing to copy from. */
-static struct corr_stat *corr_sorted(const struct corr_stats_set *set)
-{
-	struct corr_stat *v = xcalloc(set->n ? set->n : 1, sizeof(*v));
-
-	if (!set->n)
-		return v;
-	memcpy(v, set->v, set->n * sizeof(*v));
-	qsort(v, set->n, sizeof(*v), corr_stat_order);
-	return v;
 }
 
 static void corr_print_inputs(const struct corr *c, struct printer *p)
@@ -1892,22 +1384,6 @@ static void corr_print_unmatched(const struct corr *c, struct printer *p)
 	print_object_end(p);
 }
 
-/* How far below the true sample any printed percentile may be. */
-static int64_t corr_hist_error(const struct corr *c)
-{
-	const struct corr_stats_set *sets[] = { &c->hops, &c->txns, &c->switches };
-	int64_t e = 0;
-
-	for (unsigned k = 0; k < 3; k++)
-		for (size_t i = 0; i < sets[k]->n; i++) {
-			if (hist_error_ns(sets[k]->v[i].h) > e)
-				e = hist_error_ns(sets[k]->v[i].h);
-			if (hist_error_ns(sets[k]->v[i].out) > e)
-				e = hist_error_ns(sets[k]->v[i].out);
-		}
-	return e;
-}
-
 /* One FTTC row: a figure per rate bucket, from the entries of one kind. */
 static void corr_fttc_row(const struct corr *c, struct printer *p,
 			  const struct corr_stats_set *set, const char *label,
@@ -2000,16 +1476,6 @@ void corr_print(const struct corr *c, const struct corr *baseline,
 	for (unsigned i = 0; i < c->nwarn; i++)
 		print_str(p, NULL, NULL, c->warn[i]);
 	print_array_end(p);
-}
-
-static void corr_stats_free(struct corr_stats_set *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		hist_destroy(s->v[i].h);
-		hist_destroy(s->v[i].out);
-	}
-	free(s->v);
-	corr_map_free(&s->idx);
 }
 
 void corr_destroy(struct corr *c)
