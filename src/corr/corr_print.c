@@ -1,0 +1,419 @@
+/* corr_print.c — the results through the printer (see corr.h,
+ * corr_print()): inputs, hops, transactions, the FTTC tables by rate,
+ * switches (by topology and against a baseline), unmatched; one code path
+ * for text, CSV and JSON.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptp/bound.h"
+#include "files/capset.h"
+#include "base/hist.h"
+#include "base/print.h"
+#include "base/summary.h"
+#include "corr/corr_private.h"
+
+static void corr_print_latency(struct printer *p, const char *key,
+			       const struct hist *h)
+{
+	struct summary s;
+
+	hist_summary(h, &s);
+	summary_print(p, key, &s);
+}
+
+static void corr_print_rate(struct printer *p, const struct corr *c, int b)
+{
+	if (b == NO_BUCKET)
+		return;
+	print_double(p, "rate", "  rate %.0f/s", c->cfg.rates[b]);
+}
+
+static void corr_print_bound(struct printer *p, const struct corr_stat *s)
+{
+	/* A bound only when every in-sync sample had one. */
+	if (s->bound_known && !s->bound_unknown) {
+		print_int(p, "sync_error_bound_ns", "  bound %lld ns", s->bound_max);
+		print_double(p, "sync_error_bound_mean_ns", NULL,
+			     s->bound_sum / (double)s->bound_known);
+	} else {
+		print_null(p, "sync_error_bound_ns", "  bound %s");
+		print_null(p, "sync_error_bound_mean_ns", NULL);
+	}
+}
+
+static void corr_print_out_of_sync(struct printer *p, const struct corr_stat *s)
+{
+	print_object_begin(p, "out_of_sync");
+	print_uint(p, "messages", "  out of sync: %llu", hist_count(s->out));
+	if (hist_count(s->out)) {
+		print_text(p, "\n     ");
+		corr_print_latency(p, "latency_ns", s->out);
+	}
+	else
+		print_text(p, "\n");
+	print_object_end(p);
+}
+
+static void corr_print_inputs(const struct corr *c, struct printer *p)
+{
+	print_text(p, "inputs\n");
+	print_array_begin(p, "inputs");
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		const struct corr_host *h = c->hosts[i];
+		const char *scale = "-";
+		bool assumed = false;
+
+		for (unsigned k = 0; k < h->nifs; k++) {
+			const char *s = corr_scale_name(h->ifs[k].scale);
+
+			assumed |= h->ifs[k].assumed;
+			scale = (k == 0 || !strcmp(scale, s)) ? s : "mixed";
+		}
+		print_object_begin(p, NULL);
+		print_str(p, "host", "  %-10s", h->name);
+		print_array_begin(p, "files");
+		for (unsigned k = 0; k < capset_files(h->cs); k++)
+			print_str(p, NULL, NULL, cap_path(capset_reader(h->cs, k)));
+		print_array_end(p);
+		print_uint(p, "packets", " %llu packets", h->packets);
+		print_uint(p, "fix_messages", ", %llu FIX messages", h->messages);
+		print_str(p, "timescale", ", timescale %s", scale);
+		int64_t res = 0;
+		for (unsigned k = 0; k < h->nifs; k++)
+			if (h->ifs[k].resolution_ns > res)
+				res = h->ifs[k].resolution_ns;
+		print_int(p, "resolution_ns", res > 1 ? ", %lld ns stamps" : NULL, res);
+		print_bool(p, "timescale_assumed", NULL, assumed);
+		print_str(p, "direction", ", direction from %s",
+			  h->dir_flags && h->dir_addr ? "flags+addresses" :
+			  h->dir_flags ? "epb_flags" : h->dir_addr ? "addresses" :
+			  "peers");
+		print_uint(p, "seen_only_here", ", %llu seen only here", h->only_here);
+		print_uint(p, "duplicates", NULL, h->duplicates);
+		print_uint(p, "non_ip", NULL, h->non_ip);
+		print_uint(p, "bad_frames", NULL, h->bad_frames);
+		print_uint(p, "skipped_timescale", NULL, h->skipped_scale);
+		print_uint(p, "clock_jumps", NULL, h->clock_jumps);
+		print_uint(p, "tap_tx_skipped", h->tap_tx_skipped ?
+			   ", %llu sent frames with the sender's stamp instead" :
+			   NULL, h->tap_tx_skipped);
+		print_str(p, "error", NULL,
+			  capset_damaged(h->cs) ? capset_error(h->cs) : NULL);
+		print_object_begin(p, "streams");
+		print_uint(p, "segments", NULL, h->st.segments);
+		print_uint(p, "retransmits", ", %llu retransmits", h->st.retransmits);
+		print_uint(p, "out_of_order", NULL, h->st.out_of_order);
+		print_uint(p, "lost_bytes", NULL, h->st.lost_bytes);
+		print_uint(p, "skipped_bytes", NULL, h->st.skipped_bytes);
+		print_uint(p, "midstream_bytes", NULL, h->st.midstream_bytes);
+		print_uint(p, "bad_checksum", ", %llu bad checksums",
+			   h->st.bad_checksum);
+		print_uint(p, "bad_framing", NULL, h->st.bad_framing);
+		print_uint(p, "truncated", NULL, h->st.truncated);
+		print_object_end(p);
+		if (h->bound) {
+			int off;
+
+			print_object_begin(p, "journal");
+			print_str(p, "path", "\n             journal %s", h->journal);
+			print_uint(p, "samples", ", %llu samples",
+				   bound_samples(h->bound));
+			print_uint(p, "bad_lines", ", %llu bad lines",
+				   bound_bad_lines(h->bound));
+			print_bool(p, "torn_tail", NULL, bound_torn(h->bound));
+			if (!bound_utc_offset(h->bound, &off))
+				print_int(p, "utc_offset_s", NULL, off);
+			else
+				print_null(p, "utc_offset_s", NULL);
+			print_object_end(p);
+		} else {
+			print_null(p, "journal", NULL);
+		}
+		print_text(p, "\n");
+		print_object_end(p);
+	}
+	print_array_end(p);
+}
+
+static void corr_print_hops(const struct corr *c, struct printer *p)
+{
+	struct corr_stat *v = corr_sorted(&c->hops);
+
+	print_text(p, "\none-way latency per hop (ns)\n");
+	print_array_begin(p, "hops");
+	for (size_t i = 0; i < c->hops.n; i++) {
+		const struct corr_stat *s = &v[i];
+
+		print_object_begin(p, NULL);
+		print_str(p, "from", "  %s", c->hosts[s->from]->name);
+		print_str(p, "to", " -> %s", c->hosts[s->to]->name);
+		print_str(p, "flow", "  %s", s->flow == ALL_FLOWS ? "all" :
+			  c->flows[s->flow].name);
+		corr_print_rate(p, c, s->bucket);
+		/* All matched; the figures are of those in sync. */
+		print_uint(p, "messages", "  %llu messages",
+			   hist_count(s->h) + hist_count(s->out));
+		corr_print_bound(p, s);
+		print_text(p, "\n   ");
+		corr_print_latency(p, "latency_ns", s->h);
+		print_text(p, "   ");
+		corr_print_out_of_sync(p, s);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	free(v);
+}
+
+static void corr_print_txns(const struct corr *c, struct printer *p)
+{
+	struct corr_stat *v = corr_sorted(&c->txns);
+
+	print_text(p, "\ntransactions at one host (ns; clock error cancels)\n");
+	print_array_begin(p, "transactions");
+	for (size_t i = 0; i < c->txns.n; i++) {
+		const struct corr_stat *s = &v[i];
+
+		print_object_begin(p, NULL);
+		print_str(p, "name", "  %-14s", corr_txn_names[s->kind]);
+		print_str(p, "host", " at %s", c->hosts[s->from]->name);
+		corr_print_rate(p, c, s->bucket);
+		print_uint(p, "count", "  %llu\n   ", hist_count(s->h));
+		corr_print_latency(p, "latency_ns", s->h);
+		if (s->bucket == NO_BUCKET && (s->kind == TXN_TICK_TO_TRADE ||
+						s->kind == TXN_FILL_TO_SELL))
+			print_uint(p, "no_trigger", NULL,
+				   c->hosts[s->from]->no_trigger[s->kind]);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	free(v);
+}
+
+static const struct corr_stat *corr_find_hop(const struct corr *c,
+					     const char *from, const char *to)
+{
+	for (size_t i = 0; i < c->hops.n; i++) {
+		const struct corr_stat *s = &c->hops.v[i];
+
+		if (s->flow == ALL_FLOWS && s->bucket == NO_BUCKET &&
+		    !strcmp(c->hosts[s->from]->name, from) &&
+		    !strcmp(c->hosts[s->to]->name, to))
+			return s;
+	}
+	return NULL;
+}
+
+static void corr_print_switches(const struct corr *c, const struct corr *base,
+				struct printer *p)
+{
+	struct corr_stat *v = corr_sorted(&c->switches);
+
+	print_text(p, "\nswitch latency (ns)\n");
+	print_array_begin(p, "switches");
+	for (size_t i = 0; i < c->switches.n; i++) {
+		const struct corr_stat *s = &v[i];
+		struct summary sm;
+
+		hist_summary(s->h, &sm);
+		print_object_begin(p, NULL);
+		print_str(p, "name", "  %s", s->sw);
+		print_str(p, "from", " %s", c->hosts[s->from]->name);
+		print_str(p, "to", " -> %s", c->hosts[s->to]->name);
+		print_str(p, "method", "  (%s)", "topology");
+		corr_print_rate(p, c, s->bucket);
+		/* The samples behind the figures; out of sync apart. */
+		print_uint(p, "messages", "  %llu messages", sm.n);
+		if (sm.n > 1)
+			print_double(p, "ci95_ns", "  mean ±%.1f (95%%)",
+				     1.96 * sm.sd / sqrt((double)sm.n));
+		else
+			print_null(p, "ci95_ns", NULL);
+		corr_print_bound(p, s);
+		print_text(p, "\n   ");
+		corr_print_latency(p, "latency_ns", s->h);
+		print_text(p, "   ");
+		corr_print_out_of_sync(p, s);
+		print_object_end(p);
+	}
+	/* Through-switch minus back-to-back, hop by hop, as the FTTC report
+	 * measured switches. */
+	for (size_t i = 0; base && i < c->hops.n; i++) {
+		const struct corr_stat *s = &c->hops.v[i], *b;
+		const struct topo_path *tp = NULL;
+		struct summary st, sb;
+
+		if (s->flow != ALL_FLOWS || s->bucket != NO_BUCKET)
+			continue;
+		b = corr_find_hop(base, c->hosts[s->from]->name,
+				  c->hosts[s->to]->name);
+		if (!b)
+			continue;
+		hist_summary(s->h, &st);
+		hist_summary(b->h, &sb);
+		if (!st.n || !sb.n)
+			continue;
+		if (c->cfg.topo && c->path_known[s->from][s->to] > 0)
+			tp = &c->path[s->from][s->to];
+		print_object_begin(p, NULL);
+		print_str(p, "name", "  %s", tp && tp->sw ? tp->sw : "switch");
+		print_str(p, "from", " %s", c->hosts[s->from]->name);
+		print_str(p, "to", " -> %s", c->hosts[s->to]->name);
+		print_str(p, "method", "  (%s)", "baseline");
+		print_uint(p, "messages", "  %llu messages", st.n);
+		print_uint(p, "baseline_messages", ", %llu back-to-back", sb.n);
+		print_double(p, "ci95_ns", "  mean ±%.1f (95%%)",
+			     1.96 * sqrt(st.sd * st.sd / (double)st.n +
+					 sb.sd * sb.sd / (double)sb.n));
+		corr_print_bound(p, s);
+		print_object_begin(p, "latency_ns");
+		print_uint(p, "count", NULL, st.n);
+		print_double(p, "mean", "\n    mean %.1f", st.mean - sb.mean);
+		print_double(p, "p50", "  p50 %.0f", (double)(st.p50 - sb.p50));
+		print_double(p, "sd", "  sd %.1f ns\n",
+			     sqrt(fmax(0, st.sd * st.sd - sb.sd * sb.sd)));
+		print_object_end(p);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	free(v);
+}
+
+static void corr_print_unmatched(const struct corr *c, struct printer *p)
+{
+	uint64_t only = 0, dup = 0;
+
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		only += c->hosts[i]->only_here;
+		dup += c->hosts[i]->duplicates;
+	}
+	print_text(p, "\nunmatched\n");
+	print_object_begin(p, "unmatched");
+	print_uint(p, "seen_at_one_host", "  %llu messages seen at one host only",
+		   only);
+	print_uint(p, "duplicates", ", %llu seen twice at one host", dup);
+	print_uint(p, "direction_unknown_pairs",
+		   ", %llu pairs of unknown direction", c->dir_unknown_pairs);
+	print_uint(p, "window_overflow", ", %llu left the window early",
+		   c->window_overflow);
+	print_uint(p, "beyond_hosts", NULL, c->extra_obs);
+	print_uint(p, "matched_by_session", ", %llu matched by FIX session keys",
+		   c->by_session);
+	print_array_begin(p, "hosts");
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		const struct corr_host *h = c->hosts[i];
+
+		print_object_begin(p, NULL);
+		print_str(p, "host", "\n  %s:", h->name);
+		print_uint(p, "seen_only_here", " %llu only here", h->only_here);
+		print_uint(p, "direction_unknown", ", %llu of unknown direction",
+			   h->dir_unknown);
+		print_object_begin(p, "no_trigger");
+		for (int k = 0; k < TXN_KINDS; k++)
+			if (k == TXN_TICK_TO_TRADE || k == TXN_FILL_TO_SELL)
+				print_uint(p, corr_txn_names[k],
+					   k == TXN_TICK_TO_TRADE ?
+					   ", %llu orders without a trigger" :
+					   " + %llu", h->no_trigger[k]);
+		print_object_end(p);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	print_text(p, "\n");
+	print_object_end(p);
+}
+
+/* One FTTC row: a figure per rate bucket, from the entries of one kind. */
+static void corr_fttc_row(const struct corr *c, struct printer *p,
+			  const struct corr_stats_set *set, const char *label,
+			  int kind, const char *sw, unsigned host, unsigned to,
+			  int what)
+{
+	print_text(p, "  %-22s", label);
+	for (unsigned b = 0; b < c->cfg.nrates; b++) {
+		const struct corr_stat *s = NULL;
+		struct summary sm;
+
+		for (size_t i = 0; i < set->n && !s; i++)
+			if (set->v[i].bucket == (int)b && set->v[i].kind == kind &&
+			    set->v[i].from == host && set->v[i].to == to &&
+			    (!sw || (set->v[i].sw && !strcmp(set->v[i].sw, sw))))
+				s = &set->v[i];
+		if (!s || !hist_count(s->h)) {
+			print_text(p, " %9s", "-");
+			continue;
+		}
+		hist_summary(s->h, &sm);
+		if (what == 0)
+			print_text(p, " %9.3f", sm.mean / 1000.0);
+		else if (what == 1)
+			print_text(p, " %9.3f", sm.sd / 1000.0);
+		else
+			print_text(p, " %9llu", (unsigned long long)sm.n);
+	}
+	print_text(p, "\n");
+}
+
+/* The FTTC report's tables: BUY and SELL (and switches) by market data
+ * rate, in microseconds. Text only: JSON and CSV have every figure
+ * already, each entry with its "rate". */
+static void corr_print_fttc(const struct corr *c, struct printer *p)
+{
+	char label[64];
+
+	if (!c->cfg.by_rate || print_format(p) != PRINT_TEXT)
+		return;
+	print_text(p, "\nby market data rate (us)\n  %-22s", "messages/s");
+	for (unsigned b = 0; b < c->cfg.nrates; b++)
+		print_text(p, " %9.0f", c->cfg.rates[b]);
+	print_text(p, "\n");
+	for (unsigned h = 0; h < c->nhosts; h++) {
+		bool any = false;
+
+		for (size_t i = 0; i < c->txns.n; i++)
+			any |= c->txns.v[i].from == h && c->txns.v[i].bucket >= 0;
+		if (!any)
+			continue;
+		snprintf(label, sizeof(label), "BUY  (%.14s)", c->hosts[h]->name);
+		corr_fttc_row(c, p, &c->txns, label, TXN_TICK_TO_TRADE, NULL, h, h, 0);
+		snprintf(label, sizeof(label), "SELL (%.14s)", c->hosts[h]->name);
+		corr_fttc_row(c, p, &c->txns, label, TXN_FILL_TO_SELL, NULL, h, h, 0);
+		corr_fttc_row(c, p, &c->txns, "SD B", TXN_TICK_TO_TRADE, NULL, h, h, 1);
+		corr_fttc_row(c, p, &c->txns, "SD S", TXN_FILL_TO_SELL, NULL, h, h, 1);
+	}
+	for (size_t i = 0; i < c->switches.n; i++) {
+		const struct corr_stat *s = &c->switches.v[i];
+		char dir[48];
+
+		/* A row group per switch and direction: the two directions
+		 * differ by twice the clocks' offset. */
+		if (s->bucket != NO_BUCKET)
+			continue;
+		snprintf(dir, sizeof(dir), "%.10s>%.10s", c->hosts[s->from]->name,
+			 c->hosts[s->to]->name);
+		snprintf(label, sizeof(label), "%.10s %s", s->sw, dir);
+		corr_fttc_row(c, p, &c->switches, label, -1, s->sw, s->from,
+			      s->to, 0);
+		corr_fttc_row(c, p, &c->switches, "  SD", -1, s->sw, s->from,
+			      s->to, 1);
+		corr_fttc_row(c, p, &c->switches, "  packets", -1, s->sw,
+			      s->from, s->to, 2);
+	}
+}
+
+void corr_print(const struct corr *c, const struct corr *baseline,
+		struct printer *p)
+{
+	corr_print_inputs(c, p);
+	corr_print_hops(c, p);
+	corr_print_txns(c, p);
+	corr_print_fttc(c, p);
+	corr_print_switches(c, baseline, p);
+	corr_print_unmatched(c, p);
+	print_int(p, "histogram_error_ns", NULL, corr_hist_error(c));
+	print_array_begin(p, "warnings");
+	for (unsigned i = 0; i < c->nwarn; i++)
+		print_str(p, NULL, NULL, c->warn[i]);
+	print_array_end(p);
+}

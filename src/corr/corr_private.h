@@ -1,0 +1,343 @@
+/* corr_private.h — the correlator's insides, shared by its files and by
+ * nobody else (the unit tests aside); the interface is corr.h.
+ *
+ *   corr.c        life (create, hosts, journals, destroy) and the run loop:
+ *                 packets in time order, each to its stream, each message
+ *                 to transactions and matching
+ *   corr_map.c    hashing and the small hash map everything is found by
+ *   corr_time.c   timescales of capture interfaces
+ *   corr_flow.c   flows and the streams reassembling them
+ *   corr_txn.c    transactions at one host, market data rate buckets
+ *   corr_match.c  the matching window, hop and switch samples
+ *   corr_stats.c  result sets, sample bounds, the samples file
+ *   corr_print.c  corr_print()
+ *
+ * Nothing here allocates per message, except where a new flow, stream,
+ * symbol or result first appears.
+ */
+#ifndef TAPLESS_CORR_PRIVATE_H
+#define TAPLESS_CORR_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corr/corr.h"
+#include "files/capset.h"	/* struct capset_packet, held per host */
+#include "files/frame.h"	/* struct frame_flow, held per flow */
+#include "files/topo.h"		/* struct topo_path, held per pair of hosts */
+
+struct bound;
+struct fix_msg;
+struct fixstream;
+struct fixstream_msg;
+struct hist;
+
+#define CORR_MAX_OBS 4		/* hosts one message is tracked at */
+#define CORR_RING 64		/* recent triggers kept per symbol */
+#define CORR_RATE_RING 64	/* market data stamps for the rate */
+#define CORR_ORDERS 65536	/* orders awaiting their reports, per host */
+#define CORR_MAX_WARNINGS 64
+#define NO_BUCKET (-1)
+#define ALL_FLOWS UINT32_MAX
+
+enum corr_dir { DIR_UNKNOWN = 0, DIR_IN = 1, DIR_OUT = 2 };
+enum corr_sync { SYNC_NONE, SYNC_IN, SYNC_OUT };
+
+enum corr_txn_kind {
+	TXN_TICK_TO_TRADE,
+	TXN_FILL_TO_SELL,
+	TXN_ORDER_TO_ACK,
+	TXN_ORDER_TO_FILL,
+	TXN_KINDS
+};
+
+/* Their names, in the output and the samples file. */
+extern const char *const corr_txn_names[TXN_KINDS];
+
+/* A tiny open-addressing map from a 64-bit hash to a pointer; the caller
+ * checks the key the pointer leads to. Grows at half full. */
+struct corr_map {
+	uint64_t *hash;
+	void **val;
+	size_t cap, n;
+};
+
+/* What a capture's interface means to us, found on its first packet. */
+struct corr_iface {
+	unsigned file, id;
+	bool usable;		/* stamps on a timescale we can compare */
+	int64_t delta_ns;	/* added to stamps: to the common timescale */
+	int64_t journal_ns;	/* added to those: to UTC, the journals' */
+	int scale;		/* enum ts_timescale as understood */
+	bool assumed;		/* the file did not say: we assumed */
+	char clock[16];		/* journal clock: "sys", "phcN" */
+	uint16_t linktype;
+	int64_t resolution_ns;	/* of its stamps: 1 ns, 1000 for µs files */
+	bool sender;		/* frames stamped by the program that sent
+				 * them (tapless-capd --tx-socket) */
+};
+
+struct corr_ring {
+	int64_t ts[CORR_RING];
+	unsigned n, head;	/* head: next slot */
+};
+
+struct corr_sym {
+	char name[32];
+	struct corr_ring md;	/* RX 35=X bids */
+	struct corr_ring fill;	/* RX 35=8 39=2 of a BUY */
+};
+
+struct corr_order {
+	uint64_t key;		/* hash of ClOrdID; 0: free */
+	int64_t created;
+	int64_t tx, ack, fill;	/* 0: not seen */
+	uint8_t done;		/* 1: ack sampled, 2: fill sampled */
+};
+
+struct corr_stream_stats {
+	uint64_t segments, bytes, messages, retransmits, out_of_order,
+		lost_bytes, skipped_bytes, midstream_bytes, bad_checksum,
+		bad_framing, truncated;
+};
+
+struct corr_host {
+	char name[64];
+	unsigned idx;
+	struct capset *cs;
+	struct bound *bound;
+	char *journal;
+	int forced_scale;	/* TS_SCALE_* or -1 */
+	/* The next packet, waiting its turn. */
+	struct capset_packet next;
+	int64_t next_ts;
+	struct corr_iface *next_if;
+	bool have_next;
+	/* Interfaces met. */
+	struct corr_iface *ifs;
+	unsigned nifs, cap_ifs;
+	struct corr_iface *last_if;
+	struct corr_stream *last_stream;	/* most packets follow the last */
+	/* Counters. */
+	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
+	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
+	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
+	int64_t max_ts;
+	bool dir_flags, dir_addr;
+	struct corr_stream_stats st;
+	/* Market data rate, and the bucket it puts samples in. */
+	int64_t md_ts[CORR_RATE_RING];
+	unsigned md_n, md_head;
+	int bucket;
+	/* Transactions. */
+	struct corr_map syms;
+	struct corr_order *orders;
+	uint64_t no_trigger[TXN_KINDS];
+};
+
+struct corr_flow {
+	struct frame_flow f;
+	uint64_t hosts;		/* bit per host whose capture has it */
+	char name[112];
+};
+
+struct corr_stream {
+	struct corr *c;
+	struct corr_host *h;
+	uint32_t flow;
+	uint8_t dir;
+	uint8_t proto;
+	struct frame_flow key;
+	struct fixstream *fs;
+	bool sender_seen;	/* a frame stamped by its sender came */
+	/* The packet being fed: its interface's clock, for the journal. */
+	const struct corr_iface *ifc;
+};
+
+struct corr_obs {
+	int64_t ts;
+	int64_t bound;		/* -1: unknown */
+	uint32_t wire;
+	uint16_t host;
+	uint8_t dir;
+	uint8_t sync;
+	uint32_t flow;
+	int bucket;
+};
+
+struct corr_entry {
+	uint32_t flow, seq;	/* key 1, exact */
+	uint64_t k2;		/* key 2 (hash), 0: none */
+	uint32_t next1, next2;	/* chains: index + 1, 0 ends */
+	int64_t created;
+	uint8_t nobs;
+	bool live;
+	bool paired;
+	struct corr_obs obs[CORR_MAX_OBS];
+};
+
+/* One result: a histogram with its key and the error-bound tallies. */
+struct corr_stat {
+	uint16_t from, to;	/* hosts; for transactions from == to */
+	uint32_t flow;		/* ALL_FLOWS, or a flow id */
+	int bucket;
+	int kind;		/* transactions: enum corr_txn_kind */
+	const char *sw;		/* switches: the switch's name */
+	struct hist *h;		/* in sync (or no journal) */
+	struct hist *out;	/* out of sync */
+	uint64_t bound_known, bound_unknown;
+	int64_t bound_max;
+	double bound_sum;
+};
+
+struct corr_stats_set {
+	struct corr_stat *v;
+	size_t n, cap;
+	struct corr_map idx;
+};
+
+struct corr {
+	struct corr_config cfg;
+	struct corr_host *hosts[CORR_MAX_HOSTS];
+	unsigned nhosts;
+	/* Timescale. */
+	bool utc_known;
+	int utc_offset;
+	int target_scale;	/* TS_SCALE_UTC or TS_SCALE_TAI; 0: not yet */
+	/* Flows and streams. */
+	struct corr_flow *flows;
+	size_t nflows, cap_flows;
+	struct corr_map flow_map;
+	struct corr_map stream_map;
+	struct corr_stream **streams;
+	size_t nstreams, cap_streams;
+	struct fix_msg *scratch;
+	/* Matching. */
+	struct corr_entry *ring;
+	uint32_t ring_cap, ring_head, ring_count;
+	uint32_t *bucket1, *bucket2;
+	uint32_t nbuckets;
+	uint64_t window_overflow, dir_unknown_pairs, extra_obs, by_session;
+	/* Paths between hosts. */
+	struct topo_path path[CORR_MAX_HOSTS][CORR_MAX_HOSTS];
+	int8_t path_known[CORR_MAX_HOSTS][CORR_MAX_HOSTS];	/* 0 ?, 1, -1 */
+	/* Results. */
+	struct corr_stats_set hops, txns, switches;
+	bool measured;
+	char *warn[CORR_MAX_WARNINGS];
+	unsigned nwarn, warn_dropped;
+};
+
+/* The fields the rules look at, found in one pass. */
+struct corr_fields {
+	const char *v[8];
+	uint32_t len[8];
+};
+
+enum { F_35, F_49, F_56, F_34, F_11, F_55, F_54, F_39 };
+
+/* ---- corr.c ---- */
+
+/* Keep a warning for corr_warning(); past CORR_MAX_WARNINGS only counted. */
+void corr_warn(struct corr *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A message from a stream's fixstream (arg: the struct corr_stream). */
+void corr_on_msg(void *arg, const struct fixstream_msg *m);
+
+/* ---- corr_map.c ---- */
+
+/* A 64-bit mix (never 0: 0 marks a free slot) and a hash of n bytes
+ * chained onto h. */
+uint64_t corr_mix(uint64_t x);
+uint64_t corr_hash_bytes(const void *p, size_t n, uint64_t h);
+/* cap: a power of two. */
+void corr_map_init(struct corr_map *m, size_t cap);
+void corr_map_free(struct corr_map *m);
+/* Visit the values stored under hash h: call with *i = (size_t)-1 first;
+ * NULL when there are no more. */
+void *corr_map_next(const struct corr_map *m, uint64_t h, size_t *i);
+/* Store v under h (h != 0; several values may share one hash). */
+void corr_map_put(struct corr_map *m, uint64_t h, void *v);
+
+/* ---- corr_time.c ---- */
+
+/* "tai", "utc" or "unknown". */
+const char *corr_scale_name(int scale);
+/* The interface id of file file at host h, worked out on its first packet
+ * (its timescale, its delta to the common one, its journal clock), with a
+ * warning when its stamps cannot be compared or their scale was assumed. */
+struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
+			      unsigned file, unsigned id);
+/* After the run: a warning when journals were read with TAI - UTC guessed. */
+void corr_time_warn(struct corr *c);
+
+/* ---- corr_flow.c ---- */
+
+/* Host h's stream of flow f in direction dir (enum corr_dir), made on
+ * first sight with its fixstream; the flow is numbered on first sight at
+ * any host. */
+struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
+				const struct frame_flow *f, uint8_t dir);
+
+/* ---- corr_txn.c ---- */
+
+/* A market data message at h at ts: h->bucket follows the rate (with
+ * by_rate). */
+void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts);
+/* The fields the rules look at (the first of each tag), pointing into m. */
+void corr_fields(const struct fix_msg *m, struct corr_fields *f);
+/* Whether field k (F_*) is present and is s. */
+bool corr_is(const struct corr_fields *f, int k, const char *s);
+/* A message of known direction at h: triggers kept, transactions sampled
+ * into c->txns (and the samples file). */
+void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
+	      int64_t ts, const struct fix_msg *m,
+	      const struct corr_fields *f);
+
+/* ---- corr_match.c ---- */
+
+/* An observation of a message (seq: TCP sequence of its first byte, or a
+ * hash of a datagram's message; k2: its session keys' hash or 0) against
+ * the window: paired with the other hosts' observations (hop samples into
+ * c->hops, c->switches) or left waiting. Expires what is older than the
+ * window first. */
+void corr_match(struct corr *c, struct corr_obs *o, uint32_t seq,
+		uint64_t k2);
+/* The end of the input: every entry leaves the window. */
+void corr_match_drain(struct corr *c);
+
+/* ---- corr_stats.c ---- */
+
+/* Set up a zeroed set; free its results and itself. */
+void corr_stats_init(struct corr_stats_set *s);
+void corr_stats_free(struct corr_stats_set *s);
+/* The result of that key in set, made empty on first use. */
+struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
+			    uint16_t to, uint32_t flow, int bucket,
+			    int kind, const char *sw);
+/* One sample v (sync: enum corr_sync; bound: -1 unknown): out-of-sync
+ * samples to s->out, the others to s->h with their bound tallied. */
+void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
+		   int64_t bound);
+/* A hop sample's sync state (*sync) and error bound (returned; -1:
+ * unknown) from its two ends': out of sync if either end was, the sum of
+ * the bounds when both ends were in sync with one. */
+int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
+		       int *sync);
+/* o->sync and o->bound from the host's journal at o->ts, the stamp cut to
+ * ifc's resolution allowed for; o->bound -1 without a journal. */
+void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
+		    struct corr_obs *o);
+/* A line of c->cfg.samples (which must be open). */
+void corr_sample_line(const struct corr *c, const char *kind,
+		      const char *from, const char *to, int64_t ts,
+		      int64_t v, int sync, int64_t bound, int bucket,
+		      const char *name);
+/* A sorted copy of set's results (free() it; never NULL). */
+struct corr_stat *corr_sorted(const struct corr_stats_set *set);
+/* How far below the true sample any printed percentile may be, over all
+ * results. */
+int64_t corr_hist_error(const struct corr *c);
+
+#endif

@@ -1,0 +1,192 @@
+/* corr_stats.c — the correlator's results (see corr_private.h): sets of
+ * histograms keyed by hop, flow, rate bucket, transaction and switch, each
+ * with the tallies of its samples' error bounds; the bound of one sample
+ * from the hosts' sync journals; the samples file; the sets in print
+ * order.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptp/bound.h"
+#include "base/hist.h"
+#include "base/xalloc.h"
+#include "corr/corr_private.h"
+
+void corr_stats_init(struct corr_stats_set *s)
+{
+	corr_map_init(&s->idx, 64);
+}
+
+struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
+			    uint16_t to, uint32_t flow, int bucket,
+			    int kind, const char *sw)
+{
+	/* sw points into the topology, which outlives us: its address is
+	 * as good a key as its name. */
+	uint64_t h = corr_mix((((uint64_t)from << 48) | ((uint64_t)to << 32) |
+			       flow) ^
+			      corr_mix(((uint64_t)(uint32_t)bucket << 8 |
+					(uint64_t)(kind + 1)) ^ (uintptr_t)sw));
+	size_t i = (size_t)-1;
+	void *v;
+
+	while ((v = corr_map_next(&set->idx, h, &i))) {
+		struct corr_stat *s = &set->v[(uintptr_t)v - 1];
+
+		if (s->from == from && s->to == to && s->flow == flow &&
+		    s->bucket == bucket && s->kind == kind &&
+		    (s->sw == sw || (s->sw && sw && !strcmp(s->sw, sw))))
+			return s;
+	}
+	if (set->n == set->cap) {
+		set->cap = set->cap ? set->cap * 2 : 16;
+		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
+	}
+	struct corr_stat *s = &set->v[set->n];
+	memset(s, 0, sizeof(*s));
+	s->from = from;
+	s->to = to;
+	s->flow = flow;
+	s->bucket = bucket;
+	s->kind = kind;
+	s->sw = sw;
+	s->h = hist_create();
+	s->out = hist_create();
+	corr_map_put(&set->idx, h, (void *)(uintptr_t)(set->n + 1));
+	set->n++;
+	return s;
+}
+
+void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
+		   int64_t bound)
+{
+	if (sync == SYNC_OUT) {
+		hist_add(s->out, v);
+		return;
+	}
+	hist_add(s->h, v);
+	if (bound >= 0) {
+		s->bound_known++;
+		s->bound_sum += (double)bound;
+		if (bound > s->bound_max)
+			s->bound_max = bound;
+	} else {
+		s->bound_unknown++;
+	}
+}
+
+/* A hop sample's standing from its two ends' (corr_obs_bound()): out of
+ * sync when either end was, in sync when both were, else SYNC_NONE (a host
+ * without a journal), in *sync. Returns the bound on its clock error: the
+ * sum of both ends' when in sync and both have one, else -1 (unknown). */
+int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
+		       int *sync)
+{
+	int64_t bound = -1;
+
+	*sync = SYNC_NONE;
+	if (tx->sync == SYNC_OUT || rx->sync == SYNC_OUT)
+		*sync = SYNC_OUT;
+	else if (tx->sync == SYNC_IN && rx->sync == SYNC_IN)
+		*sync = SYNC_IN;
+	if (*sync == SYNC_IN && tx->bound >= 0 && rx->bound >= 0)
+		bound = tx->bound + rx->bound;
+	return bound;
+}
+
+/* Where the host's clock stood at the observation's stamp, from its sync
+ * journal: o->sync and o->bound (-1: unknown, as without a journal). */
+void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
+		    struct corr_obs *o)
+{
+	int64_t b;
+
+	o->bound = -1;
+	if (h->bound) {
+		enum bound_state st = bound_at(h->bound, ifc->clock,
+					       o->ts + ifc->journal_ns, &b);
+		/* A stamp cut to its resolution is up to that much early. */
+		if (st == BOUND_IN_SYNC && b >= 0)
+			b += ifc->resolution_ns - 1;
+
+		o->sync = st == BOUND_IN_SYNC ? SYNC_IN :
+			  st == BOUND_OUT_OF_SYNC ? SYNC_OUT : SYNC_NONE;
+		o->bound = b;
+	}
+}
+
+/* One line of the samples file (tapless-correlate(8), SAMPLES FILE). The
+ * switch's name is the last field so that the others stay at fixed
+ * columns for gnuplot and awk. */
+void corr_sample_line(const struct corr *c, const char *kind,
+		      const char *from, const char *to, int64_t ts,
+		      int64_t v, int sync, int64_t bound, int bucket,
+		      const char *name)
+{
+	static const char *const sync_names[] = { "none", "in", "out" };
+
+	fprintf(c->cfg.samples, "%s %s %s %s %" PRId64 " %" PRId64
+		" %s %" PRId64 " %.0f %s\n", c->cfg.samples_run, kind, from,
+		to, ts, v, sync_names[sync], bound,
+		bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket], name);
+}
+
+static int corr_stat_order(const void *x, const void *y)
+{
+	const struct corr_stat *a = x, *b = y;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
+	if (a->flow != b->flow)
+		return a->flow == ALL_FLOWS ? -1 : b->flow == ALL_FLOWS ? 1 :
+		       a->flow < b->flow ? -1 : 1;
+	return 0;
+}
+
+/* The results in a stable order, for printing (a copy: printing leaves
+ * the correlator as it was). An empty set (no trades, no switch) has no
+ * array yet: nothing to copy from. */
+struct corr_stat *corr_sorted(const struct corr_stats_set *set)
+{
+	struct corr_stat *v = xcalloc(set->n ? set->n : 1, sizeof(*v));
+
+	if (!set->n)
+		return v;
+	memcpy(v, set->v, set->n * sizeof(*v));
+	qsort(v, set->n, sizeof(*v), corr_stat_order);
+	return v;
+}
+
+/* How far below the true sample any printed percentile may be. */
+int64_t corr_hist_error(const struct corr *c)
+{
+	const struct corr_stats_set *sets[] = { &c->hops, &c->txns, &c->switches };
+	int64_t e = 0;
+
+	for (unsigned k = 0; k < 3; k++)
+		for (size_t i = 0; i < sets[k]->n; i++) {
+			if (hist_error_ns(sets[k]->v[i].h) > e)
+				e = hist_error_ns(sets[k]->v[i].h);
+			if (hist_error_ns(sets[k]->v[i].out) > e)
+				e = hist_error_ns(sets[k]->v[i].out);
+		}
+	return e;
+}
+
+void corr_stats_free(struct corr_stats_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		hist_destroy(s->v[i].h);
+		hist_destroy(s->v[i].out);
+	}
+	free(s->v);
+	corr_map_free(&s->idx);
+}
