@@ -25,6 +25,7 @@
 #include "validate/histplot.h"
 #include "stamp/iface.h"
 #include "validate/loopcheck.h"
+#include "base/nstime.h"
 #include "base/opts.h"
 #include "validate/phccheck.h"
 #include "base/print.h"
@@ -47,7 +48,7 @@ static const struct opt_def validate_opts[] = {
 	  "the host's capture to check against --reference", 0 },
 	{ "reference-timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
 	  "timescale of the reference's stamps, unless its file says", 0 },
-	{ "tai-offset", 0, OPT_INT, "37", 0, 1000, NULL, "S",
+	{ "tai-offset", 0, OPT_INT, TAI_UTC_S_TEXT, 0, 1000, NULL, "S",
 	  "TAI - UTC in seconds, to compare TAI stamps with UTC ones", 0 },
 	{ "match-window", 0, OPT_DOUBLE, "10000", 1, 60e6, NULL, "US",
 	  "largest distance from the median offset at which a packet still matches", 0 },
@@ -330,7 +331,7 @@ static void run_ref(struct validate *v)
 	cfg.ref_path = ref;
 	cfg.ref_timescale = opts_enum(v->o, "reference-timescale") ?
 			    TS_SCALE_TAI : TS_SCALE_UTC;
-	cfg.tai_utc_ns = opts_int(v->o, "tai-offset") * 1000000000LL;
+	cfg.tai_utc_ns = opts_int(v->o, "tai-offset") * NS_PER_S;
 	cfg.window_ns = llround(opts_double(v->o, "match-window") * 1000);
 	rc = refcheck_run(&cfg, &v->ref, err);
 	if (rc) {

@@ -6,15 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/nstime.h"
 #include "files/capset.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
 
-/* TAI - UTC since 2017, for journal lookups of TAI stamps when nobody told
- * us the offset (a second off in the lookup matters little; a warning says
- * it was assumed). */
-#define CORR_TAI_UTC_GUESS 37
+/* TAI - UTC (base/nstime.h) is assumed for journal lookups of TAI stamps
+ * when nobody told us the offset (a second off in the lookup matters
+ * little; a warning says it was assumed). */
+#define CORR_TAI_UTC_GUESS TAI_UTC_S
 
 const char *corr_scale_name(int scale)
 {
@@ -75,7 +76,7 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	} else if (c->utc_known) {
 		/* Only TAI → UTC arises: the target is UTC when the offset
 		 * is known. */
-		f->delta_ns = -(int64_t)c->utc_offset * 1000000000LL;
+		f->delta_ns = -(int64_t)c->utc_offset * NS_PER_S;
 	} else {
 		f->usable = false;
 		corr_warn(c, "%s: %s, interface %u: stamps are %s but earlier "
@@ -89,7 +90,7 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	 * with the offset (guessed, and said so, when nobody gave it). */
 	if (c->target_scale == TS_SCALE_TAI)
 		f->journal_ns = -(int64_t)(c->utc_known ? c->utc_offset :
-					   CORR_TAI_UTC_GUESS) * 1000000000LL;
+					   CORR_TAI_UTC_GUESS) * NS_PER_S;
 	if (f->assumed && h->forced_scale < 0)
 		corr_warn(c, "%s: %s, interface %u does not say which timescale "
 			  "its stamps are on: taken as %s (--timescale %s=... "

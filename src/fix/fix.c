@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+#include "base/nstime.h"
 
 static const char *const fix_error_names[] = {
 	[FIX_OK] = "ok",
@@ -371,4 +374,35 @@ const char *fix_end(struct fix_writer *w, size_t *len)
 		return NULL;
 	*len = w->pos - w->start;
 	return w->buf + w->start;
+}
+
+void fix_utc_cache_init(struct fix_utc_cache *c)
+{
+	c->sec = INT64_MIN;
+	c->text[0] = 0;
+}
+
+const char *fix_utc_time(struct fix_utc_cache *c, int64_t real_ns,
+			 char out[FIX_UTC_LEN])
+{
+	int64_t sec = real_ns / NS_PER_S - (real_ns % NS_PER_S < 0);
+	int ms = (int)((real_ns - sec * NS_PER_S) / NS_PER_MS);
+	size_t n;
+
+	if (sec != c->sec) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(c->text, sizeof(c->text), "%Y%m%d-%H:%M:%S", &tm);
+		c->sec = sec;
+	}
+	n = strlen(c->text);
+	memcpy(out, c->text, n);
+	out[n] = '.';
+	out[n + 1] = (char)('0' + ms / 100);
+	out[n + 2] = (char)('0' + ms / 10 % 10);
+	out[n + 3] = (char)('0' + ms % 10);
+	out[n + 4] = 0;
+	return out;
 }

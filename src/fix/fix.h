@@ -106,4 +106,22 @@ void fix_add_fixed(struct fix_writer *w, uint32_t tag, int64_t units,
  * into buf) and its length in *len, or NULL when it did not fit. */
 const char *fix_end(struct fix_writer *w, size_t *len);
 
+/* A UTCTimestamp with milliseconds, YYYYMMDD-HH:MM:SS.sss, as SendingTime
+ * (52) and TransactTime (60) carry it. Formatting the date and time of day
+ * costs more than the rest of a message, so the text of the last whole
+ * second is kept in a cache; set cache->sec to INT64_MIN before first use
+ * (fix_utc_cache_init). */
+#define FIX_UTC_LEN 22			/* with the NUL */
+struct fix_utc_cache {
+	int64_t sec;
+	char text[24];
+};
+
+void fix_utc_cache_init(struct fix_utc_cache *c);
+
+/* real_ns is nanoseconds since the epoch, UTC; before 1970 it rounds down.
+ * Returns out. */
+const char *fix_utc_time(struct fix_utc_cache *c, int64_t real_ns,
+			 char out[FIX_UTC_LEN]);
+
 #endif

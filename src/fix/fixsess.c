@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/nstime.h"
 #include "fix/fix.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
 #define FIXSESS_BEGIN "FIX.4.4"
-#define NS 1000000000LL
 
 struct fixsess {
 	struct fixsess_config cfg;
@@ -36,8 +36,7 @@ struct fixsess {
 	enum fixsess_type wtype;
 
 	/* SendingTime: the date and time part changes once a second. */
-	int64_t stamp_sec;
-	char stamp[24];
+	struct fix_utc_cache utc;	/* SendingTime's date and time of day */
 
 	struct fix_msg msg;	/* large (an index of 512 fields): kept here */
 	struct fixsess_stats st;
@@ -90,14 +89,14 @@ int fixsess_create(struct fixsess **out, const struct fixsess_config *cfg,
 		s->cfg.heartbeat_s = 30;
 	if (!s->cfg.max_msg)
 		s->cfg.max_msg = 8192;
-	s->hb_ns = s->cfg.heartbeat_s * NS;
+	s->hb_ns = s->cfg.heartbeat_s * NS_PER_S;
 	s->out_seq = s->in_seq = 1;
 	/* Twice the largest message: a whole one always fits after a part. */
 	s->rcap = 2 * s->cfg.max_msg;
 	s->rbuf = xmalloc(s->rcap);
 	s->wcap = s->cfg.max_msg + FIX_HEADER_ROOM;
 	s->wbuf = xmalloc(s->wcap);
-	s->stamp_sec = -1;
+	fix_utc_cache_init(&s->utc);
 	*out = s;
 	return 0;
 }
@@ -116,36 +115,12 @@ const char *fixsess_error(const struct fixsess *s) { return s->error; }
 void fixsess_stats(const struct fixsess *s, struct fixsess_stats *st) { *st = s->st; }
 uint64_t fixsess_next_out_seq(const struct fixsess *s) { return s->out_seq; }
 
-/* SendingTime (52) as YYYYMMDD-HH:MM:SS.sss, UTC. */
-static void sending_time(struct fixsess *s, int64_t real_ns, char out[32])
-{
-	int64_t sec = real_ns / NS;
-
-	if (sec != s->stamp_sec) {
-		time_t t = (time_t)sec;
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(s->stamp, sizeof(s->stamp), "%Y%m%d-%H:%M:%S", &tm);
-		s->stamp_sec = sec;
-	}
-	int ms = (int)(real_ns % NS / 1000000);
-	size_t n = strlen(s->stamp);
-
-	memcpy(out, s->stamp, n);
-	out[n] = '.';
-	out[n + 1] = (char)('0' + ms / 100);
-	out[n + 2] = (char)('0' + ms / 10 % 10);
-	out[n + 3] = (char)('0' + ms % 10);
-	out[n + 4] = 0;
-}
-
 struct fix_writer *fixsess_begin(struct fixsess *s, const char *msg_type,
 				 int64_t real_ns)
 {
 	char t[32];
 
-	sending_time(s, real_ns ? real_ns : ts_now_real(), t);
+	fix_utc_time(&s->utc, real_ns ? real_ns : ts_now_real(), t);
 	fix_begin(&s->w, s->wbuf, s->wcap, FIXSESS_BEGIN, msg_type);
 	fix_add_str(&s->w, 49, s->sender);
 	fix_add_str(&s->w, 56, s->target);
@@ -159,7 +134,7 @@ void fixsess_add_time(struct fixsess *s, uint32_t tag, int64_t real_ns)
 {
 	char t[32];
 
-	sending_time(s, real_ns ? real_ns : ts_now_real(), t);
+	fix_utc_time(&s->utc, real_ns ? real_ns : ts_now_real(), t);
 	fix_add_str(&s->w, tag, t);
 }
 
@@ -312,7 +287,7 @@ static int handle(struct fixsess *s, uint64_t off, int64_t now_ns,
 		if (!s->cfg.initiator) {
 			/* The acceptor takes the initiator's interval. */
 			s->cfg.heartbeat_s = hb ? (int)hb : s->cfg.heartbeat_s;
-			s->hb_ns = s->cfg.heartbeat_s * NS;
+			s->hb_ns = s->cfg.heartbeat_s * NS_PER_S;
 			int err = send_admin(s, "A", now_ns, 0, NULL);
 
 			if (err)

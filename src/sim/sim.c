@@ -348,7 +348,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	s->c = c;
 	s->errbuf = err;
 	s->errlen = len;
-	s->st_sec = INT64_MIN;
+	fix_utc_cache_init(&s->utc);
 	rc = sim_symbols(s, c->symbols ? c->symbols : "", err, len);
 	if (rc) {
 		free(s);

@@ -9,7 +9,6 @@
 #include "ptp/journal.h"
 #include "sim/sim_private.h"
 
-#define TAI_UTC_NS (37 * NS_PER_S)	/* TAI - UTC since 2017 */
 #define UNSYNC_NS 5000.0		/* extra clock error out of sync */
 #define JOURNAL_DELAY_NS 500
 #define SIM_GM "001b21.fffe.7a5e01"

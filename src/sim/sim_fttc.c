@@ -19,32 +19,11 @@
 #define MD_START_PS (1000 * 1000 * PS_PER_NS)	/* market data from 1 ms */
 #define RUN_PAUSE_PS PS_PER_S		/* between runs of --rates */
 
-/* SendingTime (52) and TransactTime (60): YYYYMMDD-HH:MM:SS.sss, UTC. */
-static const char *sending_time(struct sim *s, char out[32])
+/* SendingTime (52) and TransactTime (60): now, in sim time. */
+static const char *sending_time(struct sim *s, char out[FIX_UTC_LEN])
 {
-	int64_t ns = sim_start_ns(s) + sim_floordiv(s->now, PS_PER_NS);
-	int64_t sec = sim_floordiv(ns, NS_PER_S);
-	int ms = (int)((ns - sec * NS_PER_S) / 1000000);
-
-	if (sec != s->st_sec) {
-		time_t t = (time_t)sec;
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(s->st_buf, sizeof(s->st_buf), "%Y%m%d-%H:%M:%S", &tm);
-		s->st_sec = sec;
-	}
-	{
-		size_t n = strlen(s->st_buf);
-
-		memcpy(out, s->st_buf, n);
-		out[n] = '.';
-		out[n + 1] = (char)('0' + ms / 100);
-		out[n + 2] = (char)('0' + ms / 10 % 10);
-		out[n + 3] = (char)('0' + ms % 10);
-		out[n + 4] = 0;
-	}
-	return out;
+	return fix_utc_time(&s->utc, sim_start_ns(s) + sim_floordiv(s->now, PS_PER_NS),
+			    out);
 }
 
 static void sim_fix_head(struct sim *s, struct fix_writer *w, char *buf,

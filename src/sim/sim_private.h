@@ -21,9 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/nstime.h"
 #include "base/rng.h"
 #include "files/frame.h"
 #include "files/pcapng.h"
+#include "fix/fix.h"
 #include "sim/sim.h"
 
 struct journal_sample;
@@ -36,7 +38,6 @@ struct swmodel_preset;
 
 #define PS_PER_NS 1000LL
 #define PS_PER_S 1000000000000LL
-#define NS_PER_S 1000000000LL
 #define NS_PER_M 4.9			/* light in fibre */
 #define SIM_USERAPPL "tapless sim 0.1"
 #define MSG_CAP 1024			/* one FIX message */
@@ -295,8 +296,7 @@ struct sim {
 	struct trk trk[CONNS * 2];
 	struct latest bid[SIM_MAX_SYMBOLS], fill[SIM_MAX_SYMBOLS];
 	/* SendingTime cache. */
-	int64_t st_sec;
-	char st_buf[24];
+	struct fix_utc_cache utc;	/* SendingTime's date and time of day */
 	/* Errors. */
 	int err;
 	char *errbuf;

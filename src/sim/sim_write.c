@@ -294,7 +294,7 @@ int sim_write_journal(struct sim *s, struct host *h, const char *path)
 	if (err)
 		return sim_sys(s, err, "%s", path);
 	if (h->cfg->tai)
-		err = journal_write_event(w, sim_journal_time(s, 0), "-", "utc_offset", "37");
+		err = journal_write_event(w, sim_journal_time(s, 0), "-", "utc_offset", TAI_UTC_S_TEXT);
 	for (int64_t j = 0; !err && sim_journal_time(s, j) <= end; j++) {
 		struct journal_sample js;
 

@@ -18,17 +18,12 @@
 
 #include "stamp/iface.h"
 #include "base/linfit.h"
+#include "base/nstime.h"
 #include "base/print.h"
 #include "stamp/tsinfo.h"
 #include "base/tstep.h"
 #include "validate/verdict.h"
 #include "base/xalloc.h"
-
-#define NS_PER_S 1000000000LL
-
-/* TAI - UTC since 2017-01-01. A PHC that ptp4l disciplines keeps the PTP
- * timescale, TAI, so it reads this far ahead of CLOCK_REALTIME. */
-#define TAI_UTC_NS (37 * NS_PER_S)
 
 /* ------------------------------------------------------------------ list */
 
@@ -408,11 +403,11 @@ static void judge_offset(const struct phccheck_result *res,
 	if (isnan(res->offset_ns))
 		return;
 	if (fabs(res->offset_ns - (double)TAI_UTC_NS) < 0.5e9)
-		scale = "about 37 s: the PHC keeps TAI, as under ptp4l";
+		scale = "about " TAI_UTC_S_TEXT " s: the PHC keeps TAI, as under ptp4l";
 	else if (fabs(res->offset_ns) < 0.5e9)
 		scale = "the PHC keeps UTC, as CLOCK_REALTIME does";
 	else
-		scale = "neither UTC (0) nor TAI (about 37 s, as under ptp4l)";
+		scale = "neither UTC (0) nor TAI (about " TAI_UTC_S_TEXT " s, as under ptp4l)";
 	verdict_note(c, VERDICT_PASS,
 		     "PHC - CLOCK_REALTIME %+.9f s at the start, drifting "
 		     "%+.1f ppb: %s", res->offset_ns / 1e9,

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "base/nstime.h"
 #include "files/capfile.h"
 #include "files/frame.h"
 #include "base/print.h"
@@ -58,7 +59,7 @@ void refcheck_config_init(struct refcheck_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ref_timescale = TS_SCALE_UTC;
-	cfg->tai_utc_ns = 37 * 1000000000LL;
+	cfg->tai_utc_ns = TAI_UTC_NS;
 	cfg->window_ns = 10 * 1000000LL;
 }
 

@@ -1,0 +1,24 @@
+/* nstime.h — the units every stamp in tapless is counted in, and the one
+ * offset between the two timescales stamps come on.
+ *
+ * Stamps are int64_t nanoseconds. A PHC run by ptp4l keeps TAI; the system
+ * clock, and everything stamped from it, keeps UTC; the two differ by the
+ * leap seconds since 1972, 37 s since 2017-01-01 (IERS Bulletin C
+ * announces the next; none is scheduled). Code that must tell the two
+ * apart takes TAI_UTC_S from here, so a new leap second is one edit.
+ */
+#ifndef TAPLESS_NSTIME_H
+#define TAPLESS_NSTIME_H
+
+#define NS_PER_US 1000LL
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+
+#define TAI_UTC_S 37
+#define TAI_UTC_NS (TAI_UTC_S * NS_PER_S)
+/* The same as text, for an options table's default. */
+#define NSTIME_STR_(x) #x
+#define NSTIME_STR(x) NSTIME_STR_(x)
+#define TAI_UTC_S_TEXT NSTIME_STR(TAI_UTC_S)
+
+#endif
