@@ -12,6 +12,7 @@
 #include "corr/corr.h"
 #include "base/opts.h"
 #include "base/print.h"
+#include "files/samples.h"
 #include "files/topo.h"
 #include "stamp/ts.h"
 #include "base/wholefile.h"
@@ -307,8 +308,7 @@ int cmd_correlate(int argc, char **argv)
 			goto out;
 		}
 		cfg.samples = samples.f;
-		fprintf(cfg.samples, "# tapless correlate samples: run kind "
-			"from to time_ns latency_ns sync bound_ns rate switch\n");
+		(void)samples_write_header(cfg.samples);	/* checked at close */
 	}
 	cfg.samples_run = "main";
 	corr_create(&c, &cfg);

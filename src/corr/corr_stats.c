@@ -13,6 +13,7 @@
 #include "base/hist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
+#include "files/samples.h"
 
 void corr_stats_init(struct corr_stats_set *s)
 {
@@ -117,20 +118,24 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 	}
 }
 
-/* One line of the samples file (tapless-correlate(8), SAMPLES FILE). The
- * switch's name is the last field so that the others stay at fixed
- * columns for gnuplot and awk. */
+/* One line of the samples file (files/samples.h). */
 void corr_sample_line(const struct corr *c, const char *kind,
 		      const char *from, const char *to, int64_t ts,
 		      int64_t v, int sync, int64_t bound, int bucket,
 		      const char *name)
 {
-	static const char *const sync_names[] = { "none", "in", "out" };
+	struct samples_rec r = {
+		.run = c->cfg.samples_run, .kind = kind, .from = from, .to = to,
+		.time_ns = ts, .latency_ns = v, .bound_ns = bound,
+		.sync = sync == SYNC_IN ? SAMPLES_SYNC_IN :
+			sync == SYNC_OUT ? SAMPLES_SYNC_OUT : SAMPLES_SYNC_NONE,
+		.rate = bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket],
+		.sw = name,
+	};
 
-	fprintf(c->cfg.samples, "%s %s %s %s %" PRId64 " %" PRId64
-		" %s %" PRId64 " %.0f %s\n", c->cfg.samples_run, kind, from,
-		to, ts, v, sync_names[sync], bound,
-		bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket], name);
+	/* A write error shows at the close (wholefile), which fails the
+	 * command and keeps the file from its final name. */
+	(void)samples_write(c->cfg.samples, &r);
 }
 
 static int corr_stat_order(const void *x, const void *y)

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "files/capfile.h"
+#include "files/samples.h"
 #include "files/frame.h"
 #include "base/hist.h"
 #include "ptp/journal.h"
@@ -268,37 +269,9 @@ int report_conf_load(struct report *r, const char *path, char *err)
 
 /* ---- samples ---- */
 
-/* 0: a sample; 1: a comment or blank line; -EBADMSG: not a sample. */
-int report_sample_parse(char *line, struct report_sample *s)
-{
-	char *f[11], *save = NULL;
-	int n = 0;
-
-	for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 11;
-	     t = strtok_r(NULL, " \t\r\n", &save))
-		f[n++] = t;
-	if (!n || *f[0] == '#')
-		return 1;
-	if (n != 10)
-		return -EBADMSG;
-	s->run = f[0];
-	s->kind = f[1];
-	s->from = f[2];
-	s->to = f[3];
-	s->sync = f[6];
-	if (strcmp(s->run, "main") && strcmp(s->run, "baseline"))
-		return -EBADMSG;
-	if (strcmp(s->sync, "in") && strcmp(s->sync, "out") && strcmp(s->sync, "none"))
-		return -EBADMSG;
-	if (!report_ll(f[4], &s->time) || !report_ll(f[5], &s->lat) ||
-	    !report_ll(f[7], &s->bound) || !report_ll(f[8], &s->rate))
-		return -EBADMSG;
-	return 0;
-}
-
 /* The series a sample belongs to, or -1 (a kind or hop the report does
  * not show). */
-int report_series_of(const struct report *r, const struct report_sample *s)
+int report_series_of(const struct report *r, const struct samples_rec *s)
 {
 	bool main_run = !strcmp(s->run, "main");
 	bool md = !strcmp(s->from, r->venue) && !strcmp(s->to, r->algo);
@@ -320,9 +293,9 @@ int report_series_of(const struct report *r, const struct report_sample *s)
 
 /* A transaction is two stamps of one host's clock, later minus earlier:
  * below zero it is damaged, not measured, and left out. */
-bool report_sample_dropped(int series, const struct report_sample *s)
+bool report_sample_dropped(int series, const struct samples_rec *s)
 {
-	return (series == S_BUY || series == S_SELL) && s->lat < 0;
+	return (series == S_BUY || series == S_SELL) && s->latency_ns < 0;
 }
 
 void report_samples_load(struct report *r, struct report_rate *rt)
@@ -343,11 +316,11 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		return;
 	}
 	while (getline(&line, &cap, f) >= 0) {
-		struct report_sample s;
+		struct samples_rec s;
 		int rc, k;
 
 		lineno++;
-		rc = report_sample_parse(line, &s);
+		rc = samples_parse(line, &s);
 		if (rc < 0) {
 			if (!rt->bad++)
 				first_bad = lineno;
@@ -356,8 +329,8 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		if (rc)
 			continue;
 		rt->lines++;
-		if (!strcmp(s.run, "main") && (!rt->have_t0 || s.time < rt->t0)) {
-			rt->t0 = s.time;
+		if (!strcmp(s.run, "main") && (!rt->have_t0 || s.time_ns < rt->t0)) {
+			rt->t0 = s.time_ns;
 			rt->have_t0 = true;
 		}
 		k = report_series_of(r, &s);
@@ -368,7 +341,7 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		if (report_sample_dropped(k, &s)) {
 			if (!rt->negative++) {
 				first_neg = lineno;
-				neg_lat = s.lat;
+				neg_lat = s.latency_ns;
 				snprintf(neg_kind, sizeof(neg_kind), "%s", s.kind);
 				snprintf(neg_host, sizeof(neg_host), "%s", s.from);
 			}
@@ -377,19 +350,19 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		/* One-way (and the switch samples made of it) may be below
 		 * zero by as much as the clocks' error bound, not more. */
 		if ((k == S_HOP || k == S_HOP_BASE || k == S_SWITCH) &&
-		    !strcmp(s.sync, "in") && s.bound >= 0 && s.lat < -s.bound) {
+		    s.sync == SAMPLES_SYNC_IN && s.bound_ns >= 0 && s.latency_ns < -s.bound_ns) {
 			if (!rt->beyond_bound++) {
 				first_beyond = lineno;
-				beyond_lat = s.lat;
-				beyond_bound = s.bound;
+				beyond_lat = s.latency_ns;
+				beyond_bound = s.bound_ns;
 			}
 		}
 		/* Out of sync: its error is not bounded, so it is counted
 		 * and shown apart, never averaged in. */
-		if (!strcmp(s.sync, "out"))
+		if (s.sync == SAMPLES_SYNC_OUT)
 			rt->s[k].out++;
 		else
-			hist_add(rt->s[k].h, s.lat);
+			hist_add(rt->s[k].h, s.latency_ns);
 	}
 	if (ferror(f))
 		report_notef(r, true, "%s: read error after line %llu", rt->path, lineno);

@@ -21,6 +21,7 @@
 #include "base/summary.h"
 
 struct hist;
+struct samples_rec;
 
 #define REPORT_MAX_RATES 64
 #define REPORT_MAX_KEYS 64
@@ -122,11 +123,6 @@ struct report {
 	struct report_plot plot[P_COUNT];
 };
 
-/* One line of a samples file, its fields pointing into the line. */
-struct report_sample {
-	char *run, *kind, *from, *to, *sync;
-	long long time, lat, bound, rate;
-};
 
 /* A rate's figures, as every table, data file and report.json shows them. */
 struct report_figures {
@@ -163,13 +159,11 @@ bool report_any_truth(const struct report *r);
 /* Read lab.conf at path into r (keys, rates, hosts, md_source, switch
  * mode and speed). 0, or -errno with err "PATH:LINE: why" (-EINVAL). */
 int report_conf_load(struct report *r, const char *path, char *err);
-/* Split line (changed in place) into s. 0: a sample; 1: a comment or a
- * blank line; -EBADMSG: not a samples line. */
-int report_sample_parse(char *line, struct report_sample *s);
-/* The series (S_*) s belongs to, or -1 when the report does not show it. */
-int report_series_of(const struct report *r, const struct report_sample *s);
+/* The series (S_*) of a samples line (files/samples.h), or -1 when the
+ * report does not show it. */
+int report_series_of(const struct report *r, const struct samples_rec *s);
 /* Whether s, of series, cannot be a measurement and is left out. */
-bool report_sample_dropped(int series, const struct report_sample *s);
+bool report_sample_dropped(int series, const struct samples_rec *s);
 /* Read rt->path into rt's series; rt->have_samples when it was read. */
 void report_samples_load(struct report *r, struct report_rate *rt);
 /* Read the port captures of DIR/rate-R/switch/swemu into rt->truth;

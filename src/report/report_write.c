@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files/samples.h"
 #include "report/gnuplot.h"
 #include "base/hist.h"
 #include "ptp/journal.h"
@@ -233,10 +234,10 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 	}
 	in = rc || !rt->have_samples ? NULL : fopen(rt->path, "r");
 	while (in && getline(&line, &cap, in) >= 0) {
-		struct report_sample s;
+		struct samples_rec s;
 		int k;
 
-		if (report_sample_parse(line, &s) || !rt->have_t0)
+		if (samples_parse(line, &s) || !rt->have_t0)
 			continue;
 		k = report_series_of(r, &s);
 		if (report_sample_dropped(k, &s))
@@ -244,8 +245,8 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 		for (int i = 0; i < 3; i++)
 			if (k == series[i])
 				fprintf(out[i], "%.9f %lld %d\n",
-					((double)s.time - (double)rt->t0) / 1e9, s.lat,
-					strcmp(s.sync, "out") != 0);
+					((double)s.time_ns - (double)rt->t0) / 1e9,
+					(long long)s.latency_ns, s.sync != SAMPLES_SYNC_OUT);
 	}
 	if (in)
 		fclose(in);

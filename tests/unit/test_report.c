@@ -19,6 +19,7 @@
 #include "base/hist.h"
 #include "files/frame.h"
 #include "files/pcapng.h"
+#include "files/samples.h"
 #include "files/topo.h"
 #include "report/report.h"
 #include "report/report_private.h"
@@ -349,18 +350,19 @@ END_TEST
 START_TEST(sample_parse)
 {
 	struct report r = { 0 };
-	struct report_sample s;
+	struct samples_rec s;
 	char line[160];
 
 	snprintf(r.venue, sizeof(r.venue), "v");
 	snprintf(r.algo, sizeof(r.algo), "a");
-#define PARSE(text) (snprintf(line, sizeof(line), "%s", text), report_sample_parse(line, &s))
+#define PARSE(text) (snprintf(line, sizeof(line), "%s", text), samples_parse(line, &s))
 	ck_assert_int_eq(PARSE("main hop v a 10 -20 in 5 100 -\r\n"), 0);
 	ck_assert_str_eq(s.kind, "hop");
-	ck_assert_int_eq(s.time, 10);
-	ck_assert_int_eq(s.lat, -20);
-	ck_assert_int_eq(s.bound, 5);
-	ck_assert_int_eq(s.rate, 100);
+	ck_assert_int_eq(s.time_ns, 10);
+	ck_assert_int_eq(s.latency_ns, -20);
+	ck_assert_int_eq(s.bound_ns, 5);
+	ck_assert(s.rate == 100.0);
+	ck_assert_int_eq(s.sync, SAMPLES_SYNC_IN);
 	ck_assert_int_eq(report_series_of(&r, &s), S_HOP);
 	ck_assert_int_eq(PARSE("baseline hop v a 1 2 none -1 0 -"), 0);
 	ck_assert_int_eq(report_series_of(&r, &s), S_HOP_BASE);
