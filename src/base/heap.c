@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define HEAP_MAX_ELEM 256
 #define HEAP_MIN_CAP 16

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define HMAP_MAX_KEY 256
 #define HMAP_MAX_VAL 65536
