@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "files/frame.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -142,46 +143,6 @@ static void pp_signal(int sig)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static void pp_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void pp_put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void pp_put64(uint8_t *p, int64_t v)
-{
-	uint64_t u = (uint64_t)v;
-
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(u >> (56 - 8 * i));
-}
-
-static uint16_t pp_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t pp_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static int64_t pp_get64(const uint8_t *p)
-{
-	uint64_t u = 0;
-
-	for (int i = 0; i < 8; i++)
-		u = u << 8 | p[i];
-	return (int64_t)u;
-}
-
 /* b - a as a 32-bit difference, or PP_NONE32 when either is missing or it
  * does not fit. */
 static int32_t pp_delta(int64_t a, int64_t b)
@@ -200,19 +161,19 @@ static int64_t pp_undelta(int64_t base, int32_t d)
 
 static void pp_encode(uint8_t *b, const struct pp_msg *m)
 {
-	pp_put32(b, PP_MAGIC);
-	pp_put16(b + 4, m->len);
+	bytes_put_be32(b, PP_MAGIC);
+	bytes_put_be16(b + 4, m->len);
 	b[6] = m->kind;
 	b[7] = m->flags;
-	pp_put32(b + 8, m->seq);
-	pp_put32(b + 12, m->prev_seq);
-	pp_put64(b + 16, m->srv_recv);
-	pp_put32(b + 24, (uint32_t)pp_delta(m->srv_recv, m->srv_rx_sw));
-	pp_put32(b + 28, (uint32_t)pp_delta(m->prev_send, m->prev_sched));
-	pp_put64(b + 32, m->srv_rx_hw);
-	pp_put64(b + 40, m->prev_send);
-	pp_put64(b + 48, m->prev_sw_tx);
-	pp_put64(b + 56, m->prev_hw_tx);
+	bytes_put_be32(b + 8, m->seq);
+	bytes_put_be32(b + 12, m->prev_seq);
+	bytes_put_be64(b + 16, (uint64_t)m->srv_recv);
+	bytes_put_be32(b + 24, (uint32_t)pp_delta(m->srv_recv, m->srv_rx_sw));
+	bytes_put_be32(b + 28, (uint32_t)pp_delta(m->prev_send, m->prev_sched));
+	bytes_put_be64(b + 32, (uint64_t)m->srv_rx_hw);
+	bytes_put_be64(b + 40, (uint64_t)m->prev_send);
+	bytes_put_be64(b + 48, (uint64_t)m->prev_sw_tx);
+	bytes_put_be64(b + 56, (uint64_t)m->prev_hw_tx);
 }
 
 /* Check and decode the message at b (n bytes available; a datagram is
@@ -223,17 +184,17 @@ static int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 {
 	if (n < PP_HDR) {
 		if (stream)
-			return n >= 4 && pp_get32(b) != PP_MAGIC ?
+			return n >= 4 && bytes_get_be32(b) != PP_MAGIC ?
 			       (*why = "bad magic", -EBADMSG) : -EAGAIN;
 		*why = "shorter than the 64-byte header";
 		return -EBADMSG;
 	}
-	if (pp_get32(b) != PP_MAGIC) {
+	if (bytes_get_be32(b) != PP_MAGIC) {
 		*why = "bad magic";
 		return -EBADMSG;
 	}
 	memset(m, 0, sizeof(*m));
-	m->len = pp_get16(b + 4);
+	m->len = bytes_get_be16(b + 4);
 	m->kind = b[6];
 	m->flags = b[7];
 	if (m->len < PP_HDR || m->len > max) {
@@ -250,15 +211,15 @@ static int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 	}
 	if (stream && n < m->len)
 		return -EAGAIN;
-	m->seq = pp_get32(b + 8);
-	m->prev_seq = pp_get32(b + 12);
-	m->srv_recv = pp_get64(b + 16);
-	m->srv_rx_hw = pp_get64(b + 32);
-	m->prev_send = pp_get64(b + 40);
-	m->prev_sw_tx = pp_get64(b + 48);
-	m->prev_hw_tx = pp_get64(b + 56);
-	m->srv_rx_sw = pp_undelta(m->srv_recv, (int32_t)pp_get32(b + 24));
-	m->prev_sched = pp_undelta(m->prev_send, (int32_t)pp_get32(b + 28));
+	m->seq = bytes_get_be32(b + 8);
+	m->prev_seq = bytes_get_be32(b + 12);
+	m->srv_recv = (int64_t)bytes_get_be64(b + 16);
+	m->srv_rx_hw = (int64_t)bytes_get_be64(b + 32);
+	m->prev_send = (int64_t)bytes_get_be64(b + 40);
+	m->prev_sw_tx = (int64_t)bytes_get_be64(b + 48);
+	m->prev_hw_tx = (int64_t)bytes_get_be64(b + 56);
+	m->srv_rx_sw = pp_undelta(m->srv_recv, (int32_t)bytes_get_be32(b + 24));
+	m->prev_sched = pp_undelta(m->prev_send, (int32_t)bytes_get_be32(b + 28));
 	return 0;
 }
 
