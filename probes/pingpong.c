@@ -20,7 +20,6 @@
 #include <ifaddrs.h>
 #include <inttypes.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -36,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/addrport.h"
 #include "base/bytes.h"
 #include "files/frame.h"
 #include "base/log.h"
@@ -223,51 +223,16 @@ static int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 	return 0;
 }
 
-/* "ADDR:PORT" or "[ADDR6]:PORT", numeric. 0, or -1 after saying why. */
+/* addrport_parse() for option opt: 0, or -1 after saying why. */
 static int pp_parse_addr(const char *opt, const char *spec,
 			 struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
-	const char *colon = strrchr(spec, ':'), *h = spec;
-	struct addrinfo *ai;
-	char host[INET6_ADDRSTRLEN + 2];
-	size_t hl;
+	char err[256];
 
-	if (!colon || !colon[1])
-		goto bad;
-	hl = (size_t)(colon - spec);
-	if (*spec == '[') {
-		if (hl < 2 || spec[hl - 1] != ']')
-			goto bad;
-		h = spec + 1;
-		hl -= 2;
-	}
-	if (hl == 0 || hl >= sizeof(host))
-		goto bad;
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	if (getaddrinfo(host, colon + 1, &hints, &ai))
-		goto bad;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-bad:
-	log_err("--%s '%s': expected a numeric ADDR:PORT", opt, spec);
+	if (!addrport_parse(spec, NULL, ss, len, err, sizeof(err)))
+		return 0;
+	log_err("--%s %s", opt, err);
 	return -1;
-}
-
-static void pp_fmt_addr(const struct sockaddr_storage *ss, char *buf,
-			size_t len)
-{
-	char h[NI_MAXHOST], s[NI_MAXSERV];
-
-	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), h, sizeof(h),
-			s, sizeof(s), NI_NUMERICHOST | NI_NUMERICSERV)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	snprintf(buf, len, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h, s);
 }
 
 static void pp_sock_names(int fd, char *local, char *peer, size_t len)
@@ -277,11 +242,13 @@ static void pp_sock_names(int fd, char *local, char *peer, size_t len)
 
 	memset(&ss, 0, sizeof(ss));
 	if (local && !getsockname(fd, (struct sockaddr *)&ss, &sl))
-		pp_fmt_addr(&ss, local, len);
+		addrport_format((const struct sockaddr *)&ss, sizeof(ss),
+				local, len);
 	sl = sizeof(ss);
 	memset(&ss, 0, sizeof(ss));
 	if (peer && !getpeername(fd, (struct sockaddr *)&ss, &sl))
-		pp_fmt_addr(&ss, peer, len);
+		addrport_format((const struct sockaddr *)&ss, sizeof(ss),
+				peer, len);
 }
 
 /* The interface holding the socket's local address, or "" (wildcard,
@@ -1555,7 +1522,8 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 			}
 			if (!pp_decode(ep->rbuf, (size_t)n, false, ep->max, &m, &why))
 				break;
-			pp_fmt_addr(&from, ep->peer, sizeof(ep->peer));
+			addrport_format((const struct sockaddr *)&from,
+					sizeof(from), ep->peer, sizeof(ep->peer));
 			log_warn_rl("%s: ignoring a malformed datagram: %s",
 				    ep->peer, why);
 			sv->malformed++;
