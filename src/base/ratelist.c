@@ -41,9 +41,9 @@ static bool parse_rate(const char *s, size_t n, unsigned flags, double *out)
 		scale = 1e6;
 	if (scale != 1)
 		buf[--n] = 0;
-	/* strtod would take hex, "inf", "nan", exponents and leading
-	 * spaces or signs: a rate is digits and one point. */
-	if (!n || strspn(buf, "0123456789.") != n || strchr(buf, '.') != strrchr(buf, '.'))
+	/* strtod would also take hex, "inf", "nan" and leading spaces or
+	 * signs: a rate starts with a digit or a point ("1e3" is fine). */
+	if (!n || !strchr("0123456789.", buf[0]) || strpbrk(buf, "xX"))
 		return false;
 	errno = 0;
 	v = strtod(buf, &end);

@@ -2,7 +2,7 @@
  *
  * One rate is a positive decimal number of messages per second, optionally
  * with a suffix k (thousands) or M (millions): "71000", "71k", "0.5M",
- * "2.5". Items are separated by commas; spaces around an item are ignored.
+ * "2.5", "1e5". Items are separated by commas; spaces around an item are ignored.
  * Every item must be a rate: no empty items, none twice, at most 1e9.
  */
 #ifndef TAPLESS_BASE_RATELIST_H

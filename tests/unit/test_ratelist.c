@@ -21,7 +21,10 @@ START_TEST(test_good)
 	ck_assert_uint_eq(rl.n, 4);
 	ck_assert(rl.rate[0] == 2.5 && rl.rate[1] == 500000 && rl.rate[2] == 1500 &&
 		  rl.rate[3] == 12000);
-	ck_assert_int_eq(ratelist_parse(&rl, "1e9", 0, 0, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ratelist_parse(&rl, "1e3,2.5e4, .5k", 0, 0, err,
+					sizeof(err)), 0);
+	ck_assert(rl.rate[0] == 1000 && rl.rate[1] == 25000 && rl.rate[2] == 500);
+	ck_assert_int_eq(ratelist_parse(&rl, "1e10", 0, 0, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(ratelist_parse(&rl, "1000M", 0, RATELIST_WHOLE, err,
 					sizeof(err)), 0);
 	ck_assert(rl.rate[0] == 1e9);
@@ -47,6 +50,9 @@ START_TEST(test_bad)
 		{ "inf", 0, 0, "'inf' is not a rate" },
 		{ "nan", 0, 0, "'nan' is not a rate" },
 		{ "1.2.3", 0, 0, "'1.2.3' is not a rate" },
+		{ "1e", 0, 0, "'1e' is not a rate" },
+		{ "e3", 0, 0, "'e3' is not a rate" },
+		{ "1e-400", 0, 0, "'1e-400' is not a rate" },
 		{ ".", 0, 0, "'.' is not a rate" },
 		{ "k", 0, 0, "'k' is not a rate" },
 		{ "5m", 0, 0, "'5m' is not a rate" },
