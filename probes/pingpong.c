@@ -20,7 +20,6 @@
 #include <ifaddrs.h>
 #include <inttypes.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -36,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/addrport.h"
+#include "base/bytes.h"
 #include "files/frame.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -142,46 +143,6 @@ static void pp_signal(int sig)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static void pp_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void pp_put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void pp_put64(uint8_t *p, int64_t v)
-{
-	uint64_t u = (uint64_t)v;
-
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(u >> (56 - 8 * i));
-}
-
-static uint16_t pp_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t pp_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static int64_t pp_get64(const uint8_t *p)
-{
-	uint64_t u = 0;
-
-	for (int i = 0; i < 8; i++)
-		u = u << 8 | p[i];
-	return (int64_t)u;
-}
-
 /* b - a as a 32-bit difference, or PP_NONE32 when either is missing or it
  * does not fit. */
 static int32_t pp_delta(int64_t a, int64_t b)
@@ -200,19 +161,19 @@ static int64_t pp_undelta(int64_t base, int32_t d)
 
 static void pp_encode(uint8_t *b, const struct pp_msg *m)
 {
-	pp_put32(b, PP_MAGIC);
-	pp_put16(b + 4, m->len);
+	bytes_put_be32(b, PP_MAGIC);
+	bytes_put_be16(b + 4, m->len);
 	b[6] = m->kind;
 	b[7] = m->flags;
-	pp_put32(b + 8, m->seq);
-	pp_put32(b + 12, m->prev_seq);
-	pp_put64(b + 16, m->srv_recv);
-	pp_put32(b + 24, (uint32_t)pp_delta(m->srv_recv, m->srv_rx_sw));
-	pp_put32(b + 28, (uint32_t)pp_delta(m->prev_send, m->prev_sched));
-	pp_put64(b + 32, m->srv_rx_hw);
-	pp_put64(b + 40, m->prev_send);
-	pp_put64(b + 48, m->prev_sw_tx);
-	pp_put64(b + 56, m->prev_hw_tx);
+	bytes_put_be32(b + 8, m->seq);
+	bytes_put_be32(b + 12, m->prev_seq);
+	bytes_put_be64(b + 16, (uint64_t)m->srv_recv);
+	bytes_put_be32(b + 24, (uint32_t)pp_delta(m->srv_recv, m->srv_rx_sw));
+	bytes_put_be32(b + 28, (uint32_t)pp_delta(m->prev_send, m->prev_sched));
+	bytes_put_be64(b + 32, (uint64_t)m->srv_rx_hw);
+	bytes_put_be64(b + 40, (uint64_t)m->prev_send);
+	bytes_put_be64(b + 48, (uint64_t)m->prev_sw_tx);
+	bytes_put_be64(b + 56, (uint64_t)m->prev_hw_tx);
 }
 
 /* Check and decode the message at b (n bytes available; a datagram is
@@ -223,17 +184,17 @@ static int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 {
 	if (n < PP_HDR) {
 		if (stream)
-			return n >= 4 && pp_get32(b) != PP_MAGIC ?
+			return n >= 4 && bytes_get_be32(b) != PP_MAGIC ?
 			       (*why = "bad magic", -EBADMSG) : -EAGAIN;
 		*why = "shorter than the 64-byte header";
 		return -EBADMSG;
 	}
-	if (pp_get32(b) != PP_MAGIC) {
+	if (bytes_get_be32(b) != PP_MAGIC) {
 		*why = "bad magic";
 		return -EBADMSG;
 	}
 	memset(m, 0, sizeof(*m));
-	m->len = pp_get16(b + 4);
+	m->len = bytes_get_be16(b + 4);
 	m->kind = b[6];
 	m->flags = b[7];
 	if (m->len < PP_HDR || m->len > max) {
@@ -250,63 +211,28 @@ static int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 	}
 	if (stream && n < m->len)
 		return -EAGAIN;
-	m->seq = pp_get32(b + 8);
-	m->prev_seq = pp_get32(b + 12);
-	m->srv_recv = pp_get64(b + 16);
-	m->srv_rx_hw = pp_get64(b + 32);
-	m->prev_send = pp_get64(b + 40);
-	m->prev_sw_tx = pp_get64(b + 48);
-	m->prev_hw_tx = pp_get64(b + 56);
-	m->srv_rx_sw = pp_undelta(m->srv_recv, (int32_t)pp_get32(b + 24));
-	m->prev_sched = pp_undelta(m->prev_send, (int32_t)pp_get32(b + 28));
+	m->seq = bytes_get_be32(b + 8);
+	m->prev_seq = bytes_get_be32(b + 12);
+	m->srv_recv = (int64_t)bytes_get_be64(b + 16);
+	m->srv_rx_hw = (int64_t)bytes_get_be64(b + 32);
+	m->prev_send = (int64_t)bytes_get_be64(b + 40);
+	m->prev_sw_tx = (int64_t)bytes_get_be64(b + 48);
+	m->prev_hw_tx = (int64_t)bytes_get_be64(b + 56);
+	m->srv_rx_sw = pp_undelta(m->srv_recv, (int32_t)bytes_get_be32(b + 24));
+	m->prev_sched = pp_undelta(m->prev_send, (int32_t)bytes_get_be32(b + 28));
 	return 0;
 }
 
-/* "ADDR:PORT" or "[ADDR6]:PORT", numeric. 0, or -1 after saying why. */
+/* addrport_parse() for option opt: 0, or -1 after saying why. */
 static int pp_parse_addr(const char *opt, const char *spec,
 			 struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
-	const char *colon = strrchr(spec, ':'), *h = spec;
-	struct addrinfo *ai;
-	char host[INET6_ADDRSTRLEN + 2];
-	size_t hl;
+	char err[256];
 
-	if (!colon || !colon[1])
-		goto bad;
-	hl = (size_t)(colon - spec);
-	if (*spec == '[') {
-		if (hl < 2 || spec[hl - 1] != ']')
-			goto bad;
-		h = spec + 1;
-		hl -= 2;
-	}
-	if (hl == 0 || hl >= sizeof(host))
-		goto bad;
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	if (getaddrinfo(host, colon + 1, &hints, &ai))
-		goto bad;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-bad:
-	log_err("--%s '%s': expected a numeric ADDR:PORT", opt, spec);
+	if (!addrport_parse(spec, NULL, ss, len, err, sizeof(err)))
+		return 0;
+	log_err("--%s %s", opt, err);
 	return -1;
-}
-
-static void pp_fmt_addr(const struct sockaddr_storage *ss, char *buf,
-			size_t len)
-{
-	char h[NI_MAXHOST], s[NI_MAXSERV];
-
-	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), h, sizeof(h),
-			s, sizeof(s), NI_NUMERICHOST | NI_NUMERICSERV)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	snprintf(buf, len, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h, s);
 }
 
 static void pp_sock_names(int fd, char *local, char *peer, size_t len)
@@ -316,11 +242,13 @@ static void pp_sock_names(int fd, char *local, char *peer, size_t len)
 
 	memset(&ss, 0, sizeof(ss));
 	if (local && !getsockname(fd, (struct sockaddr *)&ss, &sl))
-		pp_fmt_addr(&ss, local, len);
+		addrport_format((const struct sockaddr *)&ss, sizeof(ss),
+				local, len);
 	sl = sizeof(ss);
 	memset(&ss, 0, sizeof(ss));
 	if (peer && !getpeername(fd, (struct sockaddr *)&ss, &sl))
-		pp_fmt_addr(&ss, peer, len);
+		addrport_format((const struct sockaddr *)&ss, sizeof(ss),
+				peer, len);
 }
 
 /* The interface holding the socket's local address, or "" (wildcard,
@@ -1594,7 +1522,8 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 			}
 			if (!pp_decode(ep->rbuf, (size_t)n, false, ep->max, &m, &why))
 				break;
-			pp_fmt_addr(&from, ep->peer, sizeof(ep->peer));
+			addrport_format((const struct sockaddr *)&from,
+					sizeof(from), ep->peer, sizeof(ep->peer));
 			log_warn_rl("%s: ignoring a malformed datagram: %s",
 				    ep->peer, why);
 			sv->malformed++;

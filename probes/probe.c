@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <net/if.h>
 #include <netinet/tcp.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/addrport.h"
 #include "fix/fixsess.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -31,44 +31,14 @@
 
 const char *const probe_modes[] = { "auto", "hw", "sw", NULL };
 
-int probe_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	char host[128];
-	const char *colon = spec ? strrchr(spec, ':') : NULL;
-	size_t hl;
-
-	if (!colon || colon == spec || !colon[1])
-		return -EINVAL;
-	hl = (size_t)(colon - spec);
-	if (spec[0] == '[' && colon[-1] == ']') {
-		spec++;
-		hl -= 2;
-	}
-	if (hl >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, spec, hl);
-	host[hl] = 0;
-	if (getaddrinfo(host, colon + 1, &hints, &ai))
-		return -EINVAL;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-}
-
 int probe_listen(const char *spec, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1, rc;
 
-	if (probe_addr(spec, &ss, &len)) {
-		snprintf(err, errlen, "'%s': expected a numeric ADDR:PORT", spec);
+	if (addrport_parse(spec, NULL, &ss, &len, err, errlen))
 		return -EINVAL;
-	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
@@ -96,10 +66,8 @@ int probe_connect(const char *spec, int wait_ms, char *err, size_t errlen)
 	struct timespec t0, t;
 	int fd, rc;
 
-	if (probe_addr(spec, &ss, &len)) {
-		snprintf(err, errlen, "'%s': expected a numeric ADDR:PORT", spec);
+	if (addrport_parse(spec, NULL, &ss, &len, err, errlen))
 		return -EINVAL;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -60,9 +60,6 @@ struct probe_conn {
 	struct fixsess *fs;
 };
 
-/* "ADDR:PORT" (numeric; IPv6 as [ADDR]:PORT). Returns 0 or -EINVAL. */
-int probe_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len);
-
 /* A listening TCP socket at spec with software RX stamping switched on
  * (ts_listen_enable). Returns the fd or -errno; err says what failed. */
 int probe_listen(const char *spec, char *err, size_t errlen);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/hmap.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
@@ -50,8 +51,7 @@
 #define SWEMU_VERSION "tapless-swemu 0.1"
 #define SWEMU_MAX_PORTS 16
 #define SWEMU_BATCH 64		/* frames read from one port per round */
-#define SWEMU_MAC_SLOTS 4096	/* learned addresses (power of two) */
-#define SWEMU_MAC_PROBE 16	/* slots searched per address */
+#define SWEMU_MAC_MAX 4096	/* learned addresses, at most */
 #define SWEMU_RCVBUF (8 << 20)	/* socket receive buffer, bytes */
 #define SWEMU_WAIT_MAX_NS 100000000LL	/* never sleep longer: stop, timeouts */
 #define SWEMU_PHC_EVERY_NS 1000000000LL	/* PHC-system offset refresh */
@@ -130,10 +130,9 @@ struct swemu_port {
 	struct swemu_counters c;
 };
 
+/* A learned address: the value of the MAC table (key: the 6 bytes). */
 struct swemu_mac {
-	uint8_t addr[6];
 	uint8_t port;
-	bool used;
 	int64_t seen;		/* CLOCK_MONOTONIC */
 };
 
@@ -141,7 +140,7 @@ struct swemu {
 	struct swemu_port port[SWEMU_MAX_PORTS];
 	unsigned n;
 	struct swmodel *model;
-	struct swemu_mac mac[SWEMU_MAC_SLOTS];
+	struct hmap *mac;	/* address -> struct swemu_mac, bounded */
 	int64_t mac_age_ns;
 	uint32_t cap;		/* slots per FIFO */
 	size_t slot_bytes;	/* largest frame taken */
@@ -308,57 +307,55 @@ static int swemu_open_file(struct swemu *d, struct swemu_port *p, const char *di
 
 /* ---- MAC learning ------------------------------------------------------- */
 
-static uint32_t swemu_mac_hash(const uint8_t *a)
-{
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < 6; i++)
-		h = (h ^ a[i]) * 16777619u;
-	return h;
-}
-
 /* The port behind addr, or -1 when it is not known (or too old). */
 static int swemu_mac_lookup(const struct swemu *d, const uint8_t *addr, int64_t now)
 {
-	uint32_t h = swemu_mac_hash(addr);
+	const struct swemu_mac *m = hmap_find(d->mac, addr);
 
-	for (unsigned i = 0; i < SWEMU_MAC_PROBE; i++) {
-		const struct swemu_mac *m = &d->mac[(h + i) & (SWEMU_MAC_SLOTS - 1)];
-
-		if (m->used && !memcmp(m->addr, addr, 6))
-			return now - m->seen < d->mac_age_ns ? m->port : -1;
-	}
-	return -1;
+	return m && now - m->seen < d->mac_age_ns ? m->port : -1;
 }
 
-/* Learn a source address; a full neighbourhood gives up its oldest. */
+/* The table is full: forget every address too old to be used, or when
+ * none is, the one seen longest ago. */
+static void swemu_mac_forget(struct swemu *d, int64_t now)
+{
+	struct hmap_iter it;
+	struct swemu_mac *m, *oldest = NULL;
+	size_t before = hmap_count(d->mac);
+
+	for (hmap_iter_init(d->mac, &it); (m = hmap_iter_next(d->mac, &it)); ) {
+		if (now - m->seen >= d->mac_age_ns)
+			hmap_iter_del(d->mac, &it);
+		else if (!oldest || m->seen < oldest->seen)
+			oldest = m;
+	}
+	/* No delete happened when oldest is to go: it is still valid. */
+	if (hmap_count(d->mac) == before && oldest)
+		hmap_del_val(d->mac, oldest);
+}
+
+/* Learn a source address; a full table gives up its oldest. */
 static void swemu_mac_learn(struct swemu *d, const uint8_t *addr, unsigned port,
 			    int64_t now)
 {
-	uint32_t h = swemu_mac_hash(addr);
-	struct swemu_mac *oldest = NULL;
+	struct swemu_mac *m;
+	int rc;
 
 	if (addr[0] & 1)
 		return;		/* a group address is never a source */
-	for (unsigned i = 0; i < SWEMU_MAC_PROBE; i++) {
-		struct swemu_mac *m = &d->mac[(h + i) & (SWEMU_MAC_SLOTS - 1)];
-
-		if (m->used && !memcmp(m->addr, addr, 6)) {
-			if (m->port != port)
-				log_info("%02x:%02x:%02x:%02x:%02x:%02x moved to %s",
-					 addr[0], addr[1], addr[2], addr[3], addr[4],
-					 addr[5], d->port[port].name);
-			m->port = (uint8_t)port;
-			m->seen = now;
-			return;
-		}
-		if (!oldest || !m->used || (oldest->used && m->seen < oldest->seen))
-			oldest = m;
+	rc = hmap_add(d->mac, addr, (void **)&m);
+	if (rc == -ENOSPC) {
+		swemu_mac_forget(d, now);
+		rc = hmap_add(d->mac, addr, (void **)&m);
+		if (rc < 0)
+			return;	/* cannot happen: room was made */
 	}
-	memcpy(oldest->addr, addr, 6);
-	oldest->port = (uint8_t)port;
-	oldest->seen = now;
-	oldest->used = true;
+	if (!rc && m->port != port)
+		log_info("%02x:%02x:%02x:%02x:%02x:%02x moved to %s",
+			 addr[0], addr[1], addr[2], addr[3], addr[4],
+			 addr[5], d->port[port].name);
+	m->port = (uint8_t)port;
+	m->seen = now;
 }
 
 /* ---- forwarding --------------------------------------------------------- */
@@ -938,6 +935,10 @@ int main(int argc, char **argv)
 
 	d->cap = (uint32_t)opts_int(o, "queue");
 	d->mac_age_ns = opts_int(o, "mac-age") * 1000000000LL;
+	if (hmap_create(&d->mac, 6, sizeof(struct swemu_mac), SWEMU_MAC_MAX, true)) {
+		log_err("the MAC table: %s", strerror(EINVAL));
+		goto out;
+	}
 	d->spin_ns = opts_int(o, "spin-us") * 1000LL;
 	d->busy = opts_flag(o, "busy-poll");
 	d->max_frames = (uint64_t)opts_int(o, "count");
@@ -1037,6 +1038,7 @@ out:
 		}
 	}
 	swmodel_destroy(d->model);
+	hmap_destroy(d->mac);
 	free(d->rxbuf);
 	free(d);
 	opts_destroy(o);

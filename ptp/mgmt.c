@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/bytes.h"
+
 /* Offsets in the message (IEEE 1588-2008 Table 18 and Table 37). */
 #define OFF_TSMT 0
 #define OFF_VERSION 1
@@ -38,48 +40,16 @@
 #define LEN_PORT_STATS (LEN_PORT_ID + 2 * 16 * 8)
 #define LEN_ERROR_STATUS 8	/* error id, management id, reserved (4) */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
-/* linuxptp sends PORT_STATS_NP counters in little-endian order. */
-static uint64_t get64le(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static void put_port_id(uint8_t *p, const struct mgmt_port_id *id)
 {
 	memcpy(p, id->clock.id, 8);
-	put16(p + 8, id->port);
+	bytes_put_be16(p + 8, id->port);
 }
 
 static void get_port_id(const uint8_t *p, struct mgmt_port_id *id)
 {
 	memcpy(id->clock.id, p, 8);
-	id->port = get16(p + 8);
+	id->port = bytes_get_be16(p + 8);
 }
 
 void mgmt_target_all(struct mgmt_port_id *target)
@@ -97,10 +67,10 @@ static void mgmt_put_head(uint8_t *buf, size_t len, const struct mgmt_hdr *h,
 	memset(buf, 0, len);
 	buf[OFF_TSMT] = PTP_MANAGEMENT;
 	buf[OFF_VERSION] = PTP_VERSION;
-	put16(buf + OFF_LENGTH, (uint16_t)len);
+	bytes_put_be16(buf + OFF_LENGTH, (uint16_t)len);
 	buf[OFF_DOMAIN] = h->domain;
 	put_port_id(buf + OFF_SOURCE, &h->source);
-	put16(buf + OFF_SEQ, h->seq);
+	bytes_put_be16(buf + OFF_SEQ, h->seq);
 	buf[OFF_CONTROL] = CTL_MANAGEMENT;
 	/* 0x7F: "no interval" for messages not sent periodically. */
 	buf[OFF_LOG_INTERVAL] = 0x7f;
@@ -108,9 +78,9 @@ static void mgmt_put_head(uint8_t *buf, size_t len, const struct mgmt_hdr *h,
 	buf[OFF_STARTING_HOPS] = h->boundary_hops;
 	buf[OFF_HOPS] = h->boundary_hops;
 	buf[OFF_ACTION] = (uint8_t)action;
-	put16(buf + OFF_TLV, MGMT_TLV_MANAGEMENT);
-	put16(buf + OFF_TLV + 2, (uint16_t)(len - OFF_TLV - 4));
-	put16(buf + OFF_TLV + 4, id);
+	bytes_put_be16(buf + OFF_TLV, MGMT_TLV_MANAGEMENT);
+	bytes_put_be16(buf + OFF_TLV + 2, (uint16_t)(len - OFF_TLV - 4));
+	bytes_put_be16(buf + OFF_TLV + 4, id);
 }
 
 int mgmt_encode_get(uint8_t *buf, size_t len, const struct mgmt_hdr *h,
@@ -131,7 +101,7 @@ int mgmt_encode_subscribe(uint8_t *buf, size_t len, const struct mgmt_hdr *h,
 		return -ENOSPC;
 	mgmt_put_head(buf, MGMT_SUBSCRIBE_LEN, h, MGMT_SET,
 		      MGMT_ID_SUBSCRIBE_EVENTS_NP);
-	put16(d, duration_s);
+	bytes_put_be16(d, duration_s);
 	/* linuxptp's event_bitmask: event n is bit n % 8 of byte n / 8. */
 	for (int n = 0; n < 64; n++)
 		if (events & MGMT_EVENT(n))
@@ -165,28 +135,28 @@ static int get_text(const uint8_t *p, size_t avail, char out[256])
 
 static void get_time_status(const uint8_t *d, struct mgmt_time_status *t)
 {
-	t->master_offset_ns = (int64_t)get64(d);
-	t->ingress_time_ns = (int64_t)get64(d + 8);
-	t->cumulative_scaled_rate_offset = (int32_t)get32(d + 16);
-	t->scaled_last_gm_phase_change = (int32_t)get32(d + 20);
-	t->gm_time_base_indicator = get16(d + 24);
-	t->last_gm_phase_change.ns_msb = get16(d + 26);
-	t->last_gm_phase_change.ns_lsb = get64(d + 28);
-	t->last_gm_phase_change.frac = get16(d + 36);
-	t->gm_present = get32(d + 38) != 0;
+	t->master_offset_ns = (int64_t)bytes_get_be64(d);
+	t->ingress_time_ns = (int64_t)bytes_get_be64(d + 8);
+	t->cumulative_scaled_rate_offset = (int32_t)bytes_get_be32(d + 16);
+	t->scaled_last_gm_phase_change = (int32_t)bytes_get_be32(d + 20);
+	t->gm_time_base_indicator = bytes_get_be16(d + 24);
+	t->last_gm_phase_change.ns_msb = bytes_get_be16(d + 26);
+	t->last_gm_phase_change.ns_lsb = bytes_get_be64(d + 28);
+	t->last_gm_phase_change.frac = bytes_get_be16(d + 36);
+	t->gm_present = bytes_get_be32(d + 38) != 0;
 	memcpy(t->gm_identity.id, d + 42, 8);
 }
 
 static void get_current_ds(const uint8_t *d, struct mgmt_current_ds *c)
 {
-	c->steps_removed = get16(d);
-	c->offset_from_master = (int64_t)get64(d + 2);
-	c->mean_path_delay = (int64_t)get64(d + 10);
+	c->steps_removed = bytes_get_be16(d);
+	c->offset_from_master = (int64_t)bytes_get_be64(d + 2);
+	c->mean_path_delay = (int64_t)bytes_get_be64(d + 10);
 }
 
 static void get_time_props(const uint8_t *d, struct mgmt_time_props *t)
 {
-	t->current_utc_offset = (int16_t)get16(d);
+	t->current_utc_offset = (int16_t)bytes_get_be16(d);
 	t->flags = d[2];
 	t->time_source = d[3];
 }
@@ -196,12 +166,12 @@ static void get_parent_ds(const uint8_t *d, struct mgmt_parent_ds *p)
 	get_port_id(d, &p->parent_port);
 	p->parent_stats = d[10];
 	/* d[11] reserved */
-	p->observed_parent_offset_scaled_log_variance = get16(d + 12);
-	p->observed_parent_clock_phase_change_rate = (int32_t)get32(d + 14);
+	p->observed_parent_offset_scaled_log_variance = bytes_get_be16(d + 12);
+	p->observed_parent_clock_phase_change_rate = (int32_t)bytes_get_be32(d + 14);
 	p->gm_priority1 = d[18];
 	p->gm_clock_quality.clock_class = d[19];
 	p->gm_clock_quality.clock_accuracy = d[20];
-	p->gm_clock_quality.offset_scaled_log_variance = get16(d + 21);
+	p->gm_clock_quality.offset_scaled_log_variance = bytes_get_be16(d + 21);
 	p->gm_priority2 = d[23];
 	memcpy(p->gm_identity.id, d + 24, 8);
 }
@@ -211,7 +181,7 @@ static void get_port_ds(const uint8_t *d, struct mgmt_port_ds *p)
 	get_port_id(d, &p->port);
 	p->port_state = d[10];
 	p->log_min_delay_req_interval = (int8_t)d[11];
-	p->peer_mean_path_delay = (int64_t)get64(d + 12);
+	p->peer_mean_path_delay = (int64_t)bytes_get_be64(d + 12);
 	p->log_announce_interval = (int8_t)d[20];
 	p->announce_receipt_timeout = d[21];
 	p->log_sync_interval = (int8_t)d[22];
@@ -222,17 +192,18 @@ static void get_port_ds(const uint8_t *d, struct mgmt_port_ds *p)
 
 static void get_subscribe(const uint8_t *d, struct mgmt_subscribe *s)
 {
-	s->duration_s = get16(d);
+	s->duration_s = bytes_get_be16(d);
 	memcpy(s->mask, d + 2, MGMT_EVENT_BYTES);
-	s->events = get64le(d + 2);	/* byte n / 8 holds bit n */
+	s->events = bytes_get_le64(d + 2);	/* byte n / 8 holds bit n */
 }
 
 static void get_port_stats(const uint8_t *d, struct mgmt_port_stats *s)
 {
 	get_port_id(d, &s->port);
+	/* linuxptp sends PORT_STATS_NP counters in little-endian order. */
 	for (int i = 0; i < 16; i++) {
-		s->rx[i] = get64le(d + LEN_PORT_ID + 8 * i);
-		s->tx[i] = get64le(d + LEN_PORT_ID + 128 + 8 * i);
+		s->rx[i] = bytes_get_le64(d + LEN_PORT_ID + 8 * i);
+		s->tx[i] = bytes_get_le64(d + LEN_PORT_ID + 128 + 8 * i);
 	}
 }
 
@@ -322,7 +293,7 @@ int mgmt_decode(const uint8_t *buf, size_t len, struct mgmt_msg *m)
 	m->version = buf[OFF_VERSION] & 0x0f;
 	if (m->version != PTP_VERSION)
 		return bad(m, OFF_VERSION, "not PTP version 2");
-	m->length = get16(buf + OFF_LENGTH);
+	m->length = bytes_get_be16(buf + OFF_LENGTH);
 	if (m->length > len)
 		return bad(m, OFF_LENGTH, "messageLength beyond the datagram");
 	if (m->length < MGMT_HDR_LEN + 4)
@@ -331,9 +302,9 @@ int mgmt_decode(const uint8_t *buf, size_t len, struct mgmt_msg *m)
 	m->domain = buf[OFF_DOMAIN];
 	m->flags[0] = buf[OFF_FLAGS];
 	m->flags[1] = buf[OFF_FLAGS + 1];
-	m->correction = (int64_t)get64(buf + OFF_CORRECTION);
+	m->correction = (int64_t)bytes_get_be64(buf + OFF_CORRECTION);
 	get_port_id(buf + OFF_SOURCE, &m->source);
-	m->seq = get16(buf + OFF_SEQ);
+	m->seq = bytes_get_be16(buf + OFF_SEQ);
 	get_port_id(buf + OFF_TARGET, &m->target);
 	m->starting_boundary_hops = buf[OFF_STARTING_HOPS];
 	m->boundary_hops = buf[OFF_HOPS];
@@ -342,8 +313,8 @@ int mgmt_decode(const uint8_t *buf, size_t len, struct mgmt_msg *m)
 		return bad(m, OFF_ACTION, "actionField not GET, SET, RESPONSE, COMMAND or ACKNOWLEDGE");
 
 	t = buf + OFF_TLV;
-	m->tlv_type = get16(t);
-	tlv_len = get16(t + 2);
+	m->tlv_type = bytes_get_be16(t);
+	tlv_len = bytes_get_be16(t + 2);
 	if (tlv_len > end - OFF_TLV - 4)
 		return bad(m, OFF_TLV + 2, "TLV overruns the message");
 	if (tlv_len % 2)
@@ -352,14 +323,14 @@ int mgmt_decode(const uint8_t *buf, size_t len, struct mgmt_msg *m)
 	case MGMT_TLV_MANAGEMENT:
 		if (tlv_len < 2)
 			return bad(m, OFF_TLV + 2, "MANAGEMENT TLV without a managementId");
-		m->id = get16(t + 4);
+		m->id = bytes_get_be16(t + 4);
 		m->data_len = (uint16_t)(tlv_len - 2);
 		return mgmt_decode_data(t + 6, m->data_len, OFF_TLV + 6, m);
 	case MGMT_TLV_ERROR_STATUS:
 		if (tlv_len < LEN_ERROR_STATUS)
 			return bad(m, OFF_TLV + 2, "MANAGEMENT_ERROR_STATUS TLV shorter than 8 bytes");
-		m->error.error_id = get16(t + 4);
-		m->id = get16(t + 6);
+		m->error.error_id = bytes_get_be16(t + 4);
+		m->id = bytes_get_be16(t + 6);
 		/* displayData is optional: present when the TLV is longer. */
 		if (tlv_len > LEN_ERROR_STATUS &&
 		    get_text(t + 4 + LEN_ERROR_STATUS, tlv_len - LEN_ERROR_STATUS,

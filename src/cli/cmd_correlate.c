@@ -12,6 +12,7 @@
 #include "corr/corr.h"
 #include "base/opts.h"
 #include "base/print.h"
+#include "base/ratelist.h"
 #include "files/samples.h"
 #include "files/topo.h"
 #include "stamp/ts.h"
@@ -32,7 +33,7 @@ static const struct opt_def correlate_opts[] = {
 	  "how long a message waits for its peers", 0 },
 	{ "by-rate", 'r', OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "results per market data rate bucket", 0 },
-	{ "rates", 0, OPT_STRING, "500,1000,5000,12000,20000,50000,71000,100000",
+	{ "rates", 0, OPT_STRING, RATELIST_FTTC,
 	  0, 0, NULL, "LIST", "rate bucket centres, messages/s", 0 },
 	{ "first-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "stamp of the frame with a message's first byte (default)", 0 },
@@ -96,22 +97,18 @@ static void correlate_split(const char *arg, char *name, size_t len,
 	name[n] = '\0';
 }
 
-static int correlate_rates(const char *s, struct corr_config *cfg)
+/* --rates into cfg: 0, or -EINVAL with err saying which item is wrong. */
+static int correlate_rates(const char *text, struct corr_config *cfg,
+			   char *err, size_t errlen)
 {
-	char *copy = xstrdup(s), *save = NULL, *tok, *end;
+	struct ratelist rl;
+	int rc = ratelist_parse(&rl, text, CORR_MAX_RATES, 0, err, errlen);
 
-	cfg->nrates = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		double v = strtod(tok, &end);
-
-		if (end == tok || *end || v <= 0 || cfg->nrates == CORR_MAX_RATES) {
-			free(copy);
-			return -EINVAL;
-		}
-		cfg->rates[cfg->nrates++] = v;
-	}
-	free(copy);
-	return cfg->nrates ? 0 : -EINVAL;
+	if (rc)
+		return rc;
+	cfg->nrates = rl.n;
+	memcpy(cfg->rates, rl.rate, rl.n * sizeof(rl.rate[0]));
+	return 0;
 }
 
 /* The addresses of NAME@ADDR[,ADDR...]=PATH into *topo (made when there
@@ -215,7 +212,7 @@ int cmd_correlate(int argc, char **argv)
 	struct wholefile samples = { 0 };
 	struct printer *p;
 	struct opts *o;
-	char err[CORR_ERRBUF], terr[TOPO_ERRBUF];
+	char err[CORR_ERRBUF], terr[TOPO_ERRBUF], rerr[256];
 	char **operands = NULL;
 	int first, rc, nops = 0;
 	enum print_format fmt;
@@ -273,10 +270,8 @@ int cmd_correlate(int argc, char **argv)
 	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
 	cfg.last_byte = opts_flag(o, "last-byte");
 	cfg.by_rate = opts_flag(o, "by-rate");
-	if (correlate_rates(opts_str(o, "rates"), &cfg)) {
-		fprintf(stderr, "tapless correlate: --rates '%s': expected "
-			"positive numbers separated by commas (at most %d)\n",
-			opts_str(o, "rates"), CORR_MAX_RATES);
+	if (correlate_rates(opts_str(o, "rates"), &cfg, rerr, sizeof(rerr))) {
+		fprintf(stderr, "tapless correlate: --rates: %s\n", rerr);
 		rc = CMD_USAGE;
 		goto out;
 	}

@@ -6,31 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "files/capfile_private.h"
 #include "base/xalloc.h"
 
+/* A number in the section's byte order. */
 static uint16_t rd16(const struct cap_reader *r, const unsigned char *p)
 {
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return r->swap ? bswap_16(v) : v;
+	return r->big ? bytes_get_be16(p) : bytes_get_le16(p);
 }
 
 static uint32_t rd32(const struct cap_reader *r, const unsigned char *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return r->swap ? bswap_32(v) : v;
+	return r->big ? bytes_get_be32(p) : bytes_get_le32(p);
 }
 
 static uint64_t rd64(const struct cap_reader *r, const unsigned char *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return r->swap ? bswap_64(v) : v;
+	return r->big ? bytes_get_be64(p) : bytes_get_le64(p);
 }
 
 static uint32_t pad4(uint32_t n)
@@ -178,11 +171,11 @@ static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
 
 		if (got < 12)
 			return cap_fail(r, off, "file ends inside a section header");
-		memcpy(&magic, hdr + 8, 4);
+		magic = bytes_get_le32(hdr + 8);
 		if (magic == PCAPNG_BYTE_ORDER_MAGIC)
-			r->swap = false;
+			r->big = false;
 		else if (magic == bswap_32(PCAPNG_BYTE_ORDER_MAGIC))
-			r->swap = true;
+			r->big = true;
 		else
 			return cap_fail(r, off + 8, "bad byte-order magic 0x%08x",
 					magic);

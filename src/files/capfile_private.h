@@ -39,7 +39,7 @@ struct cap_reader {
 	/* pcapng */
 	unsigned char *block;	/* current block, grown up to CAP_MAX_BLOCK */
 	uint32_t block_cap;
-	bool swap;		/* section in the other byte order */
+	bool big;		/* section written big-endian */
 
 	/* pcap */
 	void *pcap;		/* pcap_t */

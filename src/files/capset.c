@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/heap.h"
 #include "base/xalloc.h"
 
 struct capset_src {
@@ -19,48 +20,20 @@ struct capset_src {
 struct capset {
 	struct capset_src *src;
 	unsigned n, cap;
-	unsigned *heap;		/* indexes of live sources, min ts first */
-	unsigned nheap;
+	struct heap *heap;	/* unsigned indexes of live sources, min ts first */
 	int last;		/* source handed out last, to advance; -1 */
 	char error[CAP_ERRBUF];
 	unsigned damaged;
 };
 
-static bool capset_less(const struct capset *s, unsigned a, unsigned b)
+static bool capset_less(const void *pa, const void *pb, void *ctx)
 {
+	const struct capset *s = ctx;
+	unsigned a = *(const unsigned *)pa, b = *(const unsigned *)pb;
 	const struct cap_packet *x = &s->src[a].next, *y = &s->src[b].next;
 
 	/* Equal times: the earlier file first, so the order is stable. */
 	return x->ts_ns < y->ts_ns || (x->ts_ns == y->ts_ns && a < b);
-}
-
-static void capset_sift_down(struct capset *s, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i;
-
-		if (l < s->nheap && capset_less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (l + 1 < s->nheap && capset_less(s, s->heap[l + 1], s->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		unsigned t = s->heap[i];
-		s->heap[i] = s->heap[m];
-		s->heap[m] = t;
-		i = m;
-	}
-}
-
-static void capset_sift_up(struct capset *s, unsigned i)
-{
-	while (i && capset_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
-		unsigned p = (i - 1) / 2, t = s->heap[i];
-
-		s->heap[i] = s->heap[p];
-		s->heap[p] = t;
-		i = p;
-	}
 }
 
 /* Read the next packet of source i; false when it has none left. */
@@ -161,12 +134,14 @@ int capset_open(struct capset **out, const char *const *paths, unsigned n,
 		capset_close(s);
 		return err;
 	}
-	s->heap = xcalloc(s->n ? s->n : 1, sizeof(*s->heap));
+	err = heap_create(&s->heap, sizeof(unsigned), s->n, capset_less, s);
+	if (err) {
+		capset_close(s);
+		return err;
+	}
 	for (unsigned i = 0; i < s->n; i++)
-		if (capset_advance(s, i)) {
-			s->heap[s->nheap] = i;
-			capset_sift_up(s, s->nheap++);
-		}
+		if (capset_advance(s, i))
+			heap_push(s->heap, &i);
 	*out = s;
 	return 0;
 }
@@ -178,17 +153,16 @@ int capset_next(struct capset *s, struct capset_packet *p)
 	/* Advance the source handed out last only now: its data had to stay
 	 * valid until this call. */
 	if (s->last >= 0) {
-		if (capset_advance(s, (unsigned)s->last)) {
-			capset_sift_down(s, 0);
-		} else {
-			s->heap[0] = s->heap[--s->nheap];
-			capset_sift_down(s, 0);
-		}
+		/* It is the top: its key moved on, or it has no more. */
+		if (capset_advance(s, (unsigned)s->last))
+			heap_fix_top(s->heap);
+		else
+			heap_pop(s->heap, NULL);
 		s->last = -1;
 	}
-	if (!s->nheap)
+	if (!heap_count(s->heap))
 		return 0;
-	i = s->heap[0];
+	i = *(const unsigned *)heap_top(s->heap);
 	p->pkt = s->src[i].next;
 	p->file = i;
 	s->last = (int)i;
@@ -222,6 +196,6 @@ void capset_close(struct capset *s)
 	for (unsigned i = 0; i < s->n; i++)
 		cap_close(s->src[i].r);
 	free(s->src);
-	free(s->heap);
+	heap_destroy(s->heap);
 	free(s);
 }

@@ -7,39 +7,19 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/bytes.h"
+
 #define ETH_HLEN_ 14
 #define ETH_P_IPV4 0x0800
 #define ETH_P_IPV6 0x86dd
 #define ETH_P_VLAN 0x8100
 #define ETH_P_QINQ 0x88a8
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
 /* One's complement sum, folded at the end (RFC 1071). */
 static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
 {
 	for (; len > 1; p += 2, len -= 2)
-		sum += get16(p);
+		sum += bytes_get_be16(p);
 	if (len)
 		sum += (uint32_t)p[0] << 8;
 	return sum;
@@ -162,43 +142,43 @@ int frame_build(void *buf, size_t cap, const struct frame_flow *f, uint32_t seq,
 	frame_mac(p, f, f->dst);
 	frame_mac(p + 6, f, f->src);
 	if (f->family == AF_INET6) {
-		put16(p + 12, ETH_P_IPV6);
-		put32(ip, 6u << 28);
-		put16(ip + 4, (uint16_t)l4len);
+		bytes_put_be16(p + 12, ETH_P_IPV6);
+		bytes_put_be32(ip, 6u << 28);
+		bytes_put_be16(ip + 4, (uint16_t)l4len);
 		ip[6] = f->proto;
 		ip[7] = 64;
 		memcpy(ip + 8, f->src, 16);
 		memcpy(ip + 24, f->dst, 16);
 		l4 = ip + 40;
 	} else {
-		put16(p + 12, ETH_P_IPV4);
+		bytes_put_be16(p + 12, ETH_P_IPV4);
 		ip[0] = 0x45;
 		ip[1] = 0;
-		put16(ip + 2, (uint16_t)(20 + l4len));
-		put16(ip + 4, 0);
-		put16(ip + 6, 0x4000);	/* DF, as Linux sends TCP */
+		bytes_put_be16(ip + 2, (uint16_t)(20 + l4len));
+		bytes_put_be16(ip + 4, 0);
+		bytes_put_be16(ip + 6, 0x4000);	/* DF, as Linux sends TCP */
 		ip[8] = 64;
 		ip[9] = f->proto;
-		put16(ip + 10, 0);
+		bytes_put_be16(ip + 10, 0);
 		memcpy(ip + 12, f->src, 4);
 		memcpy(ip + 16, f->dst, 4);
-		put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+		bytes_put_be16(ip + 10, csum_fold(csum_add(0, ip, 20)));
 		l4 = ip + 20;
 	}
-	put16(l4, f->sport);
-	put16(l4 + 2, f->dport);
+	bytes_put_be16(l4, f->sport);
+	bytes_put_be16(l4 + 2, f->dport);
 	if (f->proto == IPPROTO_TCP) {
-		put32(l4 + 4, seq);
-		put32(l4 + 8, ack);
+		bytes_put_be32(l4 + 4, seq);
+		bytes_put_be32(l4 + 8, ack);
 		l4[12] = 5 << 4;
 		l4[13] = flags ? flags : FRAME_TCP_PSH | FRAME_TCP_ACK;
-		put16(l4 + 14, 65535);
-		put16(l4 + 16, 0);
-		put16(l4 + 18, 0);
+		bytes_put_be16(l4 + 14, 65535);
+		bytes_put_be16(l4 + 16, 0);
+		bytes_put_be16(l4 + 18, 0);
 		memcpy(l4 + 20, payload, len);
 	} else {
-		put16(l4 + 4, (uint16_t)l4len);
-		put16(l4 + 6, 0);
+		bytes_put_be16(l4 + 4, (uint16_t)l4len);
+		bytes_put_be16(l4 + 6, 0);
 		memcpy(l4 + 8, payload, len);
 	}
 	/* Pseudo-header, then the segment. */
@@ -212,7 +192,7 @@ int frame_build(void *buf, size_t cap, const struct frame_flow *f, uint32_t seq,
 		/* UDP sends a zero sum as all ones (0 means "none"). */
 		if (f->proto == IPPROTO_UDP && !c)
 			c = 0xffff;
-		put16(l4 + (f->proto == IPPROTO_TCP ? 16 : 6), c);
+		bytes_put_be16(l4 + (f->proto == IPPROTO_TCP ? 16 : 6), c);
 	}
 	return (int)(hlen + len);
 }
@@ -231,10 +211,10 @@ static int frame_parse_ip(const uint8_t *p, size_t len, struct frame_info *out)
 
 		if (len < 20 || (ihl = (size_t)(p[0] & 15) * 4) < 20 || len < ihl)
 			return -EBADMSG;
-		tot = get16(p + 2);
+		tot = bytes_get_be16(p + 2);
 		if (tot < ihl)
 			return -EBADMSG;
-		frag = get16(p + 6);
+		frag = bytes_get_be16(p + 6);
 		/* Only first fragments carry the L4 header. */
 		if (frag & 0x1fff)
 			return -EPROTONOSUPPORT;
@@ -253,7 +233,7 @@ static int frame_parse_ip(const uint8_t *p, size_t len, struct frame_info *out)
 		memcpy(out->flow.src, p + 8, 16);
 		memcpy(out->flow.dst, p + 24, 16);
 		proto = p[6];
-		l4wire = get16(p + 4);
+		l4wire = bytes_get_be16(p + 4);
 		out->ip_len = (uint16_t)(40 + l4wire);
 	} else {
 		return -EPROTONOSUPPORT;
@@ -270,8 +250,8 @@ static int frame_parse_ip(const uint8_t *p, size_t len, struct frame_info *out)
 		if (l4cap < 20 || (doff = (size_t)(l4[12] >> 4) * 4) < 20 ||
 		    doff > l4wire || l4cap < doff)
 			return -EBADMSG;
-		out->seq = get32(l4 + 4);
-		out->ack = get32(l4 + 8);
+		out->seq = bytes_get_be32(l4 + 4);
+		out->ack = bytes_get_be32(l4 + 8);
 		out->tcp_flags = l4[13];
 		out->payload = l4 + doff;
 		out->payload_len = (uint32_t)(l4cap - doff);
@@ -283,8 +263,8 @@ static int frame_parse_ip(const uint8_t *p, size_t len, struct frame_info *out)
 		out->payload_len = (uint32_t)(l4cap - 8);
 		out->payload_wire = (uint32_t)(l4wire - 8);
 	}
-	out->flow.sport = get16(l4);
-	out->flow.dport = get16(l4 + 2);
+	out->flow.sport = bytes_get_be16(l4);
+	out->flow.dport = bytes_get_be16(l4 + 2);
 	return 0;
 }
 
@@ -302,25 +282,25 @@ int frame_parse(const void *data, size_t caplen, int linktype,
 	case FRAME_LINK_SLL:
 		if (caplen < 16)
 			return -EBADMSG;
-		type = get16(p + 14);
+		type = bytes_get_be16(p + 14);
 		off = 16;
 		break;
 	case FRAME_LINK_SLL2:
 		if (caplen < 20)
 			return -EBADMSG;
-		type = get16(p);
+		type = bytes_get_be16(p);
 		off = 20;
 		break;
 	case FRAME_LINK_ETHERNET:
 		if (caplen < ETH_HLEN_)
 			return -EBADMSG;
-		type = get16(p + 12);
+		type = bytes_get_be16(p + 12);
 		off = ETH_HLEN_;
 		/* 802.1Q and QinQ tags. */
 		while (type == ETH_P_VLAN || type == ETH_P_QINQ) {
 			if (caplen < off + 4)
 				return -EBADMSG;
-			type = get16(p + off + 2);
+			type = bytes_get_be16(p + off + 2);
 			off += 4;
 		}
 		break;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/heap.h"
 #include "base/xalloc.h"
 
 struct slot {
@@ -24,27 +25,31 @@ struct hkey {
 	uint64_t seq;		/* slot = seq % max */
 };
 
-struct heap {
-	struct hkey *v;		/* min-heap on (ts, seq) */
-	size_t n;
-};
-
 struct reorder {
 	uint8_t *arena;
 	size_t arena_size, a_head, a_used;
 	struct slot *slots;
 	size_t max;
 	uint64_t head, tail;	/* slot counters: [tail, head) in use */
-	struct heap heap[REORDER_MAX_GROUPS];
+	struct heap *heap[REORDER_MAX_GROUPS];	/* of hkey, on (ts, seq) */
 	unsigned groups;
 	int64_t hold_ns;
 	size_t live;
 };
 
+static bool before(const void *a, const void *b, void *ctx)
+{
+	const struct hkey *x = a, *y = b;
+
+	(void)ctx;
+	return x->ts != y->ts ? x->ts < y->ts : x->seq < y->seq;
+}
+
 int reorder_create(struct reorder **out, size_t arena_bytes, size_t max_entries,
 		   unsigned groups, int64_t hold_ns)
 {
 	struct reorder *r;
+	int err;
 
 	if (!arena_bytes || !max_entries || !groups ||
 	    groups > REORDER_MAX_GROUPS || max_entries > UINT32_MAX || hold_ns < 0)
@@ -56,8 +61,15 @@ int reorder_create(struct reorder **out, size_t arena_bytes, size_t max_entries,
 	r->max = max_entries;
 	r->groups = groups;
 	r->hold_ns = hold_ns;
-	for (unsigned g = 0; g < groups; g++)
-		r->heap[g].v = xcalloc(max_entries, sizeof(struct hkey));
+	/* Sized for every entry: a push never allocates. */
+	for (unsigned g = 0; g < groups; g++) {
+		err = heap_create(&r->heap[g], sizeof(struct hkey), max_entries,
+				  before, NULL);
+		if (err) {
+			reorder_destroy(r);
+			return err;
+		}
+	}
 	*out = r;
 	return 0;
 }
@@ -67,7 +79,7 @@ void reorder_destroy(struct reorder *r)
 	if (!r)
 		return;
 	for (unsigned g = 0; g < r->groups; g++)
-		free(r->heap[g].v);
+		heap_destroy(r->heap[g]);
 	free(r->slots);
 	free(r->arena);
 	free(r);
@@ -92,48 +104,6 @@ bool reorder_room(const struct reorder *r, uint32_t caplen)
 	if (!r->a_used)
 		return true;	/* reorder_push() restarts at offset 0 */
 	return r->a_used + span_at(r, caplen) <= r->arena_size;
-}
-
-static bool before(const struct hkey *x, const struct hkey *y)
-{
-	return x->ts != y->ts ? x->ts < y->ts : x->seq < y->seq;
-}
-
-static void heap_push(struct heap *h, struct hkey k)
-{
-	size_t i = h->n++;
-
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (!before(&k, &h->v[p]))
-			break;
-		h->v[i] = h->v[p];
-		i = p;
-	}
-	h->v[i] = k;
-}
-
-static struct hkey heap_pop(struct heap *h)
-{
-	struct hkey top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && before(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!before(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
 }
 
 int reorder_push(struct reorder *r, const struct reorder_entry *e)
@@ -161,15 +131,18 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 	r->a_head = s->off + e->caplen;
 	r->a_used += span;
 	r->live++;
-	heap_push(&r->heap[e->group], (struct hkey){ e->ts_ns, s->seq });
+	heap_push(r->heap[e->group], &(struct hkey){ e->ts_ns, s->seq });
 	return 0;
 }
 
 /* Release the top of group g into *e and reclaim what arrival order frees. */
 static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
 {
-	struct hkey k = heap_pop(&r->heap[g]);
-	struct slot *s = &r->slots[k.seq % r->max];
+	struct hkey k;
+	struct slot *s;
+
+	heap_pop(r->heap[g], &k);	/* pick() saw it is not empty */
+	s = &r->slots[k.seq % r->max];
 
 	*e = s->e;
 	e->data = r->arena + s->off;
@@ -190,12 +163,12 @@ static int pick(struct reorder *r, int64_t now_ns, bool due_only,
 	int64_t best_arrival = 0;
 
 	for (unsigned g = 0; g < r->groups; g++) {
-		const struct heap *h = &r->heap[g];
+		const struct hkey *top = heap_top(r->heap[g]);
 		int64_t a;
 
-		if (!h->n)
+		if (!top)
 			continue;
-		a = r->slots[h->v[0].seq % r->max].e.arrival_ns;
+		a = r->slots[top->seq % r->max].e.arrival_ns;
 		if (due_only && a > now_ns - r->hold_ns)
 			continue;
 		if (best < 0 || a < best_arrival) {

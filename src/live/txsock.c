@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
@@ -21,39 +22,6 @@
 #define CLIENT_BUF (1u << 20)
 #define RECONNECT_NS 1000000000LL
 
-static void put16le(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32le(uint8_t *p, uint32_t v)
-{
-	put16le(p, (uint16_t)v);
-	put16le(p + 2, (uint16_t)(v >> 16));
-}
-
-static void put64le(uint8_t *p, uint64_t v)
-{
-	put32le(p, (uint32_t)v);
-	put32le(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint16_t get16le(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32le(const uint8_t *p)
-{
-	return (uint32_t)get16le(p) | (uint32_t)get16le(p + 2) << 16;
-}
-
-static uint64_t get64le(const uint8_t *p)
-{
-	return (uint64_t)get32le(p) | (uint64_t)get32le(p + 4) << 32;
-}
-
 int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
 {
 	uint8_t *p = buf;
@@ -61,17 +29,17 @@ int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
 
 	if (r->caplen > TXSOCK_MAX_FRAME || len > cap)
 		return -EMSGSIZE;
-	put32le(p, TXSOCK_MAGIC);
-	put16le(p + 4, TXSOCK_VERSION);
-	put16le(p + 6, TXSOCK_HDR_LEN);
-	put32le(p + 8, (uint32_t)len);
-	put32le(p + 12, r->ifindex);
-	put64le(p + 16, (uint64_t)r->ts_ns);
-	put32le(p + 24, r->origlen < r->caplen ? r->caplen : r->origlen);
-	put16le(p + 28, r->flags);
-	put16le(p + 30, r->linktype);
-	put32le(p + 32, (uint32_t)r->phc);
-	put32le(p + 36, 0);
+	bytes_put_le32(p, TXSOCK_MAGIC);
+	bytes_put_le16(p + 4, TXSOCK_VERSION);
+	bytes_put_le16(p + 6, TXSOCK_HDR_LEN);
+	bytes_put_le32(p + 8, (uint32_t)len);
+	bytes_put_le32(p + 12, r->ifindex);
+	bytes_put_le64(p + 16, (uint64_t)r->ts_ns);
+	bytes_put_le32(p + 24, r->origlen < r->caplen ? r->caplen : r->origlen);
+	bytes_put_le16(p + 28, r->flags);
+	bytes_put_le16(p + 30, r->linktype);
+	bytes_put_le32(p + 32, (uint32_t)r->phc);
+	bytes_put_le32(p + 36, 0);
 	if (r->caplen)
 		memcpy(p + TXSOCK_HDR_LEN, r->frame, r->caplen);
 	return (int)len;
@@ -84,26 +52,26 @@ int txsock_decode(const void *buf, size_t len, struct txsock_rec *r)
 
 	/* Check what we have as soon as we have it, so a stream of garbage is
 	 * refused at its first bytes instead of after a whole "record". */
-	if (len >= 4 && get32le(p) != TXSOCK_MAGIC)
+	if (len >= 4 && bytes_get_le32(p) != TXSOCK_MAGIC)
 		return -EBADMSG;
 	if (len < 12)
 		return 0;
-	if (get16le(p + 4) != TXSOCK_VERSION)
+	if (bytes_get_le16(p + 4) != TXSOCK_VERSION)
 		return -EPROTONOSUPPORT;
-	hdr_len = get16le(p + 6);
-	rec_len = get32le(p + 8);
+	hdr_len = bytes_get_le16(p + 6);
+	rec_len = bytes_get_le32(p + 8);
 	if (hdr_len < TXSOCK_HDR_LEN || rec_len < hdr_len ||
 	    rec_len - hdr_len > TXSOCK_MAX_FRAME)
 		return -EBADMSG;
 	if (len < rec_len)
 		return 0;
-	r->ifindex = get32le(p + 12);
-	r->ts_ns = (int64_t)get64le(p + 16);
+	r->ifindex = bytes_get_le32(p + 12);
+	r->ts_ns = (int64_t)bytes_get_le64(p + 16);
 	r->caplen = rec_len - hdr_len;
-	r->origlen = get32le(p + 24);
-	r->flags = get16le(p + 28);
-	r->linktype = get16le(p + 30);
-	r->phc = (int32_t)get32le(p + 32);
+	r->origlen = bytes_get_le32(p + 24);
+	r->flags = bytes_get_le16(p + 28);
+	r->linktype = bytes_get_le16(p + 30);
+	r->phc = (int32_t)bytes_get_le32(p + 32);
 	r->frame = p + hdr_len;
 	if (r->origlen < r->caplen)
 		return -EBADMSG;

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "stamp/phc.h"
 #include "base/print.h"
 #include "stamp/tsinfo.h"
@@ -101,27 +102,6 @@ void loopcheck_config_init(struct loopcheck_config *cfg)
 
 /* ---- frames ---------------------------------------------------------- */
 
-static void lc_put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 3; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static void lc_put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static uint64_t lc_get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 int loopcheck_frame_build(uint8_t *buf, size_t len, const uint8_t dst[6],
 			  const uint8_t src[6], const struct loopcheck_frame *f)
 {
@@ -135,8 +115,8 @@ int loopcheck_frame_build(uint8_t *buf, size_t len, const uint8_t dst[6],
 	memcpy(buf + 14, LC_MAGIC, 4);
 	buf[18] = f->dir;
 	buf[19] = LC_VERSION;
-	lc_put32(buf + 22, f->seq);
-	lc_put64(buf + 26, f->nonce);
+	bytes_put_be32(buf + 22, f->seq);
+	bytes_put_be64(buf + 26, f->nonce);
 	return (int)len;
 }
 
@@ -144,12 +124,12 @@ int loopcheck_frame_parse(const uint8_t *buf, size_t len,
 			  struct loopcheck_frame *f)
 {
 	if (len < LOOPCHECK_HDR_LEN ||
-	    lc_get(buf + 12, 2) != LOOPCHECK_ETHERTYPE ||
+	    bytes_get_be16(buf + 12) != LOOPCHECK_ETHERTYPE ||
 	    memcmp(buf + 14, LC_MAGIC, 4) || buf[19] != LC_VERSION)
 		return -EBADMSG;
 	f->dir = buf[18];
-	f->seq = (uint32_t)lc_get(buf + 22, 4);
-	f->nonce = lc_get(buf + 26, 8);
+	f->seq = bytes_get_be32(buf + 22);
+	f->nonce = bytes_get_be64(buf + 26);
 	return 0;
 }
 

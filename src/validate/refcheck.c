@@ -19,6 +19,7 @@
 #include "base/nstime.h"
 #include "files/capfile.h"
 #include "files/frame.h"
+#include "base/hmap.h"
 #include "base/print.h"
 #include "stamp/ts.h"
 #include "base/tstep.h"
@@ -74,23 +75,10 @@ const char *refcheck_dir_name(enum refcheck_dir d)
 
 /* ---- keys ---- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV0 0xcbf29ce484222325ULL
-
 static bool packet_key(const struct cap_packet *pkt, int linktype, uint64_t *key)
 {
 	struct frame_info fi;
-	uint64_t h = FNV0;
+	uint64_t h = HMAP_FNV1A_INIT;
 	uint32_t k;
 
 	if (frame_parse(pkt->data, pkt->caplen, linktype, &fi)) {
@@ -98,31 +86,31 @@ static bool packet_key(const struct cap_packet *pkt, int linktype, uint64_t *key
 
 		if (pkt->caplen < n)
 			return false;
-		h = fnv(h, "raw", 3);
-		h = fnv(h, &pkt->origlen, sizeof(pkt->origlen));
-		*key = fnv(h, pkt->data, n);
+		h = hmap_fnv1a(h, "raw", 3);
+		h = hmap_fnv1a(h, &pkt->origlen, sizeof(pkt->origlen));
+		*key = hmap_fnv1a(h, pkt->data, n);
 		return true;
 	}
 	k = fi.payload_wire < KEY_PAYLOAD ? fi.payload_wire : KEY_PAYLOAD;
 	if (fi.payload_len < k)
 		return false;
-	h = fnv(h, &fi.flow.family, sizeof(fi.flow.family));
-	h = fnv(h, &fi.flow.proto, 1);
-	h = fnv(h, fi.flow.src, fi.flow.family == AF_INET ? 4 : 16);
-	h = fnv(h, fi.flow.dst, fi.flow.family == AF_INET ? 4 : 16);
-	h = fnv(h, &fi.flow.sport, 2);
-	h = fnv(h, &fi.flow.dport, 2);
-	h = fnv(h, &fi.payload_wire, sizeof(fi.payload_wire));
+	h = hmap_fnv1a(h, &fi.flow.family, sizeof(fi.flow.family));
+	h = hmap_fnv1a(h, &fi.flow.proto, 1);
+	h = hmap_fnv1a(h, fi.flow.src, fi.flow.family == AF_INET ? 4 : 16);
+	h = hmap_fnv1a(h, fi.flow.dst, fi.flow.family == AF_INET ? 4 : 16);
+	h = hmap_fnv1a(h, &fi.flow.sport, 2);
+	h = hmap_fnv1a(h, &fi.flow.dport, 2);
+	h = hmap_fnv1a(h, &fi.payload_wire, sizeof(fi.payload_wire));
 	if (fi.flow.proto == IPPROTO_TCP) {
-		h = fnv(h, &fi.seq, 4);
+		h = hmap_fnv1a(h, &fi.seq, 4);
 		/* Without data, segments of one flow differ only here (a
 		 * sender never rebuilds these: they come from the wire). */
 		if (!fi.payload_wire) {
-			h = fnv(h, &fi.ack, 4);
-			h = fnv(h, &fi.tcp_flags, 1);
+			h = hmap_fnv1a(h, &fi.ack, 4);
+			h = hmap_fnv1a(h, &fi.tcp_flags, 1);
 		}
 	}
-	*key = fnv(h, fi.payload, k);
+	*key = hmap_fnv1a(h, fi.payload, k);
 	return true;
 }
 

@@ -15,7 +15,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <net/if.h>
 #include <netinet/tcp.h>
@@ -26,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/addrport.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "base/print.h"
@@ -87,25 +87,12 @@ static const struct opt_def tsx_join_opts[] = {
 
 static int tsx_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
-	char host[256];
-	const char *colon = spec ? strrchr(spec, ':') : NULL;
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
-	struct addrinfo *ai;
+	char err[256];
 
-	if (!colon || (size_t)(colon - spec) >= sizeof(host)) {
-		fprintf(stderr, "tsx: '%s': expected ADDR:PORT\n", spec ? spec : "");
-		return -1;
-	}
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = 0;
-	if (getaddrinfo(host, colon + 1, &hints, &ai)) {
-		fprintf(stderr, "tsx: '%s': not a numeric address and port\n", spec);
-		return -1;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
+	if (!addrport_parse(spec, NULL, ss, len, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "tsx: %s\n", err);
+	return -1;
 }
 
 static void tsx_config(const struct opts *o, struct ts_config *cfg)
