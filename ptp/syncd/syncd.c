@@ -1686,7 +1686,9 @@ int main(int argc, char **argv)
 		printf("usage: tapless-syncd [OPTIONS]\n\n"
 		       "Keeps the clocks on PTP time with ptp4l and phc2sys and "
 		       "journals how well.\nEvery option is also a [global] key "
-		       "of the configuration file; see tapless.conf(5).\n\n"
+		       "of the configuration file, with '_' for '-'\n"
+		       "(--journal-dir is journal_dir there); see "
+		       "tapless.conf(5).\n\n"
 		       "options:\n");
 		opts_usage(stdout, syncconf_opts);
 		rc = 0;
