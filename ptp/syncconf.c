@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "base/opts.h"
+#include "base/prog.h"
 #include "ptp/syncconf.h"
 #include "base/xalloc.h"
 
@@ -49,10 +50,10 @@ const struct opt_def syncconf_opts[] = {
 	{ "ptp4l_option", 0, OPT_LIST, NULL, 0, 0, NULL, "'KEY VALUE'", "extra ptp4l [global] setting, as given", 0 },
 	{ "config", 'f', OPT_STRING, SYNCCONF_DEFAULT_FILE, 0, 0, NULL, "FILE", "read the configuration from FILE", OPT_CLI_ONLY },
 	{ "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY },
-	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 },
-	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
-	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	PROG_OPT_SYSLOG,
+	PROG_OPT_LOG_LEVEL("log_level"),
+	PROG_OPT_VERSION,
+	PROG_OPT_HELP,
 	OPT_END
 };
 
