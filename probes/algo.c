@@ -160,9 +160,11 @@ static int algo_event(struct algo *a, struct probe_conn *c, short revents,
 				a);
 }
 
-static void algo_summary(struct algo *a, bool json)
+static void algo_summary(struct algo *a, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	uint64_t lost = 0;
 
 	print_text(p, "tapless-algo: ");
@@ -316,7 +318,7 @@ done:
 	}
 	probe_conn_stamps(&a->md, -1);
 	probe_conn_stamps(&a->ord, -1);
-	algo_summary(a, opts_flag(o, "json"));
+	algo_summary(a, o);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-algo: %s: could not be completed\n",
 			opts_str(o, "write"));

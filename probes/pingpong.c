@@ -1181,8 +1181,9 @@ static int pp_sleep_until(struct timespec *next, long long rate)
 
 static void pp_client_print(struct pp_client *c, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, opts_flag(o, "json") ?
-					 PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	double secs = c->t_last > c->t_first ?
 		      (double)(c->t_last - c->t_first) / 1e9 : 0;
 	const char *oneway = NULL;
@@ -1492,8 +1493,9 @@ static void pp_server_prev(struct pp_server *sv, struct pp_msg *m)
 
 static void pp_server_print(struct pp_server *sv, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, opts_flag(o, "json") ?
-					 PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	struct pp_ep *ep = &sv->ep;
 	struct ts_stats st;
 

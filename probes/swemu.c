@@ -724,8 +724,9 @@ static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 static void swemu_summary(struct swemu *d, const struct opts *o, const char *preset,
 			  const struct swmodel_config *mc, double secs)
 {
-	struct printer *pr = print_create(stdout, opts_flag(o, "json") ? PRINT_JSON
-					  : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *pr = print_create(stdout, print_format_from_opts(o, &pflags),
+					  pflags);
 
 	print_text(pr, "tapless-swemu: ");
 	print_str(pr, "version", NULL, SWEMU_VERSION);

@@ -651,9 +651,11 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 	return rc;
 }
 
-static void venue_summary(struct venue *v, bool json)
+static void venue_summary(struct venue *v, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	struct summary s;
 	uint64_t lost = 0;
 
@@ -780,7 +782,7 @@ done:
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);
-	venue_summary(v, opts_flag(o, "json"));
+	venue_summary(v, o);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-venue: %s: could not be completed\n",
 			opts_str(o, "write"));

@@ -486,6 +486,11 @@ size_t opts_list(const struct opts *o, const char *name,
 	return v->nlist;
 }
 
+bool opts_has(const struct opts *o, const char *name)
+{
+	return opts_index(o, name) >= 0;
+}
+
 bool opts_given(const struct opts *o, const char *name)
 {
 	int i = opts_index(o, name);

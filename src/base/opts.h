@@ -112,6 +112,7 @@ int opts_enum(const struct opts *o, const char *name);	/* index */
 size_t opts_list(const struct opts *o, const char *name,
 		 const char *const **items);
 bool opts_given(const struct opts *o, const char *name); /* not default */
+bool opts_has(const struct opts *o, const char *name);	/* in the table */
 
 /* --help text: one line per option with its argument, help, default and
  * range, in table order. */
