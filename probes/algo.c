@@ -18,10 +18,10 @@
 #include "base/opts.h"
 #include "base/print.h"
 #include "probes/probe.h"
+#include "base/prog.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
-#define ALGO_VERSION "tapless-algo 0.1"
 
 static const struct opt_def algo_opts[] = {
 	{ "duration", 'd', OPT_INT, "0", 0, 86400, NULL, "SECONDS", "stop after SECONDS (0: when the venue logs out)", 0 },
@@ -31,6 +31,12 @@ static const struct opt_def algo_opts[] = {
 	{ "connect-timeout", 0, OPT_INT, "30", 0, 86400, NULL, "SECONDS", "keep trying to reach the venue this long", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
+};
+
+static const struct prog algo_prog = {
+	.name = "tapless-algo",
+	.opts = algo_opts,
+	.usage = "usage: tapless-algo [OPTIONS]\n\noptions:\n",
 };
 
 struct algo {
@@ -154,9 +160,11 @@ static int algo_event(struct algo *a, struct probe_conn *c, short revents,
 				a);
 }
 
-static void algo_summary(struct algo *a, bool json)
+static void algo_summary(struct algo *a, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	uint64_t lost = 0;
 
 	print_text(p, "tapless-algo: ");
@@ -274,41 +282,21 @@ static int algo_run(struct algo *a, int64_t secs)
 
 int main(int argc, char **argv)
 {
-	struct opts_error oerr;
-	struct opts *o = opts_create(algo_opts);
+	struct opts *o;
 	struct algo *a = xcalloc(1, sizeof(*a));
 	struct probe_ctx x = { 0 };
 	struct sigaction sa = { .sa_handler = algo_signal };
-	int rc = 1, level, first;
+	int rc = 1, first;
 	char err[256];
 
 	a->md.fd = a->ord.fd = -1;
-	log_init("tapless-algo", false, LOG_NOTICE);
-	first = opts_parse_args(o, argc, argv, &oerr);
-	if (first < 0 || first < argc) {
-		fprintf(stderr, "tapless-algo: %s\ntry 'tapless-algo --help'\n",
-			first < 0 ? oerr.msg : "unexpected operand");
+	o = prog_start(&algo_prog, argc, argv, &first);
+	if (!o) {
+		rc = first;
 		goto out;
 	}
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless-algo [OPTIONS]\n\noptions:\n");
-		opts_usage(stdout, algo_opts);
-		rc = 0;
-		goto out;
-	}
-	if (opts_flag(o, "version")) {
-		printf("%s\n", ALGO_VERSION);
-		rc = 0;
-		goto out;
-	}
-	level = log_level_parse(opts_str(o, "log-level"));
-	if (level < 0) {
-		fprintf(stderr, "tapless-algo: bad --log-level\n");
-		goto out;
-	}
-	log_init("tapless-algo", false, level);
 	a->qty = opts_int(o, "qty");
-	if (probe_start(&x, o, ALGO_VERSION, err, sizeof(err))) {
+	if (probe_start(&x, o, prog_version(), err, sizeof(err))) {
 		fprintf(stderr, "tapless-algo: %s\n", err);
 		rc = 2;
 		goto out;
@@ -330,7 +318,7 @@ done:
 	}
 	probe_conn_stamps(&a->md, -1);
 	probe_conn_stamps(&a->ord, -1);
-	algo_summary(a, opts_flag(o, "json"));
+	algo_summary(a, o);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-algo: %s: could not be completed\n",
 			opts_str(o, "write"));

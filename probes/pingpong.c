@@ -41,13 +41,14 @@
 #include "base/log.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
+#include "base/prog.h"
 #include "base/print.h"
 #include "live/sockcap.h"
 #include "base/summary.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
-#define PP_VERSION "tapless-pingpong 0.1"
+#define PP_VERSION prog_version()	/* "tapless-pingpong VERSION" */
 
 /* ---- wire format ------------------------------------------------------
  *
@@ -125,8 +126,18 @@ static const struct opt_def pp_opts[] = {
 	{ "cpu", 0, OPT_INT, NULL, 0, CPU_SETSIZE - 1, NULL, "CPU", "run on CPU only", 0 },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, pp_modes, "MODE", "stamp source: auto, hw or sw", 0 },
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface for hardware stamps (default: the one holding the local address)", 0 },
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
+	PROG_OPT_VERSION,
+	PROG_OPT_HELP,
 	OPT_END
+};
+
+static const struct prog pp_prog = {
+	.name = "tapless-pingpong",
+	.opts = pp_opts,
+	.usage = "usage: tapless-pingpong --server --bind ADDR:PORT [options]\n"
+		 "       tapless-pingpong --to ADDR:PORT [options]\n"
+		 "UDP or TCP ping-pong with SO_TIMESTAMPING stamps: half round "
+		 "trip, one-way latencies\nand each host's share.\n\n",
 };
 
 /* Exit status: 0 done, 1 usage or a peer that broke the protocol, 2 a
@@ -1098,8 +1109,9 @@ static int pp_sleep_until(struct timespec *next, long long rate)
 
 static void pp_client_print(struct pp_client *c, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, opts_flag(o, "json") ?
-					 PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	double secs = c->t_last > c->t_first ?
 		      (double)(c->t_last - c->t_first) / 1e9 : 0;
 	const char *oneway = NULL;
@@ -1409,8 +1421,9 @@ static void pp_server_prev(struct pp_server *sv, struct pp_msg *m)
 
 static void pp_server_print(struct pp_server *sv, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, opts_flag(o, "json") ?
-					 PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	struct pp_ep *ep = &sv->ep;
 	struct ts_stats st;
 
@@ -1759,27 +1772,12 @@ static int pp_check_opts(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = pp_signal };
-	struct opts_error oe;
 	struct opts *o;
 	int rc;
 
-	log_init("tapless-pingpong", false, LOG_NOTICE);
-	o = opts_create(pp_opts);
-	rc = opts_parse_args(o, argc, argv, &oe);
-	if (rc < 0 || rc != argc) {
-		log_err("%s", rc < 0 ? oe.msg : "unexpected operand (see --help)");
-		opts_destroy(o);
-		return PP_USAGE;
-	}
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless-pingpong --server --bind ADDR:PORT [options]\n"
-		       "       tapless-pingpong --to ADDR:PORT [options]\n"
-		       "UDP or TCP ping-pong with SO_TIMESTAMPING stamps: half "
-		       "round trip, one-way latencies\nand each host's share.\n\n");
-		opts_usage(stdout, pp_opts);
-		opts_destroy(o);
-		return PP_OK;
-	}
+	o = prog_start(&pp_prog, argc, argv, &rc);
+	if (!o)
+		return rc;
 	rc = pp_check_opts(o);
 	if (rc) {
 		opts_destroy(o);

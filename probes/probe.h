@@ -26,7 +26,8 @@ struct ts_sock;
 struct txsock_client;
 
 /* Option rows every FIX probe has, for its opt_def table (opts.h), after
- * its own: the sessions' addresses, recording, stamping and output. */
+ * its own: the sessions' addresses, recording, stamping and output, and
+ * the standard ones (PROG_OPT_*: include base/prog.h). */
 #define PROBE_OPTS(md_default, ord_default) \
 	{ "md", 0, OPT_STRING, md_default, 0, 0, NULL, "ADDR:PORT", "market data session (session 1)", 0 }, \
 	{ "ord", 0, OPT_STRING, ord_default, 0, 0, NULL, "ADDR:PORT", "order session (session 2)", 0 }, \
@@ -38,9 +39,7 @@ struct txsock_client;
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface the sessions use (hardware stamps, file)", 0 }, \
 	{ "cpu", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "pin to CPU N", 0 }, \
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 }, \
-	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 }, \
-	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", 0 }, \
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 }
+	PROG_OPT_LOG_LEVEL("log-level"), PROG_OPT_VERSION, PROG_OPT_HELP
 
 extern const char *const probe_modes[];
 

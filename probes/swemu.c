@@ -40,6 +40,7 @@
 #include "base/log.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
+#include "base/prog.h"
 #include "stamp/phc.h"
 #include "base/print.h"
 #include "base/summary.h"
@@ -48,7 +49,7 @@
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
-#define SWEMU_VERSION "tapless-swemu 0.1"
+#define SWEMU_VERSION prog_version()	/* "tapless-swemu VERSION" */
 #define SWEMU_MAX_PORTS 16
 #define SWEMU_BATCH 64		/* frames read from one port per round */
 #define SWEMU_MAC_MAX 4096	/* learned addresses, at most */
@@ -87,10 +88,17 @@ static const struct opt_def swemu_opts[] = {
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 },
 	{ "show-model", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the model the options give, as KEY VALUE lines, and exit", OPT_CLI_ONLY },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
-	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
-	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	PROG_OPT_LOG_LEVEL("log-level"),
+	PROG_OPT_VERSION,
+	PROG_OPT_HELP,
 	OPT_END
+};
+
+static const struct prog swemu_prog = {
+	.name = "tapless-swemu",
+	.opts = swemu_opts,
+	.usage = "usage: tapless-swemu -i IFACE -i IFACE [OPTIONS]\n\noptions:\n",
+	.config = PROG_CONFIG_FILE,
 };
 
 /* A frame waiting in, or sent from, an egress FIFO. */
@@ -713,8 +721,9 @@ static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 static void swemu_summary(struct swemu *d, const struct opts *o, const char *preset,
 			  const struct swmodel_config *mc, double secs)
 {
-	struct printer *pr = print_create(stdout, opts_flag(o, "json") ? PRINT_JSON
-					  : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *pr = print_create(stdout, print_format_from_opts(o, &pflags),
+					  pflags);
 
 	print_text(pr, "tapless-swemu: ");
 	print_str(pr, "version", NULL, SWEMU_VERSION);
@@ -829,8 +838,7 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 int main(int argc, char **argv)
 {
 	static const int modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
-	struct opts_error oerr;
-	struct opts *o = opts_create(swemu_opts);
+	struct opts *o;
 	struct swemu *d = xcalloc(1, sizeof(*d));
 	struct swmodel_config mc;
 	struct sigaction sa = { .sa_handler = swemu_signal };
@@ -840,41 +848,16 @@ int main(int argc, char **argv)
 	char err[512], host[256];
 	int64_t start, end_mono = 0;
 	unsigned maxmtu = 0;
-	int rc = 1, level, first;
+	int rc = 1, first;
 	size_t nport;
 
 	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++)
 		d->port[i].fd = -1;
-	log_init("tapless-swemu", false, LOG_NOTICE);
-	first = opts_parse_args(o, argc, argv, &oerr);
-	if (first < 0 || first < argc) {
-		fprintf(stderr, "tapless-swemu: %s\ntry 'tapless-swemu --help'\n",
-			first < 0 ? oerr.msg : "unexpected operand");
+	o = prog_start(&swemu_prog, argc, argv, &first);
+	if (!o) {
+		rc = first;
 		goto out;
 	}
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless-swemu -i IFACE -i IFACE [OPTIONS]\n\noptions:\n");
-		opts_usage(stdout, swemu_opts);
-		rc = 0;
-		goto out;
-	}
-	if (opts_flag(o, "version")) {
-		printf("%s\n", SWEMU_VERSION);
-		rc = 0;
-		goto out;
-	}
-	if (opts_str(o, "config") &&
-	    opts_parse_file(o, opts_str(o, "config"), NULL, NULL, &oerr)) {
-		fprintf(stderr, "tapless-swemu: %s\n", oerr.msg);
-		goto out;
-	}
-	level = log_level_parse(opts_str(o, "log-level"));
-	if (level < 0) {
-		fprintf(stderr, "tapless-swemu: --log-level: '%s' is not a level\n",
-			opts_str(o, "log-level"));
-		goto out;
-	}
-	log_init("tapless-swemu", false, level);
 	if (opts_flag(o, "show-model")) {
 		/* For scripts (tapless lab's lab.conf): no port needed. */
 		if (swemu_model_config(o, &mc, &preset, err, sizeof(err))) {

@@ -24,11 +24,11 @@
 #include "base/opts.h"
 #include "base/print.h"
 #include "probes/probe.h"
+#include "base/prog.h"
 #include "base/summary.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
-#define VENUE_VERSION "tapless-venue 0.1"
 #define VENUE_MAX_SYMBOLS 64
 /* Slip samples kept: 60 s at 100,000/s, and more runs are summarised from
  * the first this many. */
@@ -55,6 +55,12 @@ static const struct opt_def venue_opts[] = {
 	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "pace market data by spinning on the clock, never sleeping (with --cpu)", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
+};
+
+static const struct prog venue_prog = {
+	.name = "tapless-venue",
+	.opts = venue_opts,
+	.usage = "usage: tapless-venue [OPTIONS]\n\noptions:\n",
 };
 
 /* A connection accepted and not yet logged on. */
@@ -645,9 +651,11 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 	return rc;
 }
 
-static void venue_summary(struct venue *v, bool json)
+static void venue_summary(struct venue *v, const struct opts *o)
 {
-	struct printer *p = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT, 0);
+	unsigned pflags = 0;
+	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
+					 pflags);
 	struct summary s;
 	uint64_t lost = 0;
 
@@ -681,43 +689,26 @@ static void venue_summary(struct venue *v, bool json)
 
 int main(int argc, char **argv)
 {
-	struct opts_error oerr;
-	struct opts *o = opts_create(venue_opts);
+	struct opts *o;
 	struct venue *v = xcalloc(1, sizeof(*v));
 	struct probe_ctx x = { 0 };
 	struct sigaction sa = { .sa_handler = venue_signal };
-	int lfd[2] = { -1, -1 }, rc = 1, level, first;
+	int lfd[2] = { -1, -1 }, rc = 1, first;
 	char err[256];
 
 	v->md.fd = v->ord.fd = -1;
 	for (int i = 0; i < VENUE_MAX_PENDING; i++)
 		v->pend[i].fd = -1;
-	log_init("tapless-venue", false, LOG_NOTICE);
-	first = opts_parse_args(o, argc, argv, &oerr);
-	if (first < 0 || first < argc) {
-		fprintf(stderr, "tapless-venue: %s\ntry 'tapless-venue --help'\n",
-			first < 0 ? oerr.msg : "unexpected operand");
+	o = prog_start(&venue_prog, argc, argv, &first);
+	if (!o) {
+		rc = first;
 		goto out;
 	}
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless-venue [OPTIONS]\n\noptions:\n");
-		opts_usage(stdout, venue_opts);
-		rc = 0;
+	if (venue_symbols(v, opts_str(o, "symbols"))) {
+		fprintf(stderr, "tapless-venue: bad --symbols: give 1 to 64 names "
+			"of 1 to 15 characters, comma-separated\n");
 		goto out;
 	}
-	if (opts_flag(o, "version")) {
-		printf("%s\n", VENUE_VERSION);
-		rc = 0;
-		goto out;
-	}
-	level = log_level_parse(opts_str(o, "log-level"));
-	if (level < 0 || venue_symbols(v, opts_str(o, "symbols"))) {
-		fprintf(stderr, "tapless-venue: bad %s\n", level < 0 ?
-			"--log-level" : "--symbols: give 1 to 64 names of 1 to 15 "
-			"characters, comma-separated");
-		goto out;
-	}
-	log_init("tapless-venue", false, level);
 	for (int i = 0; i < 2; i++) {
 		lfd[i] = probe_listen(opts_str(o, i ? "ord" : "md"), err, sizeof(err));
 		if (lfd[i] < 0) {
@@ -728,7 +719,7 @@ int main(int argc, char **argv)
 		/* Connections are taken until none is left (venue_take). */
 		fcntl(lfd[i], F_SETFL, fcntl(lfd[i], F_GETFL) | O_NONBLOCK);
 	}
-	if (probe_start(&x, o, VENUE_VERSION, err, sizeof(err))) {
+	if (probe_start(&x, o, prog_version(), err, sizeof(err))) {
 		fprintf(stderr, "tapless-venue: %s\n", err);
 		rc = 2;
 		goto out;
@@ -791,7 +782,7 @@ done:
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);
-	venue_summary(v, opts_flag(o, "json"));
+	venue_summary(v, o);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-venue: %s: could not be completed\n",
 			opts_str(o, "write"));

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "base/opts.h"
+#include "base/prog.h"
 #include "ptp/syncconf.h"
 #include "base/xalloc.h"
 
@@ -22,8 +23,9 @@ const char *const syncconf_delay_names[] = { "E2E", "P2P", NULL };
 static const char *const syncconf_system_names[] = { "auto", "yes", "no",
 						     NULL };
 
-/* Names follow linuxptp's habit (underscores, the same on the command line
- * as in the file) so an operator's reflexes carry over. */
+/* Keys follow linuxptp's habit (underscores) so an operator's reflexes
+ * carry over; on the command line they are hyphenated like every other
+ * tapless option (opts.h): journal_dir is --journal-dir. */
 const struct opt_def syncconf_opts[] = {
 	{ "domain", 0, OPT_INT, "0", 0, 255, NULL, "N", "PTP domain (the profile's when not given)", 0 },
 	{ "profile", 0, OPT_ENUM, "default", 0, 0, syncconf_profile_names, "NAME", "PTP profile: default, enterprise or g8275.1", 0 },
@@ -48,10 +50,10 @@ const struct opt_def syncconf_opts[] = {
 	{ "ptp4l_option", 0, OPT_LIST, NULL, 0, 0, NULL, "'KEY VALUE'", "extra ptp4l [global] setting, as given", 0 },
 	{ "config", 'f', OPT_STRING, SYNCCONF_DEFAULT_FILE, 0, 0, NULL, "FILE", "read the configuration from FILE", OPT_CLI_ONLY },
 	{ "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY },
-	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 },
-	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
-	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	PROG_OPT_SYSLOG,
+	PROG_OPT_LOG_LEVEL("log_level"),
+	PROG_OPT_VERSION,
+	PROG_OPT_HELP,
 	OPT_END
 };
 
@@ -241,16 +243,20 @@ static int syncconf_global_line(const char *path, const char *key,
 	return found;
 }
 
-/* Where [global]'s key was set: "PATH:LINE", or "command line --key". */
+/* Where [global]'s key was set: "PATH:LINE", or "command line --key" (as
+ * the command line spells it). */
 static void syncconf_global_where(char *dst, size_t size, const char *path,
 				  const char *key, const char *want)
 {
 	int line = syncconf_global_line(path, key, want);
+	char name[OPTS_NAME_MAX];
 
-	if (line)
+	if (line) {
 		snprintf(dst, size, "%s:%d", path, line);
-	else
-		snprintf(dst, size, "command line --%s", key);
+		return;
+	}
+	opts_cli_name(name, sizeof(name), key);
+	snprintf(dst, size, "command line --%s", name);
 }
 
 /* Copy o's ptp4l_option items into dst, checked. where: the port's

@@ -41,6 +41,7 @@
 #include "stamp/phc.h"
 #include "base/pidfile.h"
 #include "ptp/pmc.h"
+#include "base/prog.h"
 #include "base/print.h"
 #include "ptp/ptpgen.h"
 #include "ptp/syncconf.h"
@@ -48,7 +49,7 @@
 #include "stamp/tsinfo.h"
 #include "base/xalloc.h"
 
-#define SYNCD_VERSION "tapless-syncd 0.1"
+#define SYNCD_VERSION prog_version()	/* "tapless-syncd VERSION" */
 #define SYNCD_EVENTS 32			/* recent events kept for status */
 #define SYNCD_SUBSCRIBE_S 180		/* subscription lifetime asked */
 #define SYNCD_STEP_NS 1000000LL		/* a jump this large is a step... */
@@ -1666,40 +1667,29 @@ static void syncd_dry_run(const struct syncd *d)
 	}
 }
 
+/* The file is read by syncd_load, at start and on SIGHUP: PROG_CONFIG_OWN. */
+static const struct prog syncd_prog = {
+	.name = "tapless-syncd",
+	.opts = syncconf_opts,
+	.usage = "usage: tapless-syncd [OPTIONS]\n\n"
+		 "Keeps the clocks on PTP time with ptp4l and phc2sys and "
+		 "journals how well.\nEvery option is also a [global] key of "
+		 "the configuration file, with '_' for '-'\n(--journal-dir is "
+		 "journal_dir there); see tapless.conf(5).\n\noptions:\n",
+	.config = PROG_CONFIG_OWN,
+};
+
 int main(int argc, char **argv)
 {
 	struct syncd *d = xcalloc(1, sizeof(*d));
 	struct opts_error err;
 	sigset_t mask;
-	int first, level, rc = 1;
+	int first, rc = 1;
 
-	log_init("tapless-syncd", false, LOG_NOTICE);
 	d->sfd = d->tfd = -1;
-	d->cli = opts_create(syncconf_opts);
-	first = opts_parse_args(d->cli, argc, argv, &err);
-	if (first < 0) {
-		fprintf(stderr, "tapless-syncd: %s\ntry 'tapless-syncd --help'\n",
-			err.msg);
-		goto out;
-	}
-	if (opts_flag(d->cli, "help")) {
-		printf("usage: tapless-syncd [OPTIONS]\n\n"
-		       "Keeps the clocks on PTP time with ptp4l and phc2sys and "
-		       "journals how well.\nEvery option is also a [global] key "
-		       "of the configuration file; see tapless.conf(5).\n\n"
-		       "options:\n");
-		opts_usage(stdout, syncconf_opts);
-		rc = 0;
-		goto out;
-	}
-	if (opts_flag(d->cli, "version")) {
-		printf("%s\n", SYNCD_VERSION);
-		rc = 0;
-		goto out;
-	}
-	if (first < argc) {
-		fprintf(stderr, "tapless-syncd: unexpected argument '%s'\n",
-			argv[first]);
+	d->cli = prog_start(&syncd_prog, argc, argv, &first);
+	if (!d->cli) {
+		rc = first;
 		goto out;
 	}
 	d->cfg_path = opts_str(d->cli, "config");
@@ -1714,18 +1704,14 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	level = log_level_parse(opts_str(d->conf.opts, "log_level"));
-	if (level < 0) {
-		fprintf(stderr, "tapless-syncd: log_level '%s' is not a level\n",
-			opts_str(d->conf.opts, "log_level"));
+	/* Level and sink from the file too: after syncd_load. */
+	if (prog_log(&syncd_prog, d->conf.opts))
 		goto out;
-	}
 	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err.msg,
 		       sizeof(err.msg))) {
 		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
 		goto out;
 	}
-	log_init("tapless-syncd", opts_flag(d->conf.opts, "syslog"), level);
 	syncd_drop_bounding();
 
 	sigemptyset(&mask);

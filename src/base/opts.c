@@ -177,6 +177,17 @@ void opts_destroy(struct opts *o)
 	free(o);
 }
 
+void opts_cli_name(char *dst, size_t size, const char *key)
+{
+	size_t i;
+
+	if (!size)
+		return;
+	for (i = 0; key[i] && i + 1 < size; i++)
+		dst[i] = key[i] == '_' ? '-' : key[i];
+	dst[i] = 0;
+}
+
 static int opts_index(const struct opts *o, const char *name)
 {
 	for (size_t i = 0; i < o->n; i++)
@@ -244,7 +255,10 @@ void opts_copy_cli(struct opts *dst, const struct opts *src)
 int opts_parse_args(struct opts *o, int argc, char **argv,
 		    struct opts_error *err)
 {
-	struct option *lo = xcalloc(o->n + 1, sizeof(*lo));
+	/* Each option under its command-line name, and a key with '_' under
+	 * the key too: the spelling tapless-syncd had before, still taken. */
+	struct option *lo = xcalloc(2 * o->n + 1, sizeof(*lo));
+	char (*names)[OPTS_NAME_MAX] = xcalloc(o->n ? o->n : 1, sizeof(*names));
 	char *so = xmalloc(2 * o->n + 3);
 	size_t nlo = 0, nso = 0;
 	int rc = 0;
@@ -255,14 +269,15 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	so[nso++] = ':';
 	for (size_t i = 0; i < o->n; i++) {
 		const struct opt_def *d = &o->defs[i];
+		int has_arg = d->type == OPT_FLAG ? no_argument : required_argument;
 
 		if (d->flags & OPT_FILE_ONLY)
 			continue;
-		lo[nlo].name = d->name;
-		lo[nlo].has_arg = d->type == OPT_FLAG ? no_argument : required_argument;
-		lo[nlo].flag = NULL;
-		lo[nlo].val = 256 + (int)i;
-		nlo++;
+		opts_cli_name(names[i], sizeof(names[i]), d->name);
+		lo[nlo++] = (struct option){ names[i], has_arg, NULL, 256 + (int)i };
+		if (strcmp(names[i], d->name))
+			lo[nlo++] = (struct option){ d->name, has_arg, NULL,
+						     256 + (int)i };
 		if (d->short_name) {
 			so[nso++] = (char)d->short_name;
 			if (d->type != OPT_FLAG)
@@ -285,7 +300,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 			const char *arg = argv[optind - 1];
 
 			if (optopt >= 256)
-				arg = o->defs[optopt - 256].name;
+				arg = names[optopt - 256];
 			if (c == ':') {
 				if (optopt >= 256 || !optopt)
 					rc = opts_fail(err, "option '--%s' needs an argument",
@@ -309,7 +324,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 					break;
 		}
 		d = &o->defs[i];
-		snprintf(where, sizeof(where), "--%s", d->name);
+		snprintf(where, sizeof(where), "--%s", names[i]);
 		rc = opts_set(o, i, d->type == OPT_FLAG ? "1" : optarg, SRC_CLI,
 			      where, err);
 		if (rc)
@@ -319,6 +334,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 		rc = optind;
 	optind = 0;
 	free(lo);
+	free(names);
 	free(so);
 	return rc;
 }
@@ -470,6 +486,11 @@ size_t opts_list(const struct opts *o, const char *name,
 	return v->nlist;
 }
 
+bool opts_has(const struct opts *o, const char *name)
+{
+	return opts_index(o, name) >= 0;
+}
+
 bool opts_given(const struct opts *o, const char *name)
 {
 	int i = opts_index(o, name);
@@ -482,16 +503,17 @@ bool opts_given(const struct opts *o, const char *name)
 void opts_usage(FILE *f, const struct opt_def *defs)
 {
 	for (const struct opt_def *d = defs; d->name; d++) {
-		char left[64];
+		char left[OPTS_NAME_MAX + 64], name[OPTS_NAME_MAX];
 
 		if (d->flags & OPT_FILE_ONLY)
 			continue;
+		opts_cli_name(name, sizeof(name), d->name);
 		if (d->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name,
-				 d->name, d->type == OPT_FLAG ? "" : " ",
+				 name, d->type == OPT_FLAG ? "" : " ",
 				 d->type == OPT_FLAG ? "" : d->arg ? d->arg : "ARG");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", d->name,
+			snprintf(left, sizeof(left), "    --%s%s%s", name,
 				 d->type == OPT_FLAG ? "" : " ",
 				 d->type == OPT_FLAG ? "" : d->arg ? d->arg : "ARG");
 		fprintf(f, "  %-28s %s", left, d->help ? d->help : "");

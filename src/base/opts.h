@@ -5,6 +5,12 @@
  * value" lines, '#' comments, [section] headers) and --help. Values given on
  * the command line win over the file, the file over the defaults.
  *
+ * Names: the key is the table's name, spelt as the file spells it; on the
+ * command line it is --KEY with every '_' a '-' (key journal_dir, option
+ * --journal-dir), so every program's options are hyphenated while a config
+ * file keeps linuxptp's underscores. The underscore spelling is still
+ * taken on the command line, silently, for scripts written before.
+ *
  * Errors never print: they come back as -EINVAL with a message in
  * struct opts_error naming the option, and for files the path and line.
  */
@@ -28,7 +34,7 @@ enum opt_type {
 #define OPT_FILE_ONLY	0x2	/* not accepted on the command line */
 
 struct opt_def {
-	const char *name;	/* --name, and the key in a file */
+	const char *name;	/* the key in a file; --name with '-' for '_' */
 	int short_name;		/* 'x' for -x, 0 for none */
 	enum opt_type type;
 	const char *def;	/* default as text, NULL: unset */
@@ -40,6 +46,9 @@ struct opt_def {
 };
 
 #define OPT_END { .name = NULL }
+
+/* Longest name, with its NUL. */
+#define OPTS_NAME_MAX 64
 
 struct opts_error {
 	char msg[512];
@@ -89,6 +98,10 @@ int opts_set_value(struct opts *o, const char *name, const char *value,
  * keeps what it was started with. */
 void opts_copy_cli(struct opts *dst, const struct opts *src);
 
+/* The command-line spelling of key (without "--"): '_' becomes '-'.
+ * Truncated to size - 1 characters. */
+void opts_cli_name(char *dst, size_t size, const char *key);
+
 /* Accessors; name must be in the table with that type (a mismatch is a
  * programming error and aborts). */
 bool opts_flag(const struct opts *o, const char *name);
@@ -99,6 +112,7 @@ int opts_enum(const struct opts *o, const char *name);	/* index */
 size_t opts_list(const struct opts *o, const char *name,
 		 const char *const **items);
 bool opts_given(const struct opts *o, const char *name); /* not default */
+bool opts_has(const struct opts *o, const char *name);	/* in the table */
 
 /* --help text: one line per option with its argument, help, default and
  * range, in table order. */

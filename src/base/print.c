@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opts.h"
 #include "base/xalloc.h"
 
 enum role {
@@ -326,6 +327,22 @@ static bool text(struct printer *p, const char *fmt, ...)
 		va_end(ap);
 	}
 	return true;
+}
+
+enum print_format print_format_from_opts(const struct opts *o,
+					 unsigned *flags)
+{
+	if (opts_has(o, "pretty")) {
+		if (opts_flag(o, "pretty"))
+			*flags |= PRINT_PRETTY;
+		else
+			*flags &= ~(unsigned)PRINT_PRETTY;
+	}
+	if (opts_has(o, "json") && opts_flag(o, "json"))
+		return PRINT_JSON;
+	if (opts_has(o, "csv") && opts_flag(o, "csv"))
+		return PRINT_CSV;
+	return PRINT_TEXT;
 }
 
 struct printer *print_create(FILE *out, enum print_format fmt, unsigned flags)

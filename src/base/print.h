@@ -30,7 +30,17 @@ enum print_format { PRINT_TEXT, PRINT_CSV, PRINT_JSON };
 
 #define PRINT_PRETTY 0x1	/* JSON: indent two spaces per level */
 
+struct opts;
 struct printer;
+
+/* The format a command's options ask for, decided here for every command
+ * and probe: --json gives JSON, else --csv CSV, else text; each counts only
+ * where the command's table has it (a flag). --pretty, where there is one,
+ * sets or clears PRINT_PRETTY in *flags; a command without --pretty keeps
+ * the *flags it passed (tapless status and report indent their JSON, the
+ * probes do not). */
+enum print_format print_format_from_opts(const struct opts *o,
+					 unsigned *flags);
 
 /* Returns NULL only on allocation failure (never, with xalloc). */
 struct printer *print_create(FILE *out, enum print_format fmt, unsigned flags);

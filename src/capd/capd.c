@@ -21,12 +21,12 @@
 #include "base/opts.h"
 #include "files/pcapng.h"
 #include "base/pidfile.h"
+#include "base/prog.h"
 #include "live/reorder.h"
 #include "stamp/ts.h"
 #include "live/txsock.h"
 #include "base/xalloc.h"
 
-#define CAPD_VERSION "tapless-capd 0.1"
 #define CAPD_MAX_IFACES 16
 #define CAPD_MAX_CLIENTS 64
 /* A client's read buffer holds at least one whole record. */
@@ -58,11 +58,21 @@ static const struct opt_def capd_opts[] = {
 	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket)", 0 },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
-	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 },
-	{ "log-level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 },
-	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY },
-	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", OPT_CLI_ONLY },
+	PROG_OPT_SYSLOG,
+	PROG_OPT_LOG_LEVEL("log-level"),
+	PROG_OPT_VERSION,
+	PROG_OPT_HELP,
 	OPT_END
+};
+
+static const struct prog capd_prog = {
+	.name = "tapless-capd",
+	.opts = capd_opts,
+	.usage = "usage: tapless-capd [OPTIONS] [FILTER...]\n\n"
+		 "FILTER: a pcap filter expression, e.g. tcp port 9001\n\n"
+		 "options:\n",
+	.config = PROG_CONFIG_FILE,
+	.operands = true,
 };
 
 struct capd_iface {
@@ -160,7 +170,7 @@ static void capd_link_event(struct capd *d, unsigned i, const char *what)
 static int capd_open_file(struct capd *d)
 {
 	struct pcapng_section sec = {
-		.hostname = d->host, .userappl = CAPD_VERSION,
+		.hostname = d->host, .userappl = prog_version(),
 	};
 	char path[4400], stamp[32];
 	time_t now = time(NULL);
@@ -738,13 +748,12 @@ int main(int argc, char **argv)
 	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
 	struct capd *d = xcalloc(1, sizeof(*d));
 	const char *const *ifnames, *tx_path = NULL;
-	struct opts_error oerr;
-	struct opts *o = opts_create(capd_opts);
+	struct opts *o;
 	struct sigaction sa;
 	struct stat st;
 	int64_t end_ns = 0, next_stats;
 	char *filter = NULL;
-	int first, level, rc = 1;
+	int first, rc = 1;
 	size_t nif;
 	int poll_ms = 100;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
@@ -752,37 +761,11 @@ int main(int argc, char **argv)
 
 	d->lfd = -1;
 	d->tx_gid = (gid_t)-1;
-	log_init("tapless-capd", false, LOG_NOTICE);
-	first = opts_parse_args(o, argc, argv, &oerr);
-	if (first < 0) {
-		fprintf(stderr, "tapless-capd: %s\ntry 'tapless-capd --help'\n", oerr.msg);
+	o = prog_start(&capd_prog, argc, argv, &first);
+	if (!o) {
+		rc = first;
 		goto out;
 	}
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless-capd [OPTIONS] [FILTER...]\n\n"
-		       "FILTER: a pcap filter expression, e.g. tcp port 9001\n\n"
-		       "options:\n");
-		opts_usage(stdout, capd_opts);
-		rc = 0;
-		goto out;
-	}
-	if (opts_flag(o, "version")) {
-		printf("%s\n", CAPD_VERSION);
-		rc = 0;
-		goto out;
-	}
-	if (opts_str(o, "config") &&
-	    opts_parse_file(o, opts_str(o, "config"), NULL, NULL, &oerr)) {
-		fprintf(stderr, "tapless-capd: %s\n", oerr.msg);
-		goto out;
-	}
-	level = log_level_parse(opts_str(o, "log-level"));
-	if (level < 0) {
-		fprintf(stderr, "tapless-capd: --log-level: '%s' is not a level\n",
-			opts_str(o, "log-level"));
-		goto out;
-	}
-	log_init("tapless-capd", opts_flag(o, "syslog"), level);
 	nif = opts_list(o, "interface", &ifnames);
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",

@@ -216,6 +216,7 @@ int cmd_correlate(int argc, char **argv)
 	char **operands = NULL;
 	int first, rc, nops = 0;
 	enum print_format fmt;
+	unsigned pflags = 0;
 
 	corr_config_init(&cfg);
 	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
@@ -328,9 +329,8 @@ int cmd_correlate(int argc, char **argv)
 		goto out;
 	}
 	correlate_warnings(c, "");
-	fmt = opts_flag(o, "json") ? PRINT_JSON :
-	      opts_flag(o, "csv") ? PRINT_CSV : PRINT_TEXT;
-	p = print_create(stdout, fmt, opts_flag(o, "pretty") ? PRINT_PRETTY : 0);
+	fmt = print_format_from_opts(o, &pflags);
+	p = print_create(stdout, fmt, pflags);
 	corr_print(c, base, p);
 	if (print_destroy(p)) {
 		fprintf(stderr, "tapless correlate: writing the results: %s\n",

@@ -125,7 +125,8 @@ static void ifinfo_one(struct printer *p, const struct iface_entry *ife,
 int cmd_ifinfo(int argc, char **argv)
 {
 	struct iface_entry *all = NULL;
-	enum print_format fmt = PRINT_TEXT;
+	enum print_format fmt;
+	unsigned pflags = 0;
 	struct printer *p;
 	struct utsname un;
 	struct opts *o;
@@ -134,10 +135,7 @@ int cmd_ifinfo(int argc, char **argv)
 	err = cmd_options(ifinfo_opts, argc, argv, "[IFACE...]", &o, &first);
 	if (err)
 		return err < 0 ? CMD_OK : err;
-	if (opts_flag(o, "json"))
-		fmt = PRINT_JSON;
-	else if (opts_flag(o, "csv"))
-		fmt = PRINT_CSV;
+	fmt = print_format_from_opts(o, &pflags);
 
 	/* Resolve every name before printing anything: a typo should not
 	 * leave half a JSON document behind. */
@@ -171,7 +169,7 @@ int cmd_ifinfo(int argc, char **argv)
 		return rc;
 	}
 
-	p = print_create(stdout, fmt, opts_flag(o, "pretty") ? PRINT_PRETTY : 0);
+	p = print_create(stdout, fmt, pflags);
 	print_object_begin(p, "kernel");
 	print_str(p, "release", "kernel %s", uname(&un) ? NULL : un.release);
 	print_bool(p, "opt_id_tcp", ", TCP stamps keyed from write_seq "

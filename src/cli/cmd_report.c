@@ -104,6 +104,7 @@ int cmd_report(int argc, char **argv)
 	struct report *r = NULL;
 	struct printer *p;
 	struct opts *o;
+	unsigned pflags = PRINT_PRETTY;	/* no --pretty: JSON indented */
 	int first, rc, prc;
 	bool warning;
 	FILE *jf;
@@ -168,8 +169,7 @@ int cmd_report(int argc, char **argv)
 			rc = CMD_SYSTEM;
 		}
 	}
-	p = opts_flag(o, "json") ? print_create(stdout, PRINT_JSON, PRINT_PRETTY) :
-				   print_create(stdout, PRINT_TEXT, 0);
+	p = print_create(stdout, print_format_from_opts(o, &pflags), pflags);
 	report_print(p, r, index_path);
 	if (print_destroy(p) && !rc)
 		rc = CMD_SYSTEM;

@@ -272,13 +272,13 @@ int cmd_status(int argc, char **argv)
 	struct opts *o;
 	struct printer *p;
 	enum print_format fmt;
+	unsigned pflags = PRINT_PRETTY;	/* no --pretty: JSON indented */
 	int first, rc = CMD_OK;
 
 	rc = cmd_options(status_opts, argc, argv, "[JOURNAL...]", &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
-	fmt = opts_flag(o, "json") ? PRINT_JSON : opts_flag(o, "csv") ? PRINT_CSV
-								  : PRINT_TEXT;
+	fmt = print_format_from_opts(o, &pflags);
 	if (first == argc) {
 		const char *sock = opts_str(o, "socket");
 
@@ -305,7 +305,7 @@ int cmd_status(int argc, char **argv)
 		opts_destroy(o);
 		return rc;
 	}
-	p = print_create(stdout, fmt, fmt == PRINT_JSON ? PRINT_PRETTY : 0);
+	p = print_create(stdout, fmt, pflags);
 	print_array_begin(p, "journals");
 	for (int i = first; i < argc; i++) {
 		int r = status_journal(p, argv[i]);

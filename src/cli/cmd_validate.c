@@ -373,9 +373,11 @@ static enum verdict overall(const struct validate *v, unsigned *judged)
 	return w;
 }
 
-static int validate_print(struct validate *v, enum print_format fmt, bool pretty)
+static int validate_print(struct validate *v)
 {
-	struct printer *p = print_create(stdout, fmt, pretty ? PRINT_PRETTY : 0);
+	unsigned pflags = 0;
+	enum print_format fmt = print_format_from_opts(v->o, &pflags);
+	struct printer *p = print_create(stdout, fmt, pflags);
 	unsigned judged;
 	enum verdict w = overall(v, &judged);
 
@@ -461,8 +463,7 @@ int cmd_validate(int argc, char **argv)
 	if (!v->input_error)
 		run_ref(v);
 
-	if (validate_print(v, opts_flag(v->o, "json") ? PRINT_JSON : PRINT_TEXT,
-			   opts_flag(v->o, "pretty"))) {
+	if (validate_print(v)) {
 		fprintf(stderr, "tapless validate: writing the output: %s\n",
 			strerror(EIO));
 		rc = CMD_SYSTEM;

@@ -6,10 +6,7 @@
 #include "cli/cmd.h"
 #include "base/log.h"
 #include "base/opts.h"
-
-#ifndef TAPLESS_VERSION
-#define TAPLESS_VERSION "0.1"
-#endif
+#include "base/prog.h"
 
 struct cmd_entry {
 	const char *name;
@@ -109,7 +106,7 @@ int main(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("tapless %s\n", TAPLESS_VERSION);
+		printf("tapless %s\n", tapless_version);
 		return CMD_OK;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

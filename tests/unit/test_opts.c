@@ -113,6 +113,7 @@ START_TEST(command_line_errors)
 		{ "--window", "11", "--window: 11 is out of range [0, 10]" },
 		{ "--mode", "h", "--mode: 'h' is not one of: auto, hw, sw" },
 		{ "--journal_dir", "/x", "unknown option '--journal_dir'" },
+		{ "--journal-dir", "/x", "unknown option '--journal-dir'" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -278,9 +279,10 @@ START_TEST(usage_lists_everything)
 	opts_usage(f, defs);
 	fclose(f);
 	for (const struct opt_def *d = defs; d->name; d++) {
-		char want[64];
+		char want[OPTS_NAME_MAX + 2], name[OPTS_NAME_MAX];
 
-		snprintf(want, sizeof(want), "--%s", d->name);
+		opts_cli_name(name, sizeof(name), d->name);
+		snprintf(want, sizeof(want), "--%s", name);
 		if (d->flags & OPT_FILE_ONLY)
 			ck_assert_msg(!strstr(buf, want), "%s shown", want);
 		else
@@ -291,6 +293,85 @@ START_TEST(usage_lists_everything)
 	ck_assert(strstr(buf, "[range: 1..100000]"));
 	ck_assert(strstr(buf, "[one of: auto, hw, sw]"));
 	ck_assert(strstr(buf, "(repeatable)"));
+	free(buf);
+}
+END_TEST
+
+/* Keys with '_' (a file's spelling, linuxptp's) are hyphenated on the
+ * command line; the old underscore spelling is still taken there. */
+static const struct opt_def udefs[] = {
+	{ "sync_threshold", 0, OPT_INT, "1000", 1, 1e9, NULL, "NS", "in sync below NS", 0 },
+	{ "free_running", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "measure only", 0 },
+	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "level", 0 },
+	{ "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check only", OPT_CLI_ONLY },
+	OPT_END
+};
+
+START_TEST(hyphens)
+{
+	struct opts *o = opts_create(udefs);
+	struct opts_error err = { "" };
+	char name[OPTS_NAME_MAX], small[5], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	char *p;
+
+	opts_cli_name(name, sizeof(name), "journal_rotate_size");
+	ck_assert_str_eq(name, "journal-rotate-size");
+	opts_cli_name(name, sizeof(name), "dry-run");
+	ck_assert_str_eq(name, "dry-run");
+	opts_cli_name(small, sizeof(small), "log_level");
+	ck_assert_str_eq(small, "log-");
+
+	/* Hyphens on the command line; the program asks by key. */
+	ck_assert_int_eq(parse(o, &err, "--sync-threshold", "5", "--free-running",
+			       "--log-level=debug", "-n", NULL), 6);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 5);
+	ck_assert(opts_flag(o, "free_running"));
+	ck_assert_str_eq(opts_str(o, "log_level"), "debug");
+	ck_assert(opts_flag(o, "dry-run"));
+	/* The underscore spelling: the same option. */
+	ck_assert_int_eq(parse(o, &err, "--sync_threshold=7", "--log_level",
+			       "info", NULL), 4);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 7);
+	ck_assert_str_eq(opts_str(o, "log_level"), "info");
+	/* Two spellings of one option make no abbreviation ambiguous. */
+	ck_assert_int_eq(parse(o, &err, "--sync", "8", NULL), 3);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 8);
+	opts_destroy(o);
+
+	/* Messages name the option as the command line spells it, whichever
+	 * spelling was typed. */
+	o = opts_create(udefs);
+	ck_assert_int_lt(parse(o, &err, "--sync_threshold", "0", NULL), 0);
+	ck_assert_str_eq(err.msg, "--sync-threshold: 0 is out of range [1, 1000000000]");
+	ck_assert_int_lt(parse(o, &err, "--sync-threshold", NULL), 0);
+	ck_assert_str_eq(err.msg, "option '--sync-threshold' needs an argument");
+	ck_assert_int_lt(parse(o, &err, "--free-running=1", NULL), 0);
+	ck_assert_int_lt(parse(o, &err, "--dry_run", NULL), 0);
+	ck_assert_str_eq(err.msg, "unknown option '--dry_run'");
+
+	/* A file keeps the key: underscores, and only them. */
+	p = write_file("sync_threshold 9\nfree_running 1\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 9);
+	ck_assert(opts_flag(o, "free_running"));
+	unlink(p);
+	p = write_file("sync-threshold 9\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), -EINVAL);
+	ck_assert_msg(strstr(err.msg, ":1: unknown option 'sync-threshold'"),
+		      "%s", err.msg);
+	unlink(p);
+	opts_destroy(o);
+
+	/* --help shows the hyphenated spelling only. */
+	f = open_memstream(&buf, &len);
+	opts_usage(f, udefs);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "    --sync-threshold NS "), "%s", buf);
+	ck_assert_msg(strstr(buf, "-l, --log-level LEVEL "), "%s", buf);
+	ck_assert_msg(strstr(buf, "    --free-running "), "%s", buf);
+	ck_assert_msg(!strchr(buf, '_'), "%s", buf);
 	free(buf);
 }
 END_TEST
@@ -336,6 +417,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, long_line);
 	tcase_add_test(t, precedence);
 	tcase_add_test(t, copy_cli);
+	tcase_add_test(t, hyphens);
 	tcase_add_test(t, usage_lists_everything);
 	suite_add_tcase(s, t);
 	return s;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opts.h"
 #include "base/print.h"
 #include "unit.h"
 
@@ -433,12 +434,72 @@ START_TEST(csv_misuse)
 }
 END_TEST
 
+/* The format the options ask for: one rule for every command. */
+static enum print_format from_args(const struct opt_def *defs, unsigned *flags,
+				   const char *a, const char *b)
+{
+	char *argv[] = { "prog", (char *)a, (char *)b, NULL };
+	int argc = 1 + !!a + !!b;
+	struct opts *o = opts_create(defs);
+	struct opts_error err;
+	enum print_format f;
+
+	ck_assert_int_eq(opts_parse_args(o, argc, argv, &err), argc);
+	f = print_format_from_opts(o, flags);
+	opts_destroy(o);
+	return f;
+}
+
+START_TEST(format_from_opts)
+{
+	static const struct opt_def all[] = {
+		{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON", 0 },
+		{ "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "CSV", 0 },
+		{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent", 0 },
+		OPT_END
+	};
+	static const struct opt_def json_only[] = {
+		{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON", 0 },
+		OPT_END
+	};
+	static const struct opt_def none[] = {
+		{ "rate", 'r', OPT_INT, "1", 0, 0, NULL, NULL, "rate", 0 },
+		OPT_END
+	};
+	unsigned flags;
+
+	flags = 0;
+	ck_assert_int_eq(from_args(all, &flags, NULL, NULL), PRINT_TEXT);
+	ck_assert_uint_eq(flags, 0);
+	ck_assert_int_eq(from_args(all, &flags, "--csv", NULL), PRINT_CSV);
+	/* --json wins over --csv, in either order. */
+	ck_assert_int_eq(from_args(all, &flags, "--csv", "-j"), PRINT_JSON);
+	ck_assert_int_eq(from_args(all, &flags, "-j", "--csv"), PRINT_JSON);
+	ck_assert_uint_eq(flags, 0);
+	ck_assert_int_eq(from_args(all, &flags, "-j", "-p"), PRINT_JSON);
+	ck_assert_uint_eq(flags, PRINT_PRETTY);
+	/* With --pretty in the table, not giving it means not indented. */
+	flags = PRINT_PRETTY;
+	ck_assert_int_eq(from_args(all, &flags, "-j", NULL), PRINT_JSON);
+	ck_assert_uint_eq(flags, 0);
+	/* Without it, the command's own choice stays. */
+	flags = PRINT_PRETTY;
+	ck_assert_int_eq(from_args(json_only, &flags, "-j", NULL), PRINT_JSON);
+	ck_assert_uint_eq(flags, PRINT_PRETTY);
+	flags = 0;
+	ck_assert_int_eq(from_args(json_only, &flags, NULL, NULL), PRINT_TEXT);
+	ck_assert_uint_eq(flags, 0);
+	ck_assert_int_eq(from_args(none, &flags, "-r", "2"), PRINT_TEXT);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
 	TCase *json = tcase_create("json");
 	TCase *text = tcase_create("text");
 	TCase *csv = tcase_create("csv");
+	TCase *opts = tcase_create("opts");
 
 	tcase_add_test(json, json_top_level);
 	tcase_add_test(json, json_nesting);
@@ -461,6 +522,8 @@ static Suite *print_suite(void)
 	tcase_add_test(csv, csv_later_rows);
 	tcase_add_test(csv, csv_misuse);
 	suite_add_tcase(s, csv);
+	tcase_add_test(opts, format_from_opts);
+	suite_add_tcase(s, opts);
 	return s;
 }
 

@@ -186,7 +186,7 @@ START_TEST(option_cli)
 					true, &err), 0);
 	unit_write_file(path, "[eth1]\n");
 	ck_assert_int_eq(syncconf_load(&c, o, path, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "command line --ptp4l_option: ptp4l_option "
+	ck_assert_str_eq(err.msg, "command line --ptp4l-option: ptp4l_option "
 			 "uds_address: tapless-syncd sets it itself");
 	opts_destroy(o);
 }
