@@ -198,8 +198,9 @@ static int capd_open_file(struct capd *d)
 			err = pcapng_add_iface(d->w, &pi, &d->ifc[i].id[dir]);
 		}
 		/* Frames instrumented senders hand over get interfaces of
-		 * their own: their stamps are of another kind than what the
-		 * packet socket saw leave. */
+		 * their own, flagged as sender-stamped: their stamps are of
+		 * another kind than what the packet socket saw leave. The
+		 * note says so to people. */
 		for (int hw = 0; !err && d->lfd >= 0 && hw <= 1; hw++) {
 			struct pcapng_iface pi = {
 				.name = d->ifc[i].name,
@@ -209,6 +210,7 @@ static int capd_open_file(struct capd *d)
 					.hw = hw, .phc = hw ? d->ifc[i].phc : -1,
 					.timescale = hw ? TS_SCALE_PHC : TS_SCALE_UTC,
 				},
+				.sender = true,
 			};
 
 			if (hw && d->ifc[i].phc < 0)

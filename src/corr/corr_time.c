@@ -48,8 +48,7 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	ci = r ? cap_iface(r, id) : NULL;
 	f->linktype = ci ? ci->linktype : 0;
 	f->resolution_ns = ci && ci->resolution_ns > 1 ? ci->resolution_ns : 1;
-	f->sender = ci && ci->src_known &&
-		    strstr(ci->src.note, PCAPNG_NOTE_SENDER) == ci->src.note;
+	f->sender = ci && ci->sender;
 	snprintf(f->clock, sizeof(f->clock), "sys");
 	if (ci && ci->src_known && ci->src.hw && ci->src.phc >= 0)
 		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);

@@ -32,6 +32,12 @@ struct cap_iface {
 				 * for µs, 0 when finer than 1 ns) */
 	bool src_known;		/* description was ours: src is valid */
 	struct pcapng_source src;
+	bool sender;		/* frames stamped by the program that sent
+				 * them, not by the capture point: tapless's
+				 * interface flags option (pcapng_iface.sender)
+				 * or, in a file written before it, an
+				 * if_description of ours whose note begins
+				 * PCAPNG_NOTE_SENDER */
 };
 
 struct cap_packet {

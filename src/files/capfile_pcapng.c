@@ -71,6 +71,7 @@ struct cap_idb_opts {
 	struct cap_iface *ifc;
 	uint8_t tsresol;
 	int64_t tsoffset;
+	bool has_flags;		/* tapless's interface flags option came */
 };
 
 static void cap_idb_opt(struct cap_reader *r, uint16_t code,
@@ -93,6 +94,16 @@ static void cap_idb_opt(struct cap_reader *r, uint16_t code,
 	case PCAPNG_IF_TSOFFSET:
 		if (len >= 8)
 			o->tsoffset = (int64_t)rd64(r, v);
+		break;
+	case PCAPNG_OPT_CUSTOM_BIN:
+		/* Another enterprise's custom options, and kinds of ours we
+		 * do not know, are skipped. */
+		if (len >= PCAPNG_TAPLESS_IF_FLAGS_LEN &&
+		    rd32(r, v) == PCAPNG_TAPLESS_PEN &&
+		    rd16(r, v + 4) == PCAPNG_TAPLESS_IF_FLAGS) {
+			o->has_flags = true;
+			o->ifc->sender = rd32(r, v + 8) & PCAPNG_TAPLESS_IF_SENDER;
+		}
 		break;
 	}
 }
@@ -244,6 +255,10 @@ static int cap_pcapng_idb(struct cap_reader *r, uint64_t off, uint32_t len)
 	o.ifc->resolution_ns = cap_resolution(o.tsresol);
 	o.ifc->src_known = o.ifc->description[0] &&
 		pcapng_parse_description(o.ifc->description, &o.ifc->src) == 0;
+	/* A file written before the flags option: the note said it. */
+	if (!o.has_flags && o.ifc->src_known)
+		o.ifc->sender = !strncmp(o.ifc->src.note, PCAPNG_NOTE_SENDER,
+					 strlen(PCAPNG_NOTE_SENDER));
 	return 0;
 }
 

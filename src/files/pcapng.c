@@ -286,6 +286,19 @@ int pcapng_add_iface_desc(struct pcapng_writer *w,
 	pcapng_opt_str(&o, PCAPNG_IF_NAME, ifc->name);
 	pcapng_opt_str(&o, PCAPNG_IF_DESCRIPTION, desc);
 	pcapng_opt(&o, PCAPNG_IF_TSRESOL, &resol, 1);
+	if (ifc->sender) {
+		/* Native byte order, as the section's (pcapng_open()). */
+		struct {
+			uint32_t pen;
+			uint16_t kind, reserved;
+			uint32_t flags;
+		} cust = { PCAPNG_TAPLESS_PEN, PCAPNG_TAPLESS_IF_FLAGS, 0,
+			   PCAPNG_TAPLESS_IF_SENDER };
+
+		_Static_assert(sizeof(cust) == PCAPNG_TAPLESS_IF_FLAGS_LEN,
+			       "tapless interface flags option");
+		pcapng_opt(&o, PCAPNG_OPT_CUSTOM_BIN, &cust, sizeof(cust));
+	}
 	pcapng_opt_end(&o);
 	err = pcapng_block(w, PCAPNG_BT_IDB, &idb, sizeof(idb), NULL, 0, &o);
 	if (err)

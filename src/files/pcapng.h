@@ -42,9 +42,11 @@ struct pcapng_source {
 	char note[96];		/* free text kept after the fields, or "" */
 };
 
-/* The note of an interface whose frames were handed over with their TX
- * stamps by the program that sent them (tapless-capd --tx-socket), not
- * seen by the packet socket. */
+/* The note tapless-capd gives an interface whose frames were handed over
+ * with their TX stamps by the program that sent them (tapless-capd
+ * --tx-socket), for people. Files written before the interface flag
+ * (pcapng_iface.sender) said so with this note alone: readers fall back on
+ * it when the flag's option is absent (capfile.h). */
 #define PCAPNG_NOTE_SENDER "sent, stamped by the sending program"
 
 struct pcapng_iface {
@@ -52,6 +54,10 @@ struct pcapng_iface {
 	uint16_t linktype;	/* DLT/LINKTYPE_*, e.g. 1 (Ethernet) */
 	uint32_t snaplen;	/* 0: unlimited */
 	struct pcapng_source src;
+	bool sender;		/* frames are sender-side records stamped on
+				 * the sending socket, not the capture
+				 * point's: tapless's interface flags option
+				 * (tapless-pcapng(5)) */
 };
 
 struct pcapng_section {

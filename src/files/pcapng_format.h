@@ -12,6 +12,7 @@
 
 #define PCAPNG_OPT_ENDOFOPT 0
 #define PCAPNG_OPT_COMMENT 1
+#define PCAPNG_OPT_CUSTOM_BIN 2989	/* PEN, binary data; copyable */
 #define PCAPNG_SHB_HARDWARE 2
 #define PCAPNG_SHB_OS 3
 #define PCAPNG_SHB_USERAPPL 4
@@ -23,6 +24,16 @@
 #define PCAPNG_EPB_PACKETID 5
 #define PCAPNG_ISB_IFRECV 4
 #define PCAPNG_ISB_IFDROP 5
+
+/* tapless's own options: opt_custom 2989, the PEN, then a 16-bit kind and
+ * its data, every number in the section's byte order (tapless-pcapng(5)).
+ * The PEN is RFC 5612's documentation number until tapless has one of its
+ * own from IANA; readers will keep accepting it. */
+#define PCAPNG_TAPLESS_PEN 32473u
+/* In an IDB: kind 1, 16 bits reserved (0), 32 bits of interface flags. */
+#define PCAPNG_TAPLESS_IF_FLAGS 1
+#define PCAPNG_TAPLESS_IF_FLAGS_LEN 12
+#define PCAPNG_TAPLESS_IF_SENDER 0x1u	/* frames stamped by their sender */
 
 /* Interfaces per file: one per (interface, stamp source) on one host. */
 #define PCAPNG_MAX_IFACES 64

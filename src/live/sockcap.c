@@ -165,6 +165,7 @@ void sockcap_iface(const struct ts_sock *ts, const char *ifname, bool tx,
 	snprintf(ifc->src.note, sizeof(ifc->src.note), "%s by the application%s",
 		 tx ? "sent" : "received",
 		 hw ? "" : ", host stamps");
+	ifc->sender = tx;	/* stamped on the sending socket */
 }
 
 bool sockcap_relative(const struct sockcap *sc)

@@ -61,7 +61,8 @@ int sockcap_create(struct sockcap **out, struct ts_sock *ts, int fd,
 void sockcap_destroy(struct sockcap *sc);
 
 /* The pcapng interface that frames of ts in direction tx/rx belong on:
- * name from ifname (or "sock"), the stamp source of ts. For
+ * name from ifname (or "sock"), the stamp source of ts, the TX one flagged
+ * as stamped by its sender (pcapng_iface.sender). For
  * pcapng_add_iface(). */
 void sockcap_iface(const struct ts_sock *ts, const char *ifname, bool tx,
 		   struct pcapng_iface *ifc);

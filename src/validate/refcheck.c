@@ -158,9 +158,7 @@ static int64_t scale_adjust(const struct cap_iface *ci, int ref_scale,
 
 static bool iface_is_sender(const struct cap_iface *ci)
 {
-	return ci && ci->src_known &&
-	       !strncmp(ci->src.note, PCAPNG_NOTE_SENDER,
-			strlen(PCAPNG_NOTE_SENDER));
+	return ci && ci->sender;
 }
 
 /* Before the first packet: whether the file carries senders' stamps.

@@ -39,8 +39,8 @@ static void frame(unsigned char *f, uint32_t len, uint32_t i)
 static int gen(const char *path, long n)
 {
 	struct pcapng_section sec = { .hostname = "capgen", .userappl = "capgen" };
-	struct pcapng_iface hw = { "eth1", 1, 0, { true, 0, TS_SCALE_TAI, "" } };
-	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface hw = { "eth1", 1, 0, { true, 0, TS_SCALE_TAI, "" }, false };
+	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
 	struct pcapng_writer *w;
 	unsigned char f[1100];
 	uint32_t ids[2];
@@ -77,7 +77,7 @@ static int gen(const char *path, long n)
 static int bench(long n)
 {
 	struct pcapng_section sec = { .hostname = "bench" };
-	struct pcapng_iface ifc = { "eth1", 1, 0, { true, 0, TS_SCALE_TAI, "" } };
+	struct pcapng_iface ifc = { "eth1", 1, 0, { true, 0, TS_SCALE_TAI, "" }, false };
 	char path[64];
 	struct pcapng_writer *w;
 	struct timespec a, b;

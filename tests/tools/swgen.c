@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	}
 	qsort(evs, nev, sizeof(*evs), ev_cmp);
 	for (int p = 0; p < 2; p++) {
-		struct pcapng_iface ifc = { "swp", 1, 0, { true, 0, 0, "" } };
+		struct pcapng_iface ifc = { "swp", 1, 0, { true, 0, 0, "" }, false };
 
 		snprintf(path[p], sizeof(path[p]), "%s/port%d.pcapng", argv[1], p + 1);
 		err = pcapng_open(&w[p], path[p], &sec);

@@ -29,7 +29,7 @@ static void write_file(const char *name, int64_t first, int64_t step, int n,
 		       bool finish)
 {
 	struct pcapng_section sec = { .hostname = "h" };
-	struct pcapng_iface ifc = { "eth0", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface ifc = { "eth0", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
 	struct pcapng_writer *w;
 	unsigned char f[60] = { 0 };
 	char path[160];

@@ -63,8 +63,8 @@ static const char *write_sample(const char *name)
 {
 	static char final[128];
 	struct pcapng_section sec = { .hostname = "algo1", .userappl = "test" };
-	struct pcapng_iface hw = { "eth1", 1, 0, { true, 2, TS_SCALE_TAI, "rx all" } };
-	struct pcapng_iface sw = { "eth1", 1, 96, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface hw = { "eth1", 1, 0, { true, 2, TS_SCALE_TAI, "rx all" }, false };
+	struct pcapng_iface sw = { "eth1", 1, 96, { false, -1, TS_SCALE_UTC, "" }, false };
 	struct pcapng_writer *w;
 	unsigned char data[1600];
 	uint32_t id_hw, id_sw;
@@ -162,8 +162,8 @@ END_TEST
 START_TEST(packet_id_round_trip)
 {
 	struct pcapng_section sec = { .hostname = "sw", .userappl = "test" };
-	struct pcapng_iface p1 = { "p1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
-	struct pcapng_iface p2 = { "p2", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface p1 = { "p1", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
+	struct pcapng_iface p2 = { "p2", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
 	const char *p = path_of("id.pcapng");
 	char ebuf[CAP_ERRBUF];
 	struct pcapng_writer *w;
@@ -235,7 +235,7 @@ END_TEST
 START_TEST(failed_flush_counts_and_cuts)
 {
 	struct pcapng_section sec = { .hostname = "h" };
-	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
 	struct rlimit old, lim;
 	const char *p = path_of("full.pcapng");
 	struct pcapng_writer *w;
@@ -277,7 +277,7 @@ END_TEST
 START_TEST(link_events_round_trip)
 {
 	struct pcapng_section sec = { .hostname = "h" };
-	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" } };
+	struct pcapng_iface sw = { "eth1", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
 	const char *p = path_of("link.pcapng");
 	unsigned char data[64] = { 0 };
 	char ebuf[CAP_ERRBUF];
@@ -678,6 +678,171 @@ START_TEST(classic_pcap_truncated)
 }
 END_TEST
 
+/* Sender-stamped interfaces (tapless-capd --tx-socket, the probes' own TX
+ * frames) carry tapless's interface flags option, whatever their note says;
+ * the others carry none. */
+START_TEST(sender_flag_round_trip)
+{
+	struct pcapng_section sec = { .hostname = "algo1", .userappl = "test" };
+	struct pcapng_iface tx = {
+		.name = "eth1", .linktype = 1,
+		.src = { false, -1, TS_SCALE_UTC, "sent by the application" },
+		.sender = true,
+	};
+	struct pcapng_iface hw = {
+		.name = "eth1", .linktype = 1,
+		.src = { true, 2, TS_SCALE_PHC, "" }, .sender = true,
+	};
+	struct pcapng_iface rx = {
+		.name = "eth1", .linktype = 1,
+		.src = { false, -1, TS_SCALE_UTC, "received" },
+	};
+	const char *p = path_of("f.pcapng");
+	char ebuf[CAP_ERRBUF];
+	struct pcapng_writer *w;
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	uint32_t id[4];
+	unsigned char frame[60] = { 0 };
+
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &tx, &id[0]), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &rx, &id[1]), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &hw, &id[2]), 0);
+	/* Not ours to describe (another writer's text): the flag still goes. */
+	ck_assert_int_eq(pcapng_add_iface_desc(w, &tx, "Intel(R) Ethernet", &id[3]), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pcapng_write_packet(w, id[i], pkt_ts(i), frame,
+			sizeof(frame), sizeof(frame), PCAPNG_DIR_OUT), 0);
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_int_eq(cap_next(r, &pkt), 0);
+	ck_assert_str_eq(cap_error(r), "");
+	ck_assert_uint_eq(cap_iface_count(r), 4);
+	ck_assert(cap_iface(r, 0)->sender);
+	ck_assert_str_eq(cap_iface(r, 0)->src.note, "sent by the application");
+	ck_assert(!cap_iface(r, 1)->sender);
+	ck_assert(cap_iface(r, 2)->sender);
+	ck_assert(cap_iface(r, 2)->src_known && cap_iface(r, 2)->src.hw);
+	ck_assert(cap_iface(r, 3)->sender && !cap_iface(r, 3)->src_known);
+	cap_close(r);
+}
+END_TEST
+
+/* Files written before the option: an if_description of ours whose note
+ * begins with the old text says it, and nothing else does. */
+START_TEST(sender_old_note_fallback)
+{
+	struct pcapng_section sec = { .hostname = "algo1", .userappl = "test" };
+	struct pcapng_iface ifc = {
+		.name = "eth1", .linktype = 1,
+		.src = { false, -1, TS_SCALE_UTC, "" },
+	};
+	static const char *const notes[] = {
+		PCAPNG_NOTE_SENDER, PCAPNG_NOTE_SENDER ", host stamps",
+		"sent, host stamps", "received; " PCAPNG_NOTE_SENDER,
+	};
+	static const bool want[] = { true, true, false, false };
+	const char *p = path_of("o.pcapng");
+	char ebuf[CAP_ERRBUF], desc[200];
+	struct pcapng_writer *w;
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	uint32_t id;
+
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+		snprintf(ifc.src.note, sizeof(ifc.src.note), "%s", notes[i]);
+		ck_assert_int_eq(pcapng_add_iface(w, &ifc, &id), 0);
+	}
+	/* Someone else's description that happens to begin with the text. */
+	snprintf(desc, sizeof(desc), "%s", PCAPNG_NOTE_SENDER);
+	ck_assert_int_eq(pcapng_add_iface_desc(w, &ifc, desc, &id), 0);
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	ck_assert_int_eq(cap_next(r, &pkt), 0);	/* interfaces only */
+	ck_assert_uint_eq(cap_iface_count(r), 5);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_msg(cap_iface(r, i)->sender == want[i], "note %u", i);
+	ck_assert(!cap_iface(r, 4)->src_known && !cap_iface(r, 4)->sender);
+	cap_close(r);
+}
+END_TEST
+
+/* IDB with one custom binary option (PEN, kind, 0, flags) and, with note,
+ * an if_description of ours carrying the old sender note. */
+static void idb_custom(struct blob *x, uint32_t pen, uint16_t kind,
+		       uint32_t flags, bool note)
+{
+	char desc[128];
+	uint32_t dlen = 0, len = 20 + 16 + 4;	/* + opt_endofopt */
+
+	if (note) {
+		snprintf(desc, sizeof(desc), "tapless: source=sw phc=-1 "
+			 "timescale=utc; %s", PCAPNG_NOTE_SENDER);
+		dlen = (uint32_t)strlen(desc);
+		len += 4 + ((dlen + 3) & ~3u);
+	}
+	put32(x, PCAPNG_BT_IDB);
+	put32(x, len);
+	put16(x, 1);
+	put16(x, 0);
+	put32(x, 0);
+	if (note) {
+		put16(x, PCAPNG_IF_DESCRIPTION);
+		put16(x, (uint16_t)dlen);
+		memset(x->b + x->n, 0, (dlen + 3) & ~3u);
+		memcpy(x->b + x->n, desc, dlen);
+		x->n += (dlen + 3) & ~3u;
+	}
+	put16(x, PCAPNG_OPT_CUSTOM_BIN);
+	put16(x, 12);
+	put32(x, pen);
+	put16(x, kind);
+	put16(x, 0);
+	put32(x, flags);
+	put32(x, 0);	/* opt_endofopt */
+	put32(x, len);
+}
+
+/* The option in either byte order; another enterprise's option, or a kind
+ * of ours not known, is not it; when it is there, it wins over the note. */
+START_TEST(sender_option_hand_built)
+{
+	for (int be = 0; be <= 1; be++) {
+		struct blob x = { .n = 0, .be = be };
+		char ebuf[CAP_ERRBUF];
+		struct cap_reader *r;
+		struct cap_packet pkt;
+
+		shb(&x);
+		idb_custom(&x, PCAPNG_TAPLESS_PEN, PCAPNG_TAPLESS_IF_FLAGS,
+			   PCAPNG_TAPLESS_IF_SENDER | 0x80000000u, false);
+		idb_custom(&x, 12345, PCAPNG_TAPLESS_IF_FLAGS,
+			   PCAPNG_TAPLESS_IF_SENDER, false);
+		idb_custom(&x, PCAPNG_TAPLESS_PEN, 7, PCAPNG_TAPLESS_IF_SENDER,
+			   false);
+		idb_custom(&x, PCAPNG_TAPLESS_PEN, PCAPNG_TAPLESS_IF_FLAGS, 0,
+			   true);
+		idb_custom(&x, 12345, PCAPNG_TAPLESS_IF_FLAGS, 0, true);
+		epb(&x, 0, 1, 4);
+		ck_assert_int_eq(cap_open(&r, save(&x, "c.pcapng"), ebuf), 0);
+		ck_assert_msg(cap_next(r, &pkt) == 1, "%s", cap_error(r));
+		ck_assert_uint_eq(cap_iface_count(r), 5);
+		ck_assert_msg(cap_iface(r, 0)->sender, "be %d", be);
+		ck_assert(!cap_iface(r, 1)->sender);
+		ck_assert(!cap_iface(r, 2)->sender);
+		ck_assert(cap_iface(r, 3)->src_known && !cap_iface(r, 3)->sender);
+		ck_assert(cap_iface(r, 4)->src_known && cap_iface(r, 4)->sender);
+		cap_close(r);
+	}
+}
+END_TEST
+
 START_TEST(description_round_trip)
 {
 	struct pcapng_source a = { true, 7, TS_SCALE_PHC, "narrowed rx filter" }, b;
@@ -712,6 +877,9 @@ static Suite *pcapng_suite(void)
 	tcase_add_test(t, classic_pcap);
 	tcase_add_test(t, classic_pcap_truncated);
 	tcase_add_test(t, description_round_trip);
+	tcase_add_test(t, sender_flag_round_trip);
+	tcase_add_test(t, sender_old_note_fallback);
+	tcase_add_test(t, sender_option_hand_built);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

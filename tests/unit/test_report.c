@@ -403,7 +403,7 @@ struct ev {
 static void write_port(const char *path, const struct ev *e, size_t n)
 {
 	struct pcapng_section sec = { .hostname = "swemu", .userappl = "test_report" };
-	struct pcapng_iface ifc = { "swp", 1, 0, { true, 0, 0, "" } };
+	struct pcapng_iface ifc = { "swp", 1, 0, { true, 0, 0, "" }, false };
 	struct pcapng_writer *w;
 	uint8_t frame[256], pl[128] = { 0 };
 	uint32_t ifid;

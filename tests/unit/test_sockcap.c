@@ -106,6 +106,9 @@ static void read_side(const char *path, struct seen *tx, struct seen *rx)
 		}
 		ck_assert(cap_iface(r, p.iface)->src_known);
 		ck_assert(!cap_iface(r, p.iface)->src.hw);
+		/* Sent frames: stamped on the sending socket. */
+		ck_assert(cap_iface(r, p.iface)->sender ==
+			  (p.dir == PCAPNG_DIR_OUT));
 	}
 	ck_assert_int_eq(rc, 0);
 	cap_close(r);
