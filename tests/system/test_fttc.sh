@@ -131,7 +131,7 @@ for b in "${bad[@]}"; do
 	bin/tapless-venue --md 127.0.0.1:$port --ord 127.0.0.1:$((port + 1)) \
 		--accept-timeout 2 --max-msg 4096 --duration 1 2> "$out/bad-$name.log" > /dev/null &
 	vp=$!
-	for _ in $(seq 100); do grep -q listening "$out/bad-$name.log" && break; sleep 0.05; done
+	for _ in $(seq 100); do grep -qs listening "$out/bad-$name.log" && break; sleep 0.05; done
 	if exec 3<>/dev/tcp/127.0.0.1/$port; then
 		printf '%s' "$bytes" >&3
 		timeout 3 cat <&3 | tr '\001' '|' > "$out/bad-$name.reply"
