@@ -21,6 +21,7 @@
 #include "fix/fix.h"
 #include "fix/fixsess.h"
 #include "base/log.h"
+#include "base/nstime.h"
 #include "base/opts.h"
 #include "base/print.h"
 #include "probes/probe.h"
@@ -37,7 +38,6 @@
  * scan or a crowd of idle connections must not lock the algo out, so when
  * full the oldest is closed to make room. */
 #define VENUE_MAX_PENDING 64
-#define NS 1000000000LL
 /* How long after the end of --duration messages still due are sent late:
  * a venue a few messages behind at the end (a loaded machine: the lab's
  * 5000/s runs were up to 5 ms behind) finishes its schedule, one that is
@@ -449,8 +449,8 @@ static int venue_accept(struct venue *v, const struct opts *o,
 		.max_msg = (size_t)opts_int(o, "max-msg"),
 	};
 	struct probe_conn *conn[2] = { &v->md, &v->ord };
-	int64_t end = ts_now_mono() + opts_int(o, "accept-timeout") * NS;
-	int64_t logon_ns = opts_int(o, "logon-timeout") * NS;
+	int64_t end = ts_now_mono() + opts_int(o, "accept-timeout") * NS_PER_S;
+	int64_t logon_ns = opts_int(o, "logon-timeout") * NS_PER_S;
 
 	while (!venue_stop && ts_now_mono() < end) {
 		struct pollfd p[4 + VENUE_MAX_PENDING];
@@ -549,8 +549,8 @@ static void venue_refuse(struct venue *v, int lfd[2], const struct pollfd *p,
 static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 		     int lfd[2])
 {
-	int64_t interval = NS / rate, start = ts_now_mono();
-	int64_t next = start, end = start + secs * NS, now = start;
+	int64_t interval = NS_PER_S / rate, start = ts_now_mono();
+	int64_t next = start, end = start + secs * NS_PER_S, now = start;
 	uint64_t n = 0, total = (uint64_t)(rate * secs);
 	int rc = 0;
 

@@ -1,5 +1,6 @@
 /* syncq.c — sync quality of one clock. See syncq.h.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,37 @@ bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
 	*in_sync = e->in_sync;
 	*bound_ns = e->bound_ns;
 	return true;
+}
+
+int syncq_derived_offset(const struct syncq_reading *ref,
+			 const struct syncq_reading *own, int utc_offset_s,
+			 int64_t *offset_ns, int64_t *width_ns)
+{
+	if (own) {
+		/* clock - reference PHC, both read against sys. */
+		*offset_ns = own->offset_ns - ref->offset_ns;
+		*width_ns = ref->window_ns / 2 + own->window_ns / 2;
+		return 0;
+	}
+	if (utc_offset_s < 0)
+		return -EAGAIN;
+	*offset_ns = -ref->offset_ns + utc_offset_s * 1000000000LL;
+	*width_ns = ref->window_ns / 2;
+	return 0;
+}
+
+void syncq_derived_bound(bool *in_sync, int64_t *bound_ns, bool ref_in_sync,
+			 int64_t ref_bound_ns, int64_t width_ns,
+			 int64_t threshold_ns)
+{
+	if (ref_in_sync && *bound_ns != SYNCQ_NONE) {
+		*bound_ns += ref_bound_ns + width_ns;
+	} else {
+		*in_sync = false;
+		*bound_ns = SYNCQ_NONE;
+	}
+	if (*bound_ns != SYNCQ_NONE && *bound_ns > threshold_ns)
+		*in_sync = false;
 }
 
 /* Welford's running mean and variance: stable for offsets of a few ns

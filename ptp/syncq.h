@@ -86,4 +86,41 @@ void syncq_window(const struct syncq *q, int64_t now_ns, int64_t span_ns,
 bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
 		int64_t *bound_ns);
 
+/* Derived clocks: a clock phc2sys keeps on a reference PHC that a ptp4l
+ * steers (the system clock, or another PHC). No ptp4l reports on it, so it
+ * is measured: each clock is read against CLOCK_REALTIME (phc_sys_offset(),
+ * stamp/phc.h) and the readings are compared. Its samples go through
+ * syncq_add() like any other (state SYNCQ_FOLLOWING, no delay; the
+ * asymmetry terms do not apply, so its syncq has them 0); the verdict is
+ * then chained to the reference's. Both steps are pure computation. */
+struct syncq_reading {
+	int64_t offset_ns;	/* PHC - CLOCK_REALTIME */
+	int64_t window_ns;	/* the sys bracket it was read in: the true
+				 * offset is within half of it */
+};
+
+/* The derived clock's offset from where phc2sys should hold it, and the
+ * width the readings add to its bound:
+ * - a PHC (own): offset own - ref, width ref.window/2 + own.window/2;
+ * - the system clock (own NULL): a PHC keeps PTP's timescale (TAI), sys
+ *   UTC, so sys belongs at ref PHC - (TAI - UTC): offset
+ *   -ref.offset + utc_offset_s * 1e9, width ref.window/2.
+ * Returns 0, or -EAGAIN for the system clock while TAI - UTC is not known
+ * (utc_offset_s < 0): there is nothing to judge it against yet, and
+ * *offset_ns, *width_ns are left as they were. */
+int syncq_derived_offset(const struct syncq_reading *ref,
+			 const struct syncq_reading *own, int utc_offset_s,
+			 int64_t *offset_ns, int64_t *width_ns);
+
+/* Chain the derived clock's verdict (*in_sync, *bound_ns as syncq_add()
+ * gave them) to its reference's: it is as good as the reference plus its
+ * own reading, so *bound_ns becomes own + ref_bound_ns + width_ns. When
+ * the reference is out of sync or the own bound is SYNCQ_NONE, nothing
+ * vouches for the clock: out of sync, bound SYNCQ_NONE. A chained bound
+ * over threshold_ns is out of sync (the bound is kept). Never makes an
+ * out-of-sync clock in sync. */
+void syncq_derived_bound(bool *in_sync, int64_t *bound_ns, bool ref_in_sync,
+			 int64_t ref_bound_ns, int64_t width_ns,
+			 int64_t threshold_ns);
+
 #endif

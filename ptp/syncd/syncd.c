@@ -645,29 +645,23 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 
 	if (ok && dv->phc)
 		ok = !syncd_phc_sys(dv->phc, &own);
-	/* A PHC keeps PTP's timescale (TAI), the system clock UTC: phc2sys
-	 * puts sys at PHC - (TAI - UTC), so that is where it should be. */
-	if (ok && !dv->phc && dv->ref->utc_offset < 0)
-		ok = false;	/* not known yet: nothing to judge against */
-	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
 	s.offset_ns = SYNCQ_NONE;
 	if (ok) {
-		/* clock - reference PHC, both read against sys. */
-		s.offset_ns = dv->phc ? own.offset_ns - ref.offset_ns
-			: -ref.offset_ns + dv->ref->utc_offset * 1000000000LL;
-		width = ref.window_ns / 2 + (dv->phc ? own.window_ns / 2 : 0);
+		/* Pure from here: the offset, then the verdict chained to
+		 * the reference's (syncq.h, "Derived clocks"). */
+		struct syncq_reading r = { ref.offset_ns, ref.window_ns }, o;
+
+		if (dv->phc)
+			o = (struct syncq_reading){ own.offset_ns, own.window_ns };
+		ok = !syncq_derived_offset(&r, dv->phc ? &o : NULL,
+					   dv->ref->utc_offset, &s.offset_ns,
+					   &width);
 	}
+	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
 	syncq_add(dv->q, &s, &dv->in_sync, &dv->bound_ns);
-	/* Chained: as good as the reference, plus this reading. */
-	if (ok && dv->ref->in_sync && dv->bound_ns != SYNCQ_NONE) {
-		dv->bound_ns += dv->ref->bound_ns + width;
-	} else {
-		dv->in_sync = false;
-		dv->bound_ns = SYNCQ_NONE;	/* nothing vouches for it */
-	}
-	if (dv->bound_ns != SYNCQ_NONE &&
-	    dv->bound_ns > opts_int(d->conf.opts, "sync_threshold"))
-		dv->in_sync = false;
+	syncq_derived_bound(&dv->in_sync, &dv->bound_ns, dv->ref->in_sync,
+			    dv->ref->bound_ns, width,
+			    opts_int(d->conf.opts, "sync_threshold"));
 	dv->offset_ns = s.offset_ns;
 	snprintf(js.clock, sizeof(js.clock), "%s", dv->clock);
 	snprintf(js.state, sizeof(js.state), "%s", ok ? "phc2sys" : "-");

@@ -3,13 +3,14 @@
 #include "base/wholefile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
 
-int wholefile_open(struct wholefile *w, const char *path)
+static void wholefile_names(struct wholefile *w, const char *path)
 {
 	size_t n = strlen(path);
 
@@ -17,30 +18,58 @@ int wholefile_open(struct wholefile *w, const char *path)
 	w->tmp = xmalloc(n + sizeof(".part"));
 	memcpy(w->tmp, path, n);
 	memcpy(w->tmp + n, ".part", sizeof(".part"));
-	w->f = fopen(w->tmp, "w");
-	return w->f ? 0 : -errno;
+	w->f = NULL;
+	w->fd = -1;
 }
 
-int wholefile_close(struct wholefile *w, bool discard)
+int wholefile_open(struct wholefile *w, const char *path)
 {
-	int err = 0;
+	wholefile_names(w, path);
+	w->f = fopen(w->tmp, "w");
+	if (!w->f)
+		return -errno;
+	w->fd = fileno(w->f);
+	return 0;
+}
 
-	if (w->f) {
-		errno = 0;	/* a write error may leave none */
-		if (fflush(w->f) || ferror(w->f))
-			err = errno ? -errno : -EIO;
-		if (!err && fsync(fileno(w->f)))
+int wholefile_open_fd(struct wholefile *w, const char *path)
+{
+	wholefile_names(w, path);
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	return w->fd < 0 ? -errno : 0;
+}
+
+int wholefile_end(struct wholefile *w, enum wholefile_end how, int err)
+{
+	bool keep = how != WHOLEFILE_DISCARD;
+
+	if (w->fd >= 0) {
+		if (w->f) {
+			errno = 0;	/* a write error may leave none */
+			if ((fflush(w->f) || ferror(w->f)) && !err)
+				err = errno ? -errno : -EIO;
+		}
+		/* The data must be on disk before the name says it is
+		 * whole. */
+		if (!err && keep && fsync(w->fd))
 			err = -errno;
-		if (fclose(w->f) && !err)
+		if ((w->f ? fclose(w->f) : close(w->fd)) && !err)
 			err = -errno;
-		if (!err && !discard && rename(w->tmp, w->path))
+		if (!err && keep && rename(w->tmp, w->path))
 			err = -errno;
-		if (err || discard)
+		if (!keep || (err && how != WHOLEFILE_KEEP_PART))
 			unlink(w->tmp);
 	}
 	free(w->path);
 	free(w->tmp);
 	w->f = NULL;
+	w->fd = -1;
 	w->path = w->tmp = NULL;
 	return err;
+}
+
+int wholefile_close(struct wholefile *w, bool discard)
+{
+	return wholefile_end(w, discard ? WHOLEFILE_DISCARD : WHOLEFILE_RENAME,
+			     0);
 }

@@ -2,7 +2,6 @@
 #include "files/pcapng.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "files/pcapng_format.h"
 #include "stamp/ts.h"
+#include "base/wholefile.h"
 #include "base/xalloc.h"
 
 #define PCAPNG_BUF (1u << 20)
@@ -20,9 +20,7 @@
 #define PCAPNG_MAX_SNAP 262144u
 
 struct pcapng_writer {
-	int fd;
-	char *path;		/* final name */
-	char *tmp;		/* name while writing */
+	struct wholefile wf;	/* PATH.part while writing; write to wf.fd */
 	unsigned char *buf;
 	size_t used;
 	uint64_t written;	/* bytes already in the file */
@@ -54,7 +52,7 @@ static void pcapng_cut(struct pcapng_writer *w, size_t off)
 			w->lost++;
 		b += len;
 	}
-	if (off > whole && !ftruncate(w->fd, (off_t)(w->written - (off - whole))))
+	if (off > whole && !ftruncate(w->wf.fd, (off_t)(w->written - (off - whole))))
 		w->written -= off - whole;
 	w->used = 0;
 }
@@ -64,7 +62,7 @@ static int pcapng_drain(struct pcapng_writer *w)
 	size_t off = 0;
 
 	while (off < w->used) {
-		ssize_t n = write(w->fd, w->buf + off, w->used - off);
+		ssize_t n = write(w->wf.fd, w->buf + off, w->used - off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -215,15 +213,10 @@ int pcapng_open(struct pcapng_writer **out, const char *path,
 	int err;
 
 	w = xcalloc(1, sizeof(*w));
-	w->path = xstrdup(path);
-	w->tmp = xmalloc(strlen(path) + 6);
-	sprintf(w->tmp, "%s.part", path);
 	/* O_EXCL: two writers on one name would interleave blocks. */
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = -errno;
+	err = wholefile_open_fd(&w->wf, path);
+	if (err)
 		goto fail;
-	}
 	w->buf = xmalloc(PCAPNG_BUF);
 
 	if (uname(&un))
@@ -240,16 +233,13 @@ int pcapng_open(struct pcapng_writer **out, const char *path,
 	pcapng_opt_end(&o);
 	err = pcapng_block(w, PCAPNG_BT_SHB, &shb, sizeof(shb), NULL, 0, &o);
 	if (err)
-		goto fail_file;
+		goto fail;
 	*out = w;
 	return 0;
-fail_file:
-	close(w->fd);
-	unlink(w->tmp);
 fail:
+	/* Removes the .part only when this writer created it. */
+	wholefile_end(&w->wf, WHOLEFILE_DISCARD, err);
 	free(w->buf);
-	free(w->tmp);
-	free(w->path);
 	free(w);
 	return err;
 }
@@ -393,29 +383,22 @@ uint64_t pcapng_lost(const struct pcapng_writer *w)
 
 int pcapng_close(struct pcapng_writer *w, bool discard)
 {
+	enum wholefile_end how = WHOLEFILE_KEEP_PART;
 	int err = 0;
 
 	if (!w)
 		return 0;
-	if (!discard) {
+	if (!discard)
 		err = pcapng_flush(w);
-		/* The data must be on disk before the name says it is whole. */
-		if (!err && fsync(w->fd))
-			err = -errno;
-	}
-	if (close(w->fd) && !err)
-		err = -errno;
 	/* A file that never got a byte to disk (full disk) holds nothing
 	 * worth keeping; one with whole blocks stays under .part, cut back
 	 * to its last whole block (pcapng_cut()), never under its final
-	 * name: that name says the file holds everything it was given. */
+	 * name: that name says the file holds everything it was given.
+	 * Synced before the rename (wholefile). */
 	if (discard || (err && !w->written))
-		unlink(w->tmp);
-	else if (!err && rename(w->tmp, w->path))
-		err = -errno;
+		how = WHOLEFILE_DISCARD;
+	err = wholefile_end(&w->wf, how, err);
 	free(w->buf);
-	free(w->tmp);
-	free(w->path);
 	free(w);
 	return err;
 }

@@ -1,16 +1,13 @@
 /* test_journal.c — the sync journal: what the writer writes the reader
  * reads back field for field ("-" for unknown values too); a torn last line
  * is dropped, not reported; a bad line is reported as PATH:LINE and the
- * lines after it still read. Then bound_at() over a journal: in sync while
- * samples say so, out of sync in a sync-0 stretch, after a gap longer than
- * max_age and before the first sample, unknown for a clock the journal does
- * not know (unless it knows only one), and the utc_offset event. */
+ * lines after it still read. Reading bounds back (ptp/bound.c) is
+ * test_bound.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
 
-#include "ptp/bound.h"
 #include "ptp/journal.h"
 #include "unit.h"
 
@@ -409,164 +406,6 @@ START_TEST(parse_line)
 }
 END_TEST
 
-/* A two-clock journal: sys and phc0, a sample a second from T0 to T0+99 s;
- * phc0 out of sync for [40, 50) s; sys silent for [60, 80) s; phc0's
- * samples written out of time order. */
-static void write_two_clocks(void)
-{
-	struct journal_writer *w;
-
-	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
-	ck_assert_int_eq(journal_write_event(w, T0 - S, "sys", "utc_offset", "37"), 0);
-	for (int i = 0; i < 100; i++) {
-		struct journal_sample s = sample(T0 + i * S, "sys", 0);
-
-		s.in_sync = true;
-		s.bound_ns = 1000 + i;
-		if (i < 60 || i >= 80)
-			ck_assert_int_eq(journal_write_sample(w, &s), 0);
-	}
-	for (int i = 99; i >= 0; i--) {
-		struct journal_sample s = sample(T0 + i * S, "phc0", 0);
-
-		s.in_sync = i < 40 || i >= 50;
-		s.bound_ns = i == 90 ? JOURNAL_NONE : 20 + i;
-		ck_assert_int_eq(journal_write_sample(w, &s), 0);
-	}
-	ck_assert_int_eq(journal_write_event(w, T0, "phc0", "step", "-1500"), 0);
-	journal_writer_close(w);
-}
-
-static enum bound_state at(const struct bound *b, const char *clock,
-			   int64_t t, int64_t *bound)
-{
-	*bound = 12345;		/* must be overwritten */
-	return bound_at(b, clock, t, bound);
-}
-
-START_TEST(bound_two_clocks)
-{
-	struct bound *b;
-	char err[JOURNAL_ERRBUF];
-	int64_t bn;
-	int utc = 0;
-
-	write_two_clocks();
-	ck_assert_int_eq(bound_open(&b, path, 2500000000LL, err), 0);
-	ck_assert_uint_eq(bound_samples(b), 80 + 100);
-	ck_assert_uint_eq(bound_events(b), 2);
-	ck_assert_uint_eq(bound_bad_lines(b), 0);
-	ck_assert_str_eq(bound_error(b), "");
-	ck_assert_str_eq(bound_host(b), "algo1");
-	ck_assert(!bound_torn(b));
-	ck_assert_int_eq(bound_utc_offset(b, &utc), 0);
-	ck_assert_int_eq(utc, 37);
-	/* In sync, with the bound of the last sample at or before t. */
-	ck_assert_int_eq(at(b, "phc0", T0 + 10 * S + S / 2, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 30);
-	ck_assert_int_eq(at(b, "phc0", T0 + 11 * S, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 31);
-	ck_assert_int_eq(at(b, "phc0", T0 + 11 * S - 1, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 30);
-	ck_assert_int_eq(at(b, "sys", T0 + 10 * S + S / 2, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 1010);
-	/* The sync-0 stretch, its edges. */
-	ck_assert_int_eq(at(b, "phc0", T0 + 40 * S, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(bn, -1);
-	ck_assert_int_eq(at(b, "phc0", T0 + 45 * S, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "phc0", T0 + 40 * S - 1, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(at(b, "phc0", T0 + 50 * S, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 70);
-	/* sys is in sync at 45 s: clocks are judged apart. */
-	ck_assert_int_eq(at(b, "sys", T0 + 45 * S, &bn), BOUND_IN_SYNC);
-	/* The gap: the 59 s sample vouches for 2.5 s, no more. */
-	ck_assert_int_eq(at(b, "sys", T0 + 61 * S, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 1059);
-	ck_assert_int_eq(at(b, "sys", T0 + 61 * S + S / 2, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(at(b, "sys", T0 + 61 * S + S / 2 + 1, &bn),
-			 BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(bn, -1);
-	ck_assert_int_eq(at(b, "sys", T0 + 70 * S, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "sys", T0 + 80 * S, &bn), BOUND_IN_SYNC);
-	/* After the last sample, and long after. */
-	ck_assert_int_eq(at(b, "phc0", T0 + 101 * S, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(at(b, "phc0", T0 + 102 * S, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "phc0", INT64_MAX, &bn), BOUND_OUT_OF_SYNC);
-	/* Before the first sample. */
-	ck_assert_int_eq(at(b, "phc0", T0 - 1, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "sys", INT64_MIN, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "phc0", T0, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 20);
-	/* In sync without a bound. */
-	ck_assert_int_eq(at(b, "phc0", T0 + 90 * S, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, -1);
-	/* A clock this two-clock journal does not know. */
-	ck_assert_int_eq(at(b, "phc1", T0 + 10 * S, &bn), BOUND_UNKNOWN);
-	ck_assert_int_eq(bn, -1);
-	bound_destroy(b);
-	ck_assert_int_eq(at(NULL, "sys", T0, &bn), BOUND_UNKNOWN);
-}
-END_TEST
-
-START_TEST(bound_one_clock)
-{
-	struct bound *b;
-	char err[JOURNAL_ERRBUF];
-	int64_t bn;
-	int utc = -1;
-
-	/* A bad line, a torn tail; no utc_offset event. */
-	puts_file("# tapless-journal 1 host h2\n"
-		  "100 sample phc2 SLAVE 5 300 1.5 gm 1 s2 1 77\n"
-		  "200 sample phc2 SLAVE 5 300 1.5 gm 1 s2 x 77\n"
-		  "300 sample phc2 SLAVE 5 300 1.5 gm 1 s2 0 77\n"
-		  "400 event phc2 utc_offset not-a-number\n"
-		  "500 sample phc2 SLAVE 5 300 1.5 gm 1 s2 1 88\n"
-		  "600 sample phc2 SLAVE 5 300 1.5 gm");
-	ck_assert_int_eq(bound_open(&b, path, 1000, err), 0);
-	ck_assert_uint_eq(bound_samples(b), 3);
-	ck_assert_uint_eq(bound_events(b), 1);
-	ck_assert_uint_eq(bound_bad_lines(b), 1);
-	ck_assert(bound_torn(b));
-	ck_assert_int_eq(bound_utc_offset(b, &utc), -ENOENT);
-	ck_assert_int_eq(utc, -1);
-	char want[200];
-	snprintf(want, sizeof(want), "%s:3: ", path);
-	ck_assert_msg(!strncmp(bound_error(b), want, strlen(want)),
-		      "error '%s'", bound_error(b));
-	/* Any clock name falls back to the only one. */
-	ck_assert_int_eq(at(b, "sys", 150, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 77);
-	ck_assert_int_eq(at(b, "phc2", 250, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(at(b, "phc0", 350, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "phc2", 550, &bn), BOUND_IN_SYNC);
-	ck_assert_int_eq(bn, 88);
-	/* The torn 600 sample does not count. */
-	ck_assert_int_eq(at(b, "phc2", 1501, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_int_eq(at(b, "phc2", 99, &bn), BOUND_OUT_OF_SYNC);
-	bound_destroy(b);
-}
-END_TEST
-
-START_TEST(bound_missing)
-{
-	struct bound *b = (struct bound *)1;
-	char err[JOURNAL_ERRBUF], missing[160];
-
-	snprintf(missing, sizeof(missing), "%s/none", dir);
-	ck_assert_int_eq(bound_open(&b, missing, S, err), -ENOENT);
-	ck_assert_ptr_null(b);
-	ck_assert_ptr_nonnull(strstr(err, missing));
-	/* An empty journal vouches for nothing: out of sync. */
-	puts_file("# tapless-journal 1 host h3\n");
-	ck_assert_int_eq(bound_open(&b, path, S, err), 0);
-	int64_t bn;
-	ck_assert_int_eq(at(b, "sys", T0, &bn), BOUND_OUT_OF_SYNC);
-	ck_assert_uint_eq(bound_samples(b), 0);
-	bound_destroy(b);
-}
-END_TEST
-
 static Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -580,9 +419,6 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, rotate);
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, parse_line);
-	tcase_add_test(tc, bound_two_clocks);
-	tcase_add_test(tc, bound_one_clock);
-	tcase_add_test(tc, bound_missing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -272,6 +272,30 @@ START_TEST(failed_flush_counts_and_cuts)
 }
 END_TEST
 
+/* A write that fails before a whole block reaches the file (here in the
+ * section header): nothing worth keeping, so neither the final name nor
+ * the .part is left. */
+START_TEST(failed_flush_nothing_kept)
+{
+	struct pcapng_section sec = { .hostname = "h" };
+	struct rlimit old, lim;
+	const char *p = path_of("empty.pcapng");
+	struct pcapng_writer *w;
+	char part[160];
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = (struct rlimit){ 10, old.rlim_max };	/* soft: put back */
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_int_eq(pcapng_close(w, false), -EFBIG);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	snprintf(part, sizeof(part), "%s.part", p);
+	ck_assert(!exists(p));
+	ck_assert(!exists(part));
+}
+END_TEST
+
 /* Link events (an ISB with a PCAPNG_LINK_* comment) are read back into
  * the reader's stats, between packets that still all read. */
 START_TEST(link_events_round_trip)
@@ -869,6 +893,7 @@ static Suite *pcapng_suite(void)
 	tcase_add_test(t, packet_id_round_trip);
 	tcase_add_test(t, discard_and_exclusive);
 	tcase_add_test(t, failed_flush_counts_and_cuts);
+	tcase_add_test(t, failed_flush_nothing_kept);
 	tcase_add_test(t, link_events_round_trip);
 	tcase_add_test(t, truncated_everywhere);
 	tcase_add_test(t, big_endian_and_resolutions);

@@ -2,7 +2,10 @@
  * recent offsets + the asymmetry allowance; in sync only after `settle`
  * good samples while following a master (UNCALIBRATED counts only when
  * free running); any fault starts over; a grandmaster is bound 0; and the
- * 1/10/60-minute windows see exactly the samples in them. */
+ * 1/10/60-minute windows see exactly the samples in them. A derived clock
+ * (phc2sys's) is offset by its readings against sys and bound by its own
+ * bound + the reference's + half of each reading's window. */
+#include <errno.h>
 #include <math.h>
 
 #include "ptp/syncq.h"
@@ -127,6 +130,117 @@ START_TEST(windows)
 }
 END_TEST
 
+START_TEST(derived_offset)
+{
+	struct syncq_reading ref = { .offset_ns = 1000, .window_ns = 40 };
+	struct syncq_reading own = { .offset_ns = 1250, .window_ns = 61 };
+	int64_t off = 7, w = 7;
+
+	/* A PHC: own - ref; width 40/2 + 61/2 (whole ns) = 20 + 30. */
+	ck_assert_int_eq(syncq_derived_offset(&ref, &own, -1, &off, &w), 0);
+	ck_assert_int_eq(off, 250);
+	ck_assert_int_eq(w, 50);
+	/* sys belongs at PHC - 37 s: a PHC 37 s + 123 ns ahead of sys puts
+	 * sys 123 ns early. Only the reference's window counts. */
+	ref.offset_ns = 37 * S + 123;
+	ck_assert_int_eq(syncq_derived_offset(&ref, NULL, 37, &off, &w), 0);
+	ck_assert_int_eq(off, -123);
+	ck_assert_int_eq(w, 20);
+	ref.offset_ns = 37 * S - 77;
+	ck_assert_int_eq(syncq_derived_offset(&ref, NULL, 37, &off, &w), 0);
+	ck_assert_int_eq(off, 77);
+	/* TAI - UTC not known: nothing to judge sys against; untouched. */
+	off = w = 7;
+	ck_assert_int_eq(syncq_derived_offset(&ref, NULL, -1, &off, &w),
+			 -EAGAIN);
+	ck_assert_int_eq(off, 7);
+	ck_assert_int_eq(w, 7);
+	/* TAI - UTC 0 is known (a PTP domain on UTC). */
+	ref.offset_ns = 5;
+	ck_assert_int_eq(syncq_derived_offset(&ref, NULL, 0, &off, &w), 0);
+	ck_assert_int_eq(off, -5);
+}
+END_TEST
+
+START_TEST(derived_bound)
+{
+	bool ok;
+	int64_t b;
+
+	/* Own 30 + reference 100 + readings 5. */
+	ok = true, b = 30;
+	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
+	ck_assert(ok);
+	ck_assert_int_eq(b, 135);
+	/* Still settling: chained, not in sync. */
+	ok = false, b = 30;
+	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
+	ck_assert(!ok);
+	ck_assert_int_eq(b, 135);
+	/* A reference out of sync vouches for nothing. */
+	ok = true, b = 30;
+	syncq_derived_bound(&ok, &b, false, 100, 5, 1000);
+	ck_assert(!ok);
+	ck_assert_int_eq(b, SYNCQ_NONE);
+	/* Nor does a clock with no bound of its own (no reading). */
+	ok = false, b = SYNCQ_NONE;
+	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
+	ck_assert(!ok);
+	ck_assert_int_eq(b, SYNCQ_NONE);
+	/* The threshold holds for the sum: 1000 is in, 1001 out. */
+	ok = true, b = 600;
+	syncq_derived_bound(&ok, &b, true, 300, 100, 1000);
+	ck_assert(ok);
+	ck_assert_int_eq(b, 1000);
+	ok = true, b = 600;
+	syncq_derived_bound(&ok, &b, true, 300, 101, 1000);
+	ck_assert(!ok);
+	ck_assert_int_eq(b, 1001);
+	/* A grandmaster reference (bound 0), no reading width. */
+	ok = true, b = 12;
+	syncq_derived_bound(&ok, &b, true, 0, 0, 1000);
+	ck_assert(ok);
+	ck_assert_int_eq(b, 12);
+}
+END_TEST
+
+/* The path syncd takes for a PHC phc2sys keeps on another: readings,
+ * offset, syncq_add() (asymmetry 0 for derived clocks), chained bound. */
+START_TEST(derived_chain)
+{
+	struct syncq_params dp = params;
+	struct syncq_reading ref = { .offset_ns = 500, .window_ns = 20 };
+	struct syncq_reading own = { .offset_ns = 510, .window_ns = 20 };
+	struct syncq *q;
+	struct syncq_sample s = { .state = SYNCQ_FOLLOWING,
+				  .delay_ns = SYNCQ_NONE };
+	int64_t w, b;
+	bool ok;
+
+	dp.asym_ns = 0;
+	dp.asym_fraction = 0;
+	q = syncq_create(&dp);
+	for (int i = 0; i < 3; i++) {
+		s.ts_ns = i * S;
+		ck_assert_int_eq(syncq_derived_offset(&ref, &own, 37,
+						      &s.offset_ns, &w), 0);
+		syncq_add(q, &s, &ok, &b);
+		/* 10 + 3 SD(10, 10, ...) = 10; + 100 + 10 + 10. */
+		syncq_derived_bound(&ok, &b, true, 100, w, dp.threshold_ns);
+		ck_assert_int_eq(b, 130);
+		ck_assert(ok == (i == 2));	/* settles on the third */
+	}
+	/* The reference lost: out at once, the window still has the
+	 * clock's own verdicts. */
+	s.ts_ns = 3 * S;
+	syncq_add(q, &s, &ok, &b);
+	syncq_derived_bound(&ok, &b, false, 100, w, dp.threshold_ns);
+	ck_assert(!ok);
+	ck_assert_int_eq(b, SYNCQ_NONE);
+	syncq_destroy(q);
+}
+END_TEST
+
 static Suite *syncq_suite(void)
 {
 	Suite *s = suite_create("syncq");
@@ -135,6 +249,9 @@ static Suite *syncq_suite(void)
 	tcase_add_test(tc, bound_and_settle);
 	tcase_add_test(tc, states);
 	tcase_add_test(tc, windows);
+	tcase_add_test(tc, derived_offset);
+	tcase_add_test(tc, derived_bound);
+	tcase_add_test(tc, derived_chain);
 	suite_add_tcase(s, tc);
 	return s;
 }
