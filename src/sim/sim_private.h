@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/heap.h"
 #include "base/nstime.h"
 #include "base/rng.h"
 #include "files/frame.h"
@@ -157,8 +158,7 @@ struct host {
 	int64_t cap_start_ps;
 	int64_t nic_free_ps, stack_last_ps;
 	uint32_t noise_seq;
-	struct rec **q;		/* heap by (stamp, t_ps, order) */
-	size_t qn, qcap;
+	struct heap *q;		/* of struct rec *, by sim_rec_less */
 	struct pcapng_writer *ng;
 	uint32_t ifid, ifid_in;	/* frames sent, received (the same but taps) */
 	struct pcap *pc;
@@ -262,8 +262,7 @@ struct sim {
 	struct flow f[CONNS * 2];
 	int64_t egress_free[SIM_HOSTS];	/* by receiving host */
 	struct rng net, app, fault, misc;
-	struct event *ev;
-	size_t evn, evcap;
+	struct heap *ev;	/* of struct event, by (t, order) */
 	uint64_t evorder, recorder;
 	struct rec *recfree;
 	struct seg *segfree;
@@ -416,8 +415,7 @@ int sim_write_truth(struct sim *s, const char *path);
 /* sim_write.c */
 
 struct rec *sim_rec_get(struct sim *s);		/* from the free list */
-void sim_rec_push(struct host *h, struct rec *r);	/* into h's heap */
-struct rec *sim_rec_pop(struct host *h);		/* h's earliest */
+bool sim_rec_less(const void *a, const void *b, void *ctx); /* heap order */
 /* A frame seen by host hi at t_ps (stamped stamp), on its fibre at
  * wire_ps: queued for its capture (and its tap). g: the segment it
  * carries, tag: its first copy in this capture. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/heap.h"
 #include "base/wholefile.h"
 #include "base/xalloc.h"
 #include "files/frame.h"
@@ -22,51 +23,17 @@
 #include "sim/swmodel.h"
 #include "stamp/ts.h"
 
-static bool rec_less(const struct rec *a, const struct rec *b)
+/* The order records are written in: a total order (order is unique). */
+bool sim_rec_less(const void *a, const void *b, void *ctx)
 {
-	if (a->stamp != b->stamp)
-		return a->stamp < b->stamp;
-	if (a->t_ps != b->t_ps)
-		return a->t_ps < b->t_ps;
-	return a->order < b->order;
-}
+	const struct rec *x = *(struct rec *const *)a, *y = *(struct rec *const *)b;
 
-void sim_rec_push(struct host *h, struct rec *r)
-{
-	size_t i;
-
-	if (h->qn == h->qcap) {
-		h->qcap = h->qcap ? h->qcap * 2 : 64;
-		h->q = xrealloc(h->q, h->qcap * sizeof(*h->q));
-	}
-	i = h->qn++;
-	while (i && rec_less(r, h->q[(i - 1) / 2])) {
-		h->q[i] = h->q[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->q[i] = r;
-}
-
-struct rec *sim_rec_pop(struct host *h)
-{
-	struct rec *top = h->q[0], *last = h->q[--h->qn];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->qn)
-			break;
-		if (c + 1 < h->qn && rec_less(h->q[c + 1], h->q[c]))
-			c++;
-		if (!rec_less(h->q[c], last))
-			break;
-		h->q[i] = h->q[c];
-		i = c;
-	}
-	if (h->qn)
-		h->q[i] = last;
-	return top;
+	(void)ctx;
+	if (x->stamp != y->stamp)
+		return x->stamp < y->stamp;
+	if (x->t_ps != y->t_ps)
+		return x->t_ps < y->t_ps;
+	return x->order < y->order;
 }
 
 /* A record from the free list (allocated only while the queues grow). */
@@ -120,9 +87,13 @@ void sim_host_flush(struct sim *s, struct host *h, bool all)
 	if (k->rate_ppb != 0)
 		limit += (int64_t)floor(sim_clock_rate_ns(k, s->now)) - 1;
 
-	while (h->qn && (all || h->q[0]->stamp < limit)) {
-		struct rec *r = sim_rec_pop(h);
+	for (;;) {
+		struct rec *const *top = heap_top(h->q);
+		struct rec *r;
 
+		if (!top || (!all && (*top)->stamp >= limit))
+			break;
+		heap_pop(h->q, &r);
 		rec_write(s, h, r);
 		r->next = s->recfree;
 		s->recfree = r;
@@ -165,7 +136,7 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 		}
 	}
 	memcpy(r->data, frame, len);
-	sim_rec_push(h, r);
+	heap_push(h->q, &r);
 }
 
 int sim_mkdir_p(const char *dir)
