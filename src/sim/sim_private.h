@@ -24,6 +24,7 @@
 #include "base/heap.h"
 #include "base/nstime.h"
 #include "base/rng.h"
+#include "base/wholefile.h"
 #include "files/frame.h"
 #include "files/pcapng.h"
 #include "fix/fix.h"
@@ -163,6 +164,7 @@ struct host {
 	uint32_t ifid, ifid_in;	/* frames sent, received (the same but taps) */
 	struct pcap *pc;
 	struct pcap_dumper *pd;
+	struct wholefile pcapf;	/* pc's file, PATH.part until whole */
 	char file[32];
 	char *path, *tmp;
 	uint64_t packets;

@@ -183,7 +183,8 @@ int sim_host_open(struct sim *s, struct host *h)
 {
 	const struct sim_host_config *hc = h->cfg;
 	const char *name = sim_hosts[h->id];
-	int err;
+	FILE *f;
+	int err, fd;
 
 	snprintf(h->file, sizeof(h->file), "%s.%s", name,
 		 hc->format == SIM_FMT_PCAPNG ? "pcapng" : "pcap");
@@ -218,9 +219,24 @@ int sim_host_open(struct sim *s, struct host *h)
 							PCAP_TSTAMP_PRECISION_NANO);
 	if (!h->pc)
 		return sim_sys(s, -ENOMEM, "%s", h->tmp);
-	h->pd = pcap_dump_open(h->pc, h->tmp);
-	if (!h->pd)
-		return sim_sys(s, errno ? -errno : -EIO, "%s", h->tmp);
+	err = wholefile_open(&h->pcapf, h->path);
+	if (err)
+		return sim_sys(s, err, "%s", h->tmp);
+	/* libpcap closes the stream it writes: its own, on the same file. */
+	fd = dup(fileno(h->pcapf.f));
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return sim_sys(s, err, "%s", h->tmp);
+	}
+	h->pd = pcap_dump_fopen(h->pc, f);
+	if (!h->pd) {
+		err = errno ? -errno : -EIO;
+		fclose(f);
+		return sim_sys(s, err, "%s", h->tmp);
+	}
 	return 0;
 }
 
@@ -235,16 +251,16 @@ int sim_host_close(struct sim *s, struct host *h, bool discard)
 			sim_sys(s, err, "%s", h->path);
 	}
 	if (h->pd) {
-		FILE *f = pcap_dump_file(h->pd);
-
-		if (!discard && (pcap_dump_flush(h->pd) || fsync(fileno(f))))
+		if (!discard && pcap_dump_flush(h->pd))
 			err = sim_sys(s, errno ? -errno : -EIO, "%s", h->tmp);
 		pcap_dump_close(h->pd);
 		h->pd = NULL;
-		if (discard || err)
-			unlink(h->tmp);
-		else if (rename(h->tmp, h->path))
-			err = sim_sys(s, -errno, "%s", h->path);
+	}
+	if (h->pcapf.path) {
+		int e = wholefile_close(&h->pcapf, discard || err);
+
+		if (e && !discard && !err)
+			err = sim_sys(s, e, "%s", h->path);
 	}
 	if (h->pc) {
 		pcap_close(h->pc);
