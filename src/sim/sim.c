@@ -38,6 +38,7 @@
 
 #include "base/heap.h"
 #include "base/hist.h"
+#include "base/mkpath.h"
 #include "base/rng.h"
 #include "base/xalloc.h"
 #include "files/frame.h"
@@ -356,7 +357,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	sim_flow_init(s, CONN_ORD, DIR_C2S, 40002, 9002);
 	sim_flow_init(s, CONN_ORD, DIR_S2C, 40002, 9002);
 
-	rc = sim_mkdir_p(c->out_dir);
+	rc = mkpath_p(c->out_dir, 0755);
 	if (rc) {
 		sim_sys(s, rc, "%s", c->out_dir);
 		goto out;

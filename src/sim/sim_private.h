@@ -426,7 +426,6 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	      uint32_t len, const struct seg *g, bool tag);
 /* Write every record of h no future record can precede (all: every one). */
 void sim_host_flush(struct sim *s, struct host *h, bool all);
-int sim_mkdir_p(const char *dir);			/* 0 or -errno */
 char *sim_path_join(const char *dir, const char *name);	/* allocated */
 /* Create h's capture (PATH.part until closed); 0 or the run's error. */
 int sim_host_open(struct sim *s, struct host *h);

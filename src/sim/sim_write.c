@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -137,37 +136,6 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	}
 	memcpy(r->data, frame, len);
 	heap_push(h->q, &r);
-}
-
-int sim_mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir), *q;
-	int err = 0;
-
-	for (q = p + 1; ; q++) {
-		if (*q && *q != '/')
-			continue;
-		{
-			char ch = *q;
-
-			*q = 0;
-			if (mkdir(p, 0755) && errno != EEXIST)
-				err = -errno;
-			*q = ch;
-		}
-		if (err || !*q)
-			break;
-	}
-	if (!err) {
-		struct stat st;
-
-		if (stat(dir, &st))
-			err = -errno;
-		else if (!S_ISDIR(st.st_mode))
-			err = -ENOTDIR;
-	}
-	free(p);
-	return err;
 }
 
 char *sim_path_join(const char *dir, const char *name)
