@@ -32,14 +32,11 @@
 #include "files/frame.h"
 #include "files/topo.h"
 #include "stamp/ts.h"
+#include "base/ratelist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
 
 #define CORR_JUMP_NS 1000000000LL	/* a step back this big is a jump */
-
-static const double corr_fttc_rates[] = {
-	500, 1000, 5000, 12000, 20000, 50000, 71000, 100000,
-};
 
 void corr_warn(struct corr *c, const char *fmt, ...)
 {
@@ -60,11 +57,14 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 
 void corr_config_init(struct corr_config *cfg)
 {
+	struct ratelist fttc;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->window_ns = 1000000000LL;
 	cfg->hold_ns = 200000000LL;
-	cfg->nrates = sizeof(corr_fttc_rates) / sizeof(corr_fttc_rates[0]);
-	memcpy(cfg->rates, corr_fttc_rates, sizeof(corr_fttc_rates));
+	ratelist_fttc(&fttc);
+	cfg->nrates = fttc.n;
+	memcpy(cfg->rates, fttc.rate, fttc.n * sizeof(fttc.rate[0]));
 	cfg->sync_max_age_ns = 3000000000LL;
 	cfg->max_pending = 1u << 18;
 }
