@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/ratelist.h"
 #include "files/capfile.h"
 #include "files/samples.h"
 #include "files/frame.h"
@@ -54,43 +55,21 @@ static bool report_double(const char *s, double *v)
 	return !errno && !*end && isfinite(*v);
 }
 
-static void report_rate_label(long rate, char *buf, size_t len)
+static int report_parse_rates(struct report *r, const char *val,
+			      const char *where, char *err)
 {
-	/* As the FTTC tables write them: 100k, 71k, 5k, 1000, 500. */
-	if (rate >= 5000 && rate % 1000 == 0)
-		snprintf(buf, len, "%ldk", rate / 1000);
-	else if (rate >= 10000)
-		snprintf(buf, len, "%.1fk", (double)rate / 1000);
-	else
-		snprintf(buf, len, "%ld", rate);
-}
+	struct ratelist rl;
+	char why[256];
 
-static int report_parse_rates(struct report *r, char *val, const char *where,
-			      char *err)
-{
-	char *save = NULL, *tok;
+	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why,
+			   sizeof(why)))
+		return report_fail(err, -EINVAL, "%s: rates: %s", where, why);
+	for (unsigned i = 0; i < rl.n; i++) {
+		struct report_rate *rt = &r->rate[r->nrates++];
 
-	for (tok = strtok_r(val, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *t = opts_trim(tok);
-		struct report_rate *rt;
-		long long v;
-
-		if (!report_ll(t, &v) || v < 1 || v > 1000000000)
-			return report_fail(err, -EINVAL, "%s: rates: '%s' is not "
-					   "a rate in messages/s (1..1e9)", where, t);
-		for (size_t i = 0; i < r->nrates; i++)
-			if (r->rate[i].rate == v)
-				return report_fail(err, -EINVAL, "%s: rates: %lld "
-						   "twice", where, v);
-		if (r->nrates == REPORT_MAX_RATES)
-			return report_fail(err, -EINVAL, "%s: rates: more than %d",
-					   where, REPORT_MAX_RATES);
-		rt = &r->rate[r->nrates++];
-		rt->rate = (long)v;
-		report_rate_label(rt->rate, rt->label, sizeof(rt->label));
+		rt->rate = (long)rl.rate[i];
+		ratelist_label(rl.rate[i], rt->label, sizeof(rt->label));
 	}
-	if (!r->nrates)
-		return report_fail(err, -EINVAL, "%s: rates: no rate given", where);
 	return 0;
 }
 
@@ -140,13 +119,8 @@ static int report_conf_value(struct report *r, const char *key, char *val,
 {
 	double d;
 
-	if (!strcmp(key, "rates")) {
-		char *copy = xstrdup(val);
-		int rc = report_parse_rates(r, copy, where, err);
-
-		free(copy);
-		return rc;
-	}
+	if (!strcmp(key, "rates"))
+		return report_parse_rates(r, val, where, err);
 	if (!strcmp(key, "duration") || !strcmp(key, "switch_latency_ns") ||
 	    !strcmp(key, "switch_jitter_ns")) {
 		if (!report_double(val, &d) || d < 0)
