@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/addrport.h"
 #include "base/ratelist.h"
 #include "files/capfile.h"
 #include "files/samples.h"
@@ -31,18 +32,6 @@
  * clock stamps egress after ingress, and no switch holds a frame for a
  * second (a one-bit flip in a stamp's bit 30 or above gives more). */
 #define REPORT_MAX_RESIDENCE_NS 1000000000LL
-
-/* A whole string as a long long; false if anything else is in it. */
-static bool report_ll(const char *s, long long *v)
-{
-	char *end;
-
-	if (!*s)
-		return false;
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return !errno && !*end;
-}
 
 static bool report_double(const char *s, double *v)
 {
@@ -76,35 +65,37 @@ static int report_parse_rates(struct report *r, const char *val,
 static int report_parse_md(struct report *r, const char *val, const char *where,
 			   char *err)
 {
-	char addr[64];
-	const char *colon;
-	long long port;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char spec[ADDRPORT_STRLEN + 8];
+	size_t n = strlen(val);
+	bool any = n >= 2 && !strcmp(val + n - 2, ":*");
+	unsigned port;
 
-	if (*val == '[') {
-		const char *close = strchr(val, ']');
-
-		if (!close || close[1] != ':' || (size_t)(close - val - 1) >= sizeof(addr))
-			goto bad;
-		memcpy(addr, val + 1, (size_t)(close - val - 1));
-		addr[close - val - 1] = 0;
-		colon = close + 1;
-		r->md_family = AF_INET6;
-	} else {
-		colon = strrchr(val, ':');
-		if (!colon || (size_t)(colon - val) >= sizeof(addr))
-			goto bad;
-		memcpy(addr, val, (size_t)(colon - val));
-		addr[colon - val] = 0;
-		r->md_family = AF_INET;
-	}
 	/* PORT or '*': every port of the address (all the venue's
-	 * sessions, as the hosts' switch samples are). */
-	if (!strcmp(colon + 1, "*"))
-		port = 0;
-	else if (!report_ll(colon + 1, &port) || port < 1 || port > 65535)
+	 * sessions, as the hosts' switch samples are); '*' is port 0 to
+	 * addrport, which takes 0 where we do not. */
+	if (n >= sizeof(spec))
 		goto bad;
-	if (inet_pton(r->md_family, addr, r->md_addr) != 1)
+	memcpy(spec, val, n + 1);
+	if (any)
+		spec[n - 1] = '0';
+	if (addrport_parse(spec, NULL, &ss, &len, NULL, 0))
 		goto bad;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		port = ntohs(a->sin_port);
+		memcpy(r->md_addr, &a->sin_addr, 4);
+	} else {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		port = ntohs(a->sin6_port);
+		memcpy(r->md_addr, &a->sin6_addr, 16);
+	}
+	if (!port && !any)
+		goto bad;
+	r->md_family = ss.ss_family;
 	r->md_port = (uint16_t)port;
 	r->have_md = true;
 	return 0;
