@@ -22,6 +22,7 @@
 #include "files/samples.h"
 #include "files/frame.h"
 #include "base/hist.h"
+#include "base/hmap.h"
 #include "ptp/journal.h"
 #include "base/opts.h"
 #include "files/topo.h"
@@ -355,86 +356,27 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 
 /* ---- truth: the switch emulator's ingress and egress stamps ---- */
 
+/* A frame inside the switch: in the map of those, by packet id. */
 struct report_frame {
 	uint64_t id;
 	int64_t in_ns, out_ns;		/* INT64_MIN until seen */
 	uint32_t len;
-	bool used;
 	unsigned in_file, out_file;	/* where the stamps were: port file */
 	unsigned long long in_pkt, out_pkt;	/* and packet, from 1 */
 };
 
-/* Frames inside the switch, by packet id: open addressing, linear probing,
- * deletion by backward shift (no tombstones, so a long run does not fill
- * the table with them). */
-struct report_inflight {
-	struct report_frame *slot;
-	size_t cap, n;
-};
-
-static size_t report_hash(uint64_t id, size_t cap)
+/* The frame with packet id id, added (not yet seen either way) if new. */
+static struct report_frame *report_inflight(struct hmap *fl, uint64_t id)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
-}
+	struct report_frame *e;
+	void *v;
 
-static struct report_frame *report_inflight_find(struct report_inflight *t,
-						 uint64_t id, bool add)
-{
-	size_t i;
-
-	if (add && (t->n + 1) * 2 > t->cap) {
-		struct report_inflight bigger = { NULL, t->cap ? 2 * t->cap : 1024, 0 };
-
-		bigger.slot = xcalloc(bigger.cap, sizeof(*bigger.slot));
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->slot[j].used)
-				continue;
-			i = report_hash(t->slot[j].id, bigger.cap);
-			while (bigger.slot[i].used)
-				i = (i + 1) & (bigger.cap - 1);
-			bigger.slot[i] = t->slot[j];
-			bigger.n++;
-		}
-		free(t->slot);
-		*t = bigger;
+	if (hmap_add(fl, &id, &v) == 1) {
+		e = v;
+		*e = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
+					    .out_ns = INT64_MIN };
 	}
-	if (!t->cap)
-		return NULL;
-	for (i = report_hash(id, t->cap); t->slot[i].used; i = (i + 1) & (t->cap - 1))
-		if (t->slot[i].id == id)
-			return &t->slot[i];
-	if (!add)
-		return NULL;
-	t->slot[i] = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
-					    .out_ns = INT64_MIN, .used = true };
-	t->n++;
-	return &t->slot[i];
-}
-
-static void report_inflight_del(struct report_inflight *t, struct report_frame *e)
-{
-	size_t i = (size_t)(e - t->slot), j = i;
-
-	t->slot[i].used = false;
-	t->n--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (t->cap - 1);
-		if (!t->slot[j].used)
-			return;
-		home = report_hash(t->slot[j].id, t->cap);
-		/* Move j back into the hole i unless its home lies in (i, j]. */
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			t->slot[i] = t->slot[j];
-			t->slot[j].used = false;
-			i = j;
-		}
-	}
+	return v;
 }
 
 /* A frame from md_source (any port when it says '*'): TCP with payload. */
@@ -483,7 +425,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 	struct cap_reader *in[REPORT_MAX_PORTS];
 	struct cap_packet pkt[REPORT_MAX_PORTS];
 	bool live[REPORT_MAX_PORTS];
-	struct report_inflight fl = { NULL, 0, 0 };
+	struct hmap *fl;
 	char pattern[PATH_MAX + 64], errbuf[CAP_ERRBUF];
 	unsigned long long pkts[REPORT_MAX_PORTS] = { 0 };
 	char bad[PATH_MAX * 2 + 200] = "";
@@ -518,6 +460,9 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 			     "are not read", pattern, REPORT_MAX_PORTS);
 	globfree(&g);
 	t->files = (unsigned)n;
+	/* Fixed sizes: cannot fail. */
+	hmap_create(&fl, sizeof(uint64_t), sizeof(struct report_frame), 512,
+		    false);
 	for (size_t i = 0; i < n; i++) {
 		int rc = cap_next(in[i], &pkt[i]);
 
@@ -544,7 +489,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 			t->no_id++;
 		} else if ((p->dir == PCAPNG_DIR_IN || p->dir == PCAPNG_DIR_OUT) &&
 			   report_is_md(r, in[m], p)) {
-			e = report_inflight_find(&fl, p->packet_id, true);
+			e = report_inflight(fl, p->packet_id);
 			if (p->dir == PCAPNG_DIR_IN) {
 				if (e->in_ns != INT64_MIN)
 					t->unpaired++;	/* the id again */
@@ -578,7 +523,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 					report_truth_pair(r, t, e);
 					t->md_frames++;
 				}
-				report_inflight_del(&fl, e);
+				hmap_del_val(fl, e);
 			}
 		}
 		rc = cap_next(in[m], p);
@@ -587,8 +532,8 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 		if (rc < 0)
 			report_notef(r, true, "%s", cap_error(in[m]));
 	}
-	t->unpaired += fl.n;
-	free(fl.slot);
+	t->unpaired += hmap_count(fl);
+	hmap_destroy(fl);
 	for (size_t i = 0; i < n; i++)
 		cap_close(in[i]);
 	if (t->implausible)
