@@ -35,6 +35,7 @@
 #include "stamp/iface.h"
 #include "ptp/journal.h"
 #include "base/log.h"
+#include "base/mkpath.h"
 #include "ptp/metrics.h"
 #include "ptp/mgmt.h"
 #include "base/opts.h"
@@ -1229,23 +1230,6 @@ static void syncd_bind_cap(struct syncd *d, bool on)
 		syncd_caps(NULL, d->caps, on ? b : 0, true);
 }
 
-static int syncd_mkdir(const char *path)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, 0755) && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int syncd_dirname_mkdir(const char *path)
 {
 	char p[4096];
@@ -1256,7 +1240,7 @@ static int syncd_dirname_mkdir(const char *path)
 	if (!slash || slash == p)
 		return 0;
 	*slash = 0;
-	return syncd_mkdir(p);
+	return mkpath_p(p, 0755);
 }
 
 static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
@@ -1309,7 +1293,7 @@ static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
 
 	if (d->lock && !strcmp(d->lock_dir, run_dir))
 		return 0;
-	rc = syncd_mkdir(run_dir);
+	rc = mkpath_p(run_dir, 0755);
 	if (rc) {
 		syncd_msg(msg, size, "run_dir %s: %s", run_dir, strerror(-rc));
 		return rc;
@@ -1338,9 +1322,9 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 		snprintf(d->host, sizeof(d->host), "%s", opts_str(o, "hostname"));
 	else if (gethostname(d->host, sizeof(d->host) - 1))
 		snprintf(d->host, sizeof(d->host), "localhost");
-	rc = syncd_mkdir(opts_str(o, "journal_dir"));
+	rc = mkpath_p(opts_str(o, "journal_dir"), 0755);
 	if (!rc)
-		rc = syncd_mkdir(opts_str(o, "run_dir"));
+		rc = mkpath_p(opts_str(o, "run_dir"), 0755);
 	if (rc) {
 		log_err("cannot make %s or %s: %s", opts_str(o, "journal_dir"),
 			opts_str(o, "run_dir"), strerror(-rc));

@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 /* The FTTC report's rates (its market data buckets), the default of
- * tapless correlate --rates and tapless lab. */
+ * tapless correlate --rates and tapless lab (scripts/lab repeats the list
+ * in RATES: change both). */
 #define RATELIST_FTTC "500,1000,5000,12000,20000,50000,71000,100000"
 
 #define RATELIST_MAX 64		/* rates in one list, at most */

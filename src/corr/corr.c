@@ -32,14 +32,11 @@
 #include "files/frame.h"
 #include "files/topo.h"
 #include "stamp/ts.h"
+#include "base/ratelist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
 
 #define CORR_JUMP_NS 1000000000LL	/* a step back this big is a jump */
-
-static const double corr_fttc_rates[] = {
-	500, 1000, 5000, 12000, 20000, 50000, 71000, 100000,
-};
 
 void corr_warn(struct corr *c, const char *fmt, ...)
 {
@@ -60,11 +57,14 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 
 void corr_config_init(struct corr_config *cfg)
 {
+	struct ratelist fttc;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->window_ns = 1000000000LL;
 	cfg->hold_ns = 200000000LL;
-	cfg->nrates = sizeof(corr_fttc_rates) / sizeof(corr_fttc_rates[0]);
-	memcpy(cfg->rates, corr_fttc_rates, sizeof(corr_fttc_rates));
+	ratelist_fttc(&fttc);
+	cfg->nrates = fttc.n;
+	memcpy(cfg->rates, fttc.rate, fttc.n * sizeof(fttc.rate[0]));
 	cfg->sync_max_age_ns = 3000000000LL;
 	cfg->max_pending = 1u << 18;
 }
@@ -81,8 +81,7 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	c->cfg = *cfg;
 	c->utc_known = cfg->utc_offset_known;
 	c->utc_offset = cfg->utc_offset_s;
-	corr_map_init(&c->flow_map, 256);
-	corr_map_init(&c->stream_map, 256);
+	corr_flow_maps_init(c);
 	c->scratch = xmalloc(sizeof(*c->scratch));
 	c->ring_cap = cfg->max_pending;
 	c->ring = xcalloc(c->ring_cap, sizeof(*c->ring));
@@ -141,7 +140,6 @@ int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 	h->idx = c->nhosts;
 	h->forced_scale = -1;
 	h->bucket = NO_BUCKET;
-	corr_map_init(&h->syms, 64);
 	h->orders = xcalloc(CORR_ORDERS, sizeof(*h->orders));
 	c->hosts[c->nhosts++] = h;
 	return 0;
@@ -217,6 +215,15 @@ static void corr_fetch(struct corr *c, struct corr_host *h)
 
 /* ---- one message, one packet ---- */
 
+/* h with n more bytes hashed in: field after field, each one's length
+ * counted (hmap_hash() of the field), so "AB","C" is not "A","BC". */
+static uint64_t corr_hash_more(uint64_t h, const void *p, size_t n)
+{
+	uint64_t w[2] = { h, hmap_hash(p, n) };
+
+	return hmap_hash(w, sizeof(w));
+}
+
 void corr_on_msg(void *arg, const struct fixstream_msg *m)
 {
 	struct corr_stream *s = arg;
@@ -246,7 +253,7 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.bucket = h->bucket;
 	corr_obs_bound(h, s->ifc, &o);
 	if (s->proto != IPPROTO_TCP)
-		seq = (uint32_t)corr_hash_bytes(m->fix->buf, m->fix->len, 0);
+		seq = (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
 	/* Session keys only where a flow is in one capture alone (see
 	 * corr_entry_new()): most messages never need them. */
 	uint64_t fh = c->flows[s->flow].hosts;
@@ -255,7 +262,7 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 		uint64_t x = 0;
 
 		for (int k = F_35; k <= F_34; k++)
-			x = corr_hash_bytes(f.v[k], f.len[k], x + (uint64_t)k);
+			x = corr_hash_more(x + (uint64_t)k, f.v[k], f.len[k]);
 		k2 = x;
 	}
 	corr_match(c, &o, seq, k2);
@@ -477,10 +484,19 @@ void corr_destroy(struct corr *c)
 		bound_destroy(h->bound);
 		free(h->journal);
 		free(h->ifs);
-		for (size_t k = 0; k < h->syms.cap; k++)
-			if (h->syms.hash[k])
-				free(h->syms.val[k]);
-		corr_map_free(&h->syms);
+		if (h->syms) {
+			struct hmap_iter it;
+			void *v;
+
+			for (hmap_iter_init(h->syms, &it);
+			     (v = hmap_iter_next(h->syms, &it)); ) {
+				struct corr_sym *y;
+
+				memcpy(&y, v, sizeof(y));
+				free(y);
+			}
+			hmap_destroy(h->syms);
+		}
 		free(h->orders);
 		free(h);
 	}
@@ -490,8 +506,8 @@ void corr_destroy(struct corr *c)
 	}
 	free(c->streams);
 	free(c->flows);
-	corr_map_free(&c->flow_map);
-	corr_map_free(&c->stream_map);
+	hmap_destroy(c->flow_map);
+	hmap_destroy(c->stream_map);
 	free(c->scratch);
 	free(c->ring);
 	free(c->bucket1);

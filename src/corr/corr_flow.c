@@ -17,17 +17,36 @@ static size_t corr_addr_len(int family)
 	return family == AF_INET ? 4 : 16;
 }
 
-static uint64_t corr_flow_hash(const struct frame_flow *f, uint64_t extra)
+/* A flow as a map key, zero-padded; host and dir 0 but for streams. */
+struct corr_flow_key {
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint8_t family, proto, host, dir;
+};
+
+static void corr_flow_key(struct corr_flow_key *k, const struct frame_flow *f,
+			  uint8_t host, uint8_t dir)
 {
-	uint8_t k[40];
 	size_t n = corr_addr_len(f->family);
 
-	memcpy(k, f->src, n);
-	memcpy(k + n, f->dst, n);
-	memcpy(k + 2 * n, &f->sport, 2);
-	memcpy(k + 2 * n + 2, &f->dport, 2);
-	k[2 * n + 4] = f->proto;
-	return corr_hash_bytes(k, 2 * n + 5, extra);
+	memset(k, 0, sizeof(*k));
+	memcpy(k->src, f->src, n);
+	memcpy(k->dst, f->dst, n);
+	k->sport = f->sport;
+	k->dport = f->dport;
+	k->family = (uint8_t)f->family;
+	k->proto = f->proto;
+	k->host = host;
+	k->dir = dir;
+}
+
+void corr_flow_maps_init(struct corr *c)
+{
+	/* Fixed sizes: cannot fail. */
+	hmap_create(&c->flow_map, sizeof(struct corr_flow_key),
+		    sizeof(uint32_t), 128, false);
+	hmap_create(&c->stream_map, sizeof(struct corr_flow_key),
+		    sizeof(struct corr_stream *), 128, false);
 }
 
 static bool corr_flow_eq(const struct frame_flow *a, const struct frame_flow *b)
@@ -57,16 +76,14 @@ static void corr_flow_name(const struct frame_flow *f, char *buf, size_t len)
 
 static uint32_t corr_flow_id(struct corr *c, const struct frame_flow *f)
 {
-	uint64_t h = corr_flow_hash(f, 0);
-	size_t i = (size_t)-1;
+	struct corr_flow_key k;
+	uint32_t *id;
 	void *v;
 
-	while ((v = corr_map_next(&c->flow_map, h, &i))) {
-		uint32_t id = (uint32_t)(uintptr_t)v - 1;
-
-		if (corr_flow_eq(&c->flows[id].f, f))
-			return id;
-	}
+	corr_flow_key(&k, f, 0, 0);
+	if (hmap_add(c->flow_map, &k, &v) == 0)
+		return *(uint32_t *)v;
+	id = v;
 	if (c->nflows == c->cap_flows) {
 		c->cap_flows = c->cap_flows ? c->cap_flows * 2 : 64;
 		c->flows = xrealloc(c->flows, c->cap_flows * sizeof(*c->flows));
@@ -74,24 +91,26 @@ static uint32_t corr_flow_id(struct corr *c, const struct frame_flow *f)
 	c->flows[c->nflows].f = *f;
 	corr_flow_name(f, c->flows[c->nflows].name,
 		       sizeof(c->flows[c->nflows].name));
-	corr_map_put(&c->flow_map, h, (void *)(uintptr_t)(c->nflows + 1));
+	*id = (uint32_t)c->nflows;
 	return (uint32_t)c->nflows++;
 }
 
 struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 				const struct frame_flow *f, uint8_t dir)
 {
-	uint64_t hash;
-	size_t i = (size_t)-1;
+	struct corr_flow_key k;
 	struct corr_stream *s = h->last_stream;
+	void *v;
 
 	if (s && s->dir == dir && corr_flow_eq(&s->key, f))
 		return s;
-	hash = corr_flow_hash(f, ((uint64_t)h->idx << 8) | dir);
-	while ((s = corr_map_next(&c->stream_map, hash, &i)))
-		if (s->h == h && s->dir == dir && corr_flow_eq(&s->key, f))
-			return h->last_stream = s;
+	corr_flow_key(&k, f, (uint8_t)h->idx, dir);
+	if (hmap_add(c->stream_map, &k, &v) == 0) {
+		memcpy(&s, v, sizeof(s));
+		return h->last_stream = s;
+	}
 	s = xcalloc(1, sizeof(*s));
+	memcpy(v, &s, sizeof(s));
 	s->c = c;
 	s->h = h;
 	s->dir = dir;
@@ -101,7 +120,6 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	c->flows[s->flow].hosts |= 1ull << h->idx;
 	s->fs = fixstream_create(f->proto == IPPROTO_TCP, c->scratch,
 				 c->cfg.hold_ns, corr_on_msg, s);
-	corr_map_put(&c->stream_map, hash, s);
 	if (c->nstreams == c->cap_streams) {
 		c->cap_streams = c->cap_streams ? c->cap_streams * 2 : 64;
 		c->streams = xrealloc(c->streams,

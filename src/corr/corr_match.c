@@ -12,8 +12,9 @@
 static uint32_t corr_k1_bucket(const struct corr *c, uint32_t flow,
 			       uint32_t seq)
 {
-	return (uint32_t)(corr_mix(((uint64_t)flow << 32) | seq) &
-			  (c->nbuckets - 1));
+	uint64_t k = ((uint64_t)flow << 32) | seq;
+
+	return (uint32_t)(hmap_hash(&k, sizeof(k)) & (c->nbuckets - 1));
 }
 
 static void corr_chain_remove(uint32_t *bucket, struct corr_entry *ring,

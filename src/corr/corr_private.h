@@ -4,7 +4,6 @@
  *   corr.c        life (create, hosts, journals, destroy) and the run loop:
  *                 packets in time order, each to its stream, each message
  *                 to transactions and matching
- *   corr_map.c    hashing and the small hash map everything is found by
  *   corr_time.c   timescales of capture interfaces
  *   corr_flow.c   flows and the streams reassembling them
  *   corr_txn.c    transactions at one host, market data rate buckets
@@ -22,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hmap.h"
 #include "corr/corr.h"
 #include "files/capset.h"	/* struct capset_packet, held per host */
 #include "files/frame.h"	/* struct frame_flow, held per flow */
@@ -54,14 +54,6 @@ enum corr_txn_kind {
 
 /* Their names, in the output and the samples file. */
 extern const char *const corr_txn_names[TXN_KINDS];
-
-/* A tiny open-addressing map from a 64-bit hash to a pointer; the caller
- * checks the key the pointer leads to. Grows at half full. */
-struct corr_map {
-	uint64_t *hash;
-	void **val;
-	size_t cap, n;
-};
 
 /* What a capture's interface means to us, found on its first packet. */
 struct corr_iface {
@@ -131,7 +123,7 @@ struct corr_host {
 	unsigned md_n, md_head;
 	int bucket;
 	/* Transactions. */
-	struct corr_map syms;
+	struct hmap *syms;	/* name, zero-padded: struct corr_sym * */
 	struct corr_order *orders;
 	uint64_t no_trigger[TXN_KINDS];
 };
@@ -194,7 +186,7 @@ struct corr_stat {
 struct corr_stats_set {
 	struct corr_stat *v;
 	size_t n, cap;
-	struct corr_map idx;
+	struct hmap *idx;	/* struct corr_stat_key: index in v */
 };
 
 struct corr {
@@ -208,8 +200,8 @@ struct corr {
 	/* Flows and streams. */
 	struct corr_flow *flows;
 	size_t nflows, cap_flows;
-	struct corr_map flow_map;
-	struct corr_map stream_map;
+	struct hmap *flow_map;		/* struct corr_flow_key: flow id */
+	struct hmap *stream_map;	/* the same, with host and dir: stream */
 	struct corr_stream **streams;
 	size_t nstreams, cap_streams;
 	struct fix_msg *scratch;
@@ -245,21 +237,6 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 /* A message from a stream's fixstream (arg: the struct corr_stream). */
 void corr_on_msg(void *arg, const struct fixstream_msg *m);
 
-/* ---- corr_map.c ---- */
-
-/* A 64-bit mix (never 0: 0 marks a free slot) and a hash of n bytes
- * chained onto h. */
-uint64_t corr_mix(uint64_t x);
-uint64_t corr_hash_bytes(const void *p, size_t n, uint64_t h);
-/* cap: a power of two. */
-void corr_map_init(struct corr_map *m, size_t cap);
-void corr_map_free(struct corr_map *m);
-/* Visit the values stored under hash h: call with *i = (size_t)-1 first;
- * NULL when there are no more. */
-void *corr_map_next(const struct corr_map *m, uint64_t h, size_t *i);
-/* Store v under h (h != 0; several values may share one hash). */
-void corr_map_put(struct corr_map *m, uint64_t h, void *v);
-
 /* ---- corr_time.c ---- */
 
 /* "tai", "utc" or "unknown". */
@@ -273,6 +250,9 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 void corr_time_warn(struct corr *c);
 
 /* ---- corr_flow.c ---- */
+
+/* The maps of flows and streams (corr_create()). */
+void corr_flow_maps_init(struct corr *c);
 
 /* Host h's stream of flow f in direction dir (enum corr_dir), made on
  * first sight with its fixstream; the flow is numbered on first sight at

@@ -15,32 +15,41 @@
 #include "corr/corr_private.h"
 #include "files/samples.h"
 
+/* A result's identity. sw points into the topology, which outlives us:
+ * its address is as good a key as its name. */
+struct corr_stat_key {
+	uint16_t from, to;
+	uint32_t flow;
+	int32_t bucket, kind;
+	const char *sw;
+};
+
 void corr_stats_init(struct corr_stats_set *s)
 {
-	corr_map_init(&s->idx, 64);
+	/* Fixed sizes: cannot fail. */
+	hmap_create(&s->idx, sizeof(struct corr_stat_key), sizeof(size_t), 32,
+		    false);
 }
 
 struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 			    uint16_t to, uint32_t flow, int bucket,
 			    int kind, const char *sw)
 {
-	/* sw points into the topology, which outlives us: its address is
-	 * as good a key as its name. */
-	uint64_t h = corr_mix((((uint64_t)from << 48) | ((uint64_t)to << 32) |
-			       flow) ^
-			      corr_mix(((uint64_t)(uint32_t)bucket << 8 |
-					(uint64_t)(kind + 1)) ^ (uintptr_t)sw));
-	size_t i = (size_t)-1;
+	struct corr_stat_key k;
+	size_t *idx;
 	void *v;
 
-	while ((v = corr_map_next(&set->idx, h, &i))) {
-		struct corr_stat *s = &set->v[(uintptr_t)v - 1];
-
-		if (s->from == from && s->to == to && s->flow == flow &&
-		    s->bucket == bucket && s->kind == kind &&
-		    (s->sw == sw || (s->sw && sw && !strcmp(s->sw, sw))))
-			return s;
-	}
+	memset(&k, 0, sizeof(k));
+	k.from = from;
+	k.to = to;
+	k.flow = flow;
+	k.bucket = bucket;
+	k.kind = kind;
+	k.sw = sw;
+	if (hmap_add(set->idx, &k, &v) == 0)
+		return &set->v[*(size_t *)v];
+	idx = v;
+	*idx = set->n;
 	if (set->n == set->cap) {
 		set->cap = set->cap ? set->cap * 2 : 16;
 		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
@@ -55,7 +64,6 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	s->sw = sw;
 	s->h = hist_create();
 	s->out = hist_create();
-	corr_map_put(&set->idx, h, (void *)(uintptr_t)(set->n + 1));
 	set->n++;
 	return s;
 }
@@ -193,5 +201,5 @@ void corr_stats_free(struct corr_stats_set *s)
 		hist_destroy(s->v[i].out);
 	}
 	free(s->v);
-	corr_map_free(&s->idx);
+	hmap_destroy(s->idx);
 }

@@ -69,19 +69,22 @@ static int64_t corr_ring_before(const struct corr_ring *r, int64_t ts)
 static struct corr_sym *corr_sym(struct corr_host *h, const char *s,
 				 size_t len)
 {
-	uint64_t hash;
-	size_t i = (size_t)-1;
 	struct corr_sym *y;
+	char key[sizeof(y->name)] = { 0 };
+	void *v;
 
-	if (len >= sizeof(y->name))
-		len = sizeof(y->name) - 1;
-	hash = corr_hash_bytes(s, len, 0);
-	while ((y = corr_map_next(&h->syms, hash, &i)))
-		if (!strncmp(y->name, s, len) && !y->name[len])
-			return y;
+	if (len >= sizeof(key))
+		len = sizeof(key) - 1;
+	memcpy(key, s, len);
+	if (!h->syms)	/* fixed sizes: cannot fail */
+		hmap_create(&h->syms, sizeof(key), sizeof(y), 32, false);
+	if (hmap_add(h->syms, key, &v) == 0) {
+		memcpy(&y, v, sizeof(y));
+		return y;
+	}
 	y = xcalloc(1, sizeof(*y));
-	memcpy(y->name, s, len);
-	corr_map_put(&h->syms, hash, y);
+	memcpy(y->name, key, sizeof(key));
+	memcpy(v, &y, sizeof(y));
 	return y;
 }
 
@@ -214,7 +217,7 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 		}
 		if (f->v[F_11]) {
 			struct corr_order *o = corr_order(
-				c, h, corr_hash_bytes(f->v[F_11], f->len[F_11], 0),
+				c, h, hmap_hash(f->v[F_11], f->len[F_11]),
 				ts);
 
 			if (!o->tx)
@@ -233,7 +236,7 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 			y = corr_sym(h, f->v[F_55], f->len[F_55]);
 			corr_ring_add(&y->fill, ts);
 		}
-		o = corr_order(c, h, corr_hash_bytes(f->v[F_11], f->len[F_11], 0),
+		o = corr_order(c, h, hmap_hash(f->v[F_11], f->len[F_11]),
 			       ts);
 		if (ack && !o->ack)
 			o->ack = ts;

@@ -16,10 +16,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/addrport.h"
+#include "base/ratelist.h"
 #include "files/capfile.h"
 #include "files/samples.h"
 #include "files/frame.h"
 #include "base/hist.h"
+#include "base/hmap.h"
 #include "ptp/journal.h"
 #include "base/opts.h"
 #include "files/topo.h"
@@ -30,18 +33,6 @@
  * clock stamps egress after ingress, and no switch holds a frame for a
  * second (a one-bit flip in a stamp's bit 30 or above gives more). */
 #define REPORT_MAX_RESIDENCE_NS 1000000000LL
-
-/* A whole string as a long long; false if anything else is in it. */
-static bool report_ll(const char *s, long long *v)
-{
-	char *end;
-
-	if (!*s)
-		return false;
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return !errno && !*end;
-}
 
 static bool report_double(const char *s, double *v)
 {
@@ -54,78 +45,58 @@ static bool report_double(const char *s, double *v)
 	return !errno && !*end && isfinite(*v);
 }
 
-static void report_rate_label(long rate, char *buf, size_t len)
+static int report_parse_rates(struct report *r, const char *val,
+			      const char *where, char *err)
 {
-	/* As the FTTC tables write them: 100k, 71k, 5k, 1000, 500. */
-	if (rate >= 5000 && rate % 1000 == 0)
-		snprintf(buf, len, "%ldk", rate / 1000);
-	else if (rate >= 10000)
-		snprintf(buf, len, "%.1fk", (double)rate / 1000);
-	else
-		snprintf(buf, len, "%ld", rate);
-}
+	struct ratelist rl;
+	char why[256];
 
-static int report_parse_rates(struct report *r, char *val, const char *where,
-			      char *err)
-{
-	char *save = NULL, *tok;
+	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why,
+			   sizeof(why)))
+		return report_fail(err, -EINVAL, "%s: rates: %s", where, why);
+	for (unsigned i = 0; i < rl.n; i++) {
+		struct report_rate *rt = &r->rate[r->nrates++];
 
-	for (tok = strtok_r(val, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *t = opts_trim(tok);
-		struct report_rate *rt;
-		long long v;
-
-		if (!report_ll(t, &v) || v < 1 || v > 1000000000)
-			return report_fail(err, -EINVAL, "%s: rates: '%s' is not "
-					   "a rate in messages/s (1..1e9)", where, t);
-		for (size_t i = 0; i < r->nrates; i++)
-			if (r->rate[i].rate == v)
-				return report_fail(err, -EINVAL, "%s: rates: %lld "
-						   "twice", where, v);
-		if (r->nrates == REPORT_MAX_RATES)
-			return report_fail(err, -EINVAL, "%s: rates: more than %d",
-					   where, REPORT_MAX_RATES);
-		rt = &r->rate[r->nrates++];
-		rt->rate = (long)v;
-		report_rate_label(rt->rate, rt->label, sizeof(rt->label));
+		rt->rate = (long)rl.rate[i];
+		ratelist_label(rl.rate[i], rt->label, sizeof(rt->label));
 	}
-	if (!r->nrates)
-		return report_fail(err, -EINVAL, "%s: rates: no rate given", where);
 	return 0;
 }
 
 static int report_parse_md(struct report *r, const char *val, const char *where,
 			   char *err)
 {
-	char addr[64];
-	const char *colon;
-	long long port;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char spec[ADDRPORT_STRLEN + 8];
+	size_t n = strlen(val);
+	bool any = n >= 2 && !strcmp(val + n - 2, ":*");
+	unsigned port;
 
-	if (*val == '[') {
-		const char *close = strchr(val, ']');
-
-		if (!close || close[1] != ':' || (size_t)(close - val - 1) >= sizeof(addr))
-			goto bad;
-		memcpy(addr, val + 1, (size_t)(close - val - 1));
-		addr[close - val - 1] = 0;
-		colon = close + 1;
-		r->md_family = AF_INET6;
-	} else {
-		colon = strrchr(val, ':');
-		if (!colon || (size_t)(colon - val) >= sizeof(addr))
-			goto bad;
-		memcpy(addr, val, (size_t)(colon - val));
-		addr[colon - val] = 0;
-		r->md_family = AF_INET;
-	}
 	/* PORT or '*': every port of the address (all the venue's
-	 * sessions, as the hosts' switch samples are). */
-	if (!strcmp(colon + 1, "*"))
-		port = 0;
-	else if (!report_ll(colon + 1, &port) || port < 1 || port > 65535)
+	 * sessions, as the hosts' switch samples are); '*' is port 0 to
+	 * addrport, which takes 0 where we do not. */
+	if (n >= sizeof(spec))
 		goto bad;
-	if (inet_pton(r->md_family, addr, r->md_addr) != 1)
+	memcpy(spec, val, n + 1);
+	if (any)
+		spec[n - 1] = '0';
+	if (addrport_parse(spec, NULL, &ss, &len, NULL, 0))
 		goto bad;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		port = ntohs(a->sin_port);
+		memcpy(r->md_addr, &a->sin_addr, 4);
+	} else {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		port = ntohs(a->sin6_port);
+		memcpy(r->md_addr, &a->sin6_addr, 16);
+	}
+	if (!port && !any)
+		goto bad;
+	r->md_family = ss.ss_family;
 	r->md_port = (uint16_t)port;
 	r->have_md = true;
 	return 0;
@@ -140,13 +111,8 @@ static int report_conf_value(struct report *r, const char *key, char *val,
 {
 	double d;
 
-	if (!strcmp(key, "rates")) {
-		char *copy = xstrdup(val);
-		int rc = report_parse_rates(r, copy, where, err);
-
-		free(copy);
-		return rc;
-	}
+	if (!strcmp(key, "rates"))
+		return report_parse_rates(r, val, where, err);
 	if (!strcmp(key, "duration") || !strcmp(key, "switch_latency_ns") ||
 	    !strcmp(key, "switch_jitter_ns")) {
 		if (!report_double(val, &d) || d < 0)
@@ -390,86 +356,27 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 
 /* ---- truth: the switch emulator's ingress and egress stamps ---- */
 
+/* A frame inside the switch: in the map of those, by packet id. */
 struct report_frame {
 	uint64_t id;
 	int64_t in_ns, out_ns;		/* INT64_MIN until seen */
 	uint32_t len;
-	bool used;
 	unsigned in_file, out_file;	/* where the stamps were: port file */
 	unsigned long long in_pkt, out_pkt;	/* and packet, from 1 */
 };
 
-/* Frames inside the switch, by packet id: open addressing, linear probing,
- * deletion by backward shift (no tombstones, so a long run does not fill
- * the table with them). */
-struct report_inflight {
-	struct report_frame *slot;
-	size_t cap, n;
-};
-
-static size_t report_hash(uint64_t id, size_t cap)
+/* The frame with packet id id, added (not yet seen either way) if new. */
+static struct report_frame *report_inflight(struct hmap *fl, uint64_t id)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
-}
+	struct report_frame *e;
+	void *v;
 
-static struct report_frame *report_inflight_find(struct report_inflight *t,
-						 uint64_t id, bool add)
-{
-	size_t i;
-
-	if (add && (t->n + 1) * 2 > t->cap) {
-		struct report_inflight bigger = { NULL, t->cap ? 2 * t->cap : 1024, 0 };
-
-		bigger.slot = xcalloc(bigger.cap, sizeof(*bigger.slot));
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->slot[j].used)
-				continue;
-			i = report_hash(t->slot[j].id, bigger.cap);
-			while (bigger.slot[i].used)
-				i = (i + 1) & (bigger.cap - 1);
-			bigger.slot[i] = t->slot[j];
-			bigger.n++;
-		}
-		free(t->slot);
-		*t = bigger;
+	if (hmap_add(fl, &id, &v) == 1) {
+		e = v;
+		*e = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
+					    .out_ns = INT64_MIN };
 	}
-	if (!t->cap)
-		return NULL;
-	for (i = report_hash(id, t->cap); t->slot[i].used; i = (i + 1) & (t->cap - 1))
-		if (t->slot[i].id == id)
-			return &t->slot[i];
-	if (!add)
-		return NULL;
-	t->slot[i] = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
-					    .out_ns = INT64_MIN, .used = true };
-	t->n++;
-	return &t->slot[i];
-}
-
-static void report_inflight_del(struct report_inflight *t, struct report_frame *e)
-{
-	size_t i = (size_t)(e - t->slot), j = i;
-
-	t->slot[i].used = false;
-	t->n--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (t->cap - 1);
-		if (!t->slot[j].used)
-			return;
-		home = report_hash(t->slot[j].id, t->cap);
-		/* Move j back into the hole i unless its home lies in (i, j]. */
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			t->slot[i] = t->slot[j];
-			t->slot[j].used = false;
-			i = j;
-		}
-	}
+	return v;
 }
 
 /* A frame from md_source (any port when it says '*'): TCP with payload. */
@@ -518,7 +425,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 	struct cap_reader *in[REPORT_MAX_PORTS];
 	struct cap_packet pkt[REPORT_MAX_PORTS];
 	bool live[REPORT_MAX_PORTS];
-	struct report_inflight fl = { NULL, 0, 0 };
+	struct hmap *fl;
 	char pattern[PATH_MAX + 64], errbuf[CAP_ERRBUF];
 	unsigned long long pkts[REPORT_MAX_PORTS] = { 0 };
 	char bad[PATH_MAX * 2 + 200] = "";
@@ -553,6 +460,9 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 			     "are not read", pattern, REPORT_MAX_PORTS);
 	globfree(&g);
 	t->files = (unsigned)n;
+	/* Fixed sizes: cannot fail. */
+	hmap_create(&fl, sizeof(uint64_t), sizeof(struct report_frame), 512,
+		    false);
 	for (size_t i = 0; i < n; i++) {
 		int rc = cap_next(in[i], &pkt[i]);
 
@@ -579,7 +489,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 			t->no_id++;
 		} else if ((p->dir == PCAPNG_DIR_IN || p->dir == PCAPNG_DIR_OUT) &&
 			   report_is_md(r, in[m], p)) {
-			e = report_inflight_find(&fl, p->packet_id, true);
+			e = report_inflight(fl, p->packet_id);
 			if (p->dir == PCAPNG_DIR_IN) {
 				if (e->in_ns != INT64_MIN)
 					t->unpaired++;	/* the id again */
@@ -613,7 +523,7 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 					report_truth_pair(r, t, e);
 					t->md_frames++;
 				}
-				report_inflight_del(&fl, e);
+				hmap_del_val(fl, e);
 			}
 		}
 		rc = cap_next(in[m], p);
@@ -622,8 +532,8 @@ void report_truth_load(struct report *r, struct report_rate *rt)
 		if (rc < 0)
 			report_notef(r, true, "%s", cap_error(in[m]));
 	}
-	t->unpaired += fl.n;
-	free(fl.slot);
+	t->unpaired += hmap_count(fl);
+	hmap_destroy(fl);
 	for (size_t i = 0; i < n; i++)
 		cap_close(in[i]);
 	if (t->implausible)

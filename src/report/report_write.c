@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "files/samples.h"
 #include "report/gnuplot.h"
 #include "base/hist.h"
+#include "base/mkpath.h"
 #include "ptp/journal.h"
 #include "base/summary.h"
 #include "base/tstep.h"
@@ -263,8 +263,10 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 
 static int report_mkdir(const char *path, char *err)
 {
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return report_fail(err, -errno, "%s: %s", path, strerror(errno));
+	int rc = mkpath_p(path, 0755);
+
+	if (rc)
+		return report_fail(err, rc, "%s: %s", path, strerror(-rc));
 	return 0;
 }
 

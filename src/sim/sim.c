@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/heap.h"
 #include "base/hist.h"
+#include "base/mkpath.h"
 #include "base/rng.h"
 #include "base/xalloc.h"
 #include "files/frame.h"
@@ -155,48 +157,23 @@ void sim_ev_push(struct sim *s, int64_t t, int type, int a, uint32_t b,
 {
 	struct event e = { t < s->now ? s->now : t, s->evorder++, (uint8_t)type,
 			   (uint8_t)a, b, g };
-	size_t i;
 
-	if (s->evn == s->evcap) {
-		s->evcap = s->evcap ? s->evcap * 2 : 64;
-		s->ev = xrealloc(s->ev, s->evcap * sizeof(*s->ev));
-	}
-	i = s->evn++;
-	while (i) {
-		struct event *p = &s->ev[(i - 1) / 2];
-
-		if (p->t < e.t || (p->t == e.t && p->order < e.order))
-			break;
-		s->ev[i] = *p;
-		i = (i - 1) / 2;
-	}
-	s->ev[i] = e;
+	heap_push(s->ev, &e);
 }
 
-static bool ev_before(const struct event *x, const struct event *y)
+static bool ev_before(const void *a, const void *b, void *ctx)
 {
+	const struct event *x = a, *y = b;
+
+	(void)ctx;
 	return x->t < y->t || (x->t == y->t && x->order < y->order);
 }
 
 static struct event ev_pop(struct sim *s)
 {
-	struct event top = s->ev[0], last = s->ev[--s->evn];
-	size_t i = 0;
+	struct event top;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= s->evn)
-			break;
-		if (c + 1 < s->evn && ev_before(&s->ev[c + 1], &s->ev[c]))
-			c++;
-		if (!ev_before(&s->ev[c], &last))
-			break;
-		s->ev[i] = s->ev[c];
-		i = c;
-	}
-	if (s->evn)
-		s->ev[i] = last;
+	heap_pop(s->ev, &top);
 	return top;
 }
 
@@ -246,7 +223,7 @@ static int sim_check(const struct sim_config *c, char *err, size_t len)
 
 static void sim_loop(struct sim *s)
 {
-	while (s->evn && !s->err) {
+	while (heap_count(s->ev) && !s->err) {
 		struct event e = ev_pop(s);
 
 		s->now = e.t;
@@ -262,9 +239,9 @@ static void sim_loop(struct sim *s)
 		case EV_RETRANS: sim_ev_retrans(s, e.seg); break;
 		}
 		for (int h = 0; h < SIM_HOSTS; h++) {
-			if (s->h[h].qn)
+			if (heap_count(s->h[h].q))
 				sim_host_flush(s, &s->h[h], false);
-			if (s->tap[h].qn)
+			if (heap_count(s->tap[h].q))
 				sim_host_flush(s, &s->tap[h], false);
 		}
 	}
@@ -280,13 +257,13 @@ static void sim_free(struct sim *s)
 	for (int h = 0; h < 2 * SIM_HOSTS; h++) {
 		struct host *x = h < SIM_HOSTS ? &s->h[h] : &s->tap[h - SIM_HOSTS];
 
-		while (x->qn) {
-			struct rec *r = sim_rec_pop(x);
+		struct rec *r;
 
+		while (x->q && heap_pop(x->q, &r)) {
 			r->next = s->recfree;
 			s->recfree = r;
 		}
-		free(x->q);
+		heap_destroy(x->q);
 		free(x->path);
 		free(x->tmp);
 	}
@@ -296,9 +273,9 @@ static void sim_free(struct sim *s)
 		s->recfree = r->next;
 		free(r);
 	}
-	for (size_t i = 0; i < s->evn; i++)
-		if (s->ev[i].seg)
-			sim_seg_free(s, s->ev[i].seg);
+	for (struct event e; s->ev && heap_pop(s->ev, &e); )
+		if (e.seg)
+			sim_seg_free(s, e.seg);
 	for (int i = 0; i < CONNS * 2; i++) {
 		struct flow *f = &s->f[i];
 
@@ -316,7 +293,7 @@ static void sim_free(struct sim *s)
 		s->segfree = g->next;
 		free(g);
 	}
-	free(s->ev);
+	heap_destroy(s->ev);
 	for (unsigned b = 0; s->b && b < s->nb; b++)
 		for (int d = 0; d < D_COUNT; d++) {
 			free(s->b[b].d[d].v);
@@ -365,6 +342,11 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	s->cables_ps = s->ncables * llround(c->cable_m * NS_PER_M * PS_PER_NS);
 	s->nb = c->nrates + 1;
 	s->b = xcalloc(s->nb, sizeof(*s->b));
+	/* Fixed sizes and orders: these cannot fail. */
+	heap_create(&s->ev, sizeof(struct event), 0, ev_before, NULL);
+	for (int h = 0; h < 2 * SIM_HOSTS; h++)
+		heap_create(h < SIM_HOSTS ? &s->h[h].q : &s->tap[h - SIM_HOSTS].q,
+			    sizeof(struct rec *), 0, sim_rec_less, NULL);
 	for (int h = 0; h < SIM_HOSTS; h++) {
 		sim_host_init(s, h);
 		if (c->tap[h])
@@ -375,7 +357,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	sim_flow_init(s, CONN_ORD, DIR_C2S, 40002, 9002);
 	sim_flow_init(s, CONN_ORD, DIR_S2C, 40002, 9002);
 
-	rc = sim_mkdir_p(c->out_dir);
+	rc = mkpath_p(c->out_dir, 0755);
 	if (rc) {
 		sim_sys(s, rc, "%s", c->out_dir);
 		goto out;

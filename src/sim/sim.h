@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #define SIM_MAX_RATES 32
+#define SIM_MAX_RATE 1e7	/* market data messages/s, at most */
 #define SIM_MAX_UNSYNC 8
 #define SIM_MAX_SYMBOLS 64
 #define SIM_ERRBUF 512

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ratelist.h"
 #include "files/topo.h"
 #include "sim/sim_private.h"
 
@@ -29,26 +30,20 @@ static bool sim_number(const char *s, size_t n, double *v)
 int sim_parse_rates(struct sim_config *c, const char *text, char *err,
 		    size_t len)
 {
-	const char *p = text;
-	unsigned n = 0;
+	struct ratelist rl;
+	char why[160];
 
-	while (*p) {
-		size_t k = strcspn(p, ",");
-		double v;
-
-		if (n == SIM_MAX_RATES)
-			return sim_fail(err, len, "--rates: more than %d rates",
-					SIM_MAX_RATES);
-		if (!sim_number(p, k, &v) || v < 1 || v > 10000000 ||
-		    v != floor(v))
-			return sim_fail(err, len, "--rates: '%.*s' is not a rate "
-					"(1 to 10000000 messages/s)", (int)k, p);
-		c->rates[n++] = (int64_t)v;
-		p += k + (p[k] == ',');
+	if (ratelist_parse(&rl, text, SIM_MAX_RATES, RATELIST_WHOLE, why,
+			   sizeof(why)))
+		return sim_fail(err, len, "--rates: %s", why);
+	for (unsigned i = 0; i < rl.n; i++) {
+		if (rl.rate[i] > SIM_MAX_RATE)
+			return sim_fail(err, len, "--rates: %.0f is more than "
+					"%.0f messages/s", rl.rate[i],
+					SIM_MAX_RATE);
+		c->rates[i] = (int64_t)rl.rate[i];
 	}
-	if (!n)
-		return sim_fail(err, len, "--rates: no rate given");
-	c->nrates = n;
+	c->nrates = rl.n;
 	return 0;
 }
 

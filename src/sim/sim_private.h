@@ -21,8 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/heap.h"
 #include "base/nstime.h"
 #include "base/rng.h"
+#include "base/wholefile.h"
 #include "files/frame.h"
 #include "files/pcapng.h"
 #include "fix/fix.h"
@@ -157,12 +159,12 @@ struct host {
 	int64_t cap_start_ps;
 	int64_t nic_free_ps, stack_last_ps;
 	uint32_t noise_seq;
-	struct rec **q;		/* heap by (stamp, t_ps, order) */
-	size_t qn, qcap;
+	struct heap *q;		/* of struct rec *, by sim_rec_less */
 	struct pcapng_writer *ng;
 	uint32_t ifid, ifid_in;	/* frames sent, received (the same but taps) */
 	struct pcap *pc;
 	struct pcap_dumper *pd;
+	struct wholefile pcapf;	/* pc's file, PATH.part until whole */
 	char file[32];
 	char *path, *tmp;
 	uint64_t packets;
@@ -262,8 +264,7 @@ struct sim {
 	struct flow f[CONNS * 2];
 	int64_t egress_free[SIM_HOSTS];	/* by receiving host */
 	struct rng net, app, fault, misc;
-	struct event *ev;
-	size_t evn, evcap;
+	struct heap *ev;	/* of struct event, by (t, order) */
 	uint64_t evorder, recorder;
 	struct rec *recfree;
 	struct seg *segfree;
@@ -416,8 +417,7 @@ int sim_write_truth(struct sim *s, const char *path);
 /* sim_write.c */
 
 struct rec *sim_rec_get(struct sim *s);		/* from the free list */
-void sim_rec_push(struct host *h, struct rec *r);	/* into h's heap */
-struct rec *sim_rec_pop(struct host *h);		/* h's earliest */
+bool sim_rec_less(const void *a, const void *b, void *ctx); /* heap order */
 /* A frame seen by host hi at t_ps (stamped stamp), on its fibre at
  * wire_ps: queued for its capture (and its tap). g: the segment it
  * carries, tag: its first copy in this capture. */
@@ -426,7 +426,6 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	      uint32_t len, const struct seg *g, bool tag);
 /* Write every record of h no future record can precede (all: every one). */
 void sim_host_flush(struct sim *s, struct host *h, bool all);
-int sim_mkdir_p(const char *dir);			/* 0 or -errno */
 char *sim_path_join(const char *dir, const char *name);	/* allocated */
 /* Create h's capture (PATH.part until closed); 0 or the run's error. */
 int sim_host_open(struct sim *s, struct host *h);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/heap.h"
 #include "base/print.h"
 #include "base/rng.h"
 #include "base/summary.h"
@@ -99,7 +100,7 @@ void sim_tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	r->ntag = 0;
 	r->flow = -1;
 	memcpy(r->data, frame, len);
-	sim_rec_push(tp, r);
+	heap_push(tp->q, &r);
 	if (t_ps < h->cap_start_ps)
 		return;
 	sim_dist_add(s, &ref->d[dir == PCAPNG_DIR_OUT ? REF_TX : REF_RX],

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/heap.h"
 #include "base/wholefile.h"
 #include "base/xalloc.h"
 #include "files/frame.h"
@@ -22,51 +22,17 @@
 #include "sim/swmodel.h"
 #include "stamp/ts.h"
 
-static bool rec_less(const struct rec *a, const struct rec *b)
+/* The order records are written in: a total order (order is unique). */
+bool sim_rec_less(const void *a, const void *b, void *ctx)
 {
-	if (a->stamp != b->stamp)
-		return a->stamp < b->stamp;
-	if (a->t_ps != b->t_ps)
-		return a->t_ps < b->t_ps;
-	return a->order < b->order;
-}
+	const struct rec *x = *(struct rec *const *)a, *y = *(struct rec *const *)b;
 
-void sim_rec_push(struct host *h, struct rec *r)
-{
-	size_t i;
-
-	if (h->qn == h->qcap) {
-		h->qcap = h->qcap ? h->qcap * 2 : 64;
-		h->q = xrealloc(h->q, h->qcap * sizeof(*h->q));
-	}
-	i = h->qn++;
-	while (i && rec_less(r, h->q[(i - 1) / 2])) {
-		h->q[i] = h->q[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->q[i] = r;
-}
-
-struct rec *sim_rec_pop(struct host *h)
-{
-	struct rec *top = h->q[0], *last = h->q[--h->qn];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->qn)
-			break;
-		if (c + 1 < h->qn && rec_less(h->q[c + 1], h->q[c]))
-			c++;
-		if (!rec_less(h->q[c], last))
-			break;
-		h->q[i] = h->q[c];
-		i = c;
-	}
-	if (h->qn)
-		h->q[i] = last;
-	return top;
+	(void)ctx;
+	if (x->stamp != y->stamp)
+		return x->stamp < y->stamp;
+	if (x->t_ps != y->t_ps)
+		return x->t_ps < y->t_ps;
+	return x->order < y->order;
 }
 
 /* A record from the free list (allocated only while the queues grow). */
@@ -120,9 +86,13 @@ void sim_host_flush(struct sim *s, struct host *h, bool all)
 	if (k->rate_ppb != 0)
 		limit += (int64_t)floor(sim_clock_rate_ns(k, s->now)) - 1;
 
-	while (h->qn && (all || h->q[0]->stamp < limit)) {
-		struct rec *r = sim_rec_pop(h);
+	for (;;) {
+		struct rec *const *top = heap_top(h->q);
+		struct rec *r;
 
+		if (!top || (!all && (*top)->stamp >= limit))
+			break;
+		heap_pop(h->q, &r);
 		rec_write(s, h, r);
 		r->next = s->recfree;
 		s->recfree = r;
@@ -165,38 +135,7 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 		}
 	}
 	memcpy(r->data, frame, len);
-	sim_rec_push(h, r);
-}
-
-int sim_mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir), *q;
-	int err = 0;
-
-	for (q = p + 1; ; q++) {
-		if (*q && *q != '/')
-			continue;
-		{
-			char ch = *q;
-
-			*q = 0;
-			if (mkdir(p, 0755) && errno != EEXIST)
-				err = -errno;
-			*q = ch;
-		}
-		if (err || !*q)
-			break;
-	}
-	if (!err) {
-		struct stat st;
-
-		if (stat(dir, &st))
-			err = -errno;
-		else if (!S_ISDIR(st.st_mode))
-			err = -ENOTDIR;
-	}
-	free(p);
-	return err;
+	heap_push(h->q, &r);
 }
 
 char *sim_path_join(const char *dir, const char *name)
@@ -212,7 +151,8 @@ int sim_host_open(struct sim *s, struct host *h)
 {
 	const struct sim_host_config *hc = h->cfg;
 	const char *name = sim_hosts[h->id];
-	int err;
+	FILE *f;
+	int err, fd;
 
 	snprintf(h->file, sizeof(h->file), "%s.%s", name,
 		 hc->format == SIM_FMT_PCAPNG ? "pcapng" : "pcap");
@@ -247,9 +187,24 @@ int sim_host_open(struct sim *s, struct host *h)
 							PCAP_TSTAMP_PRECISION_NANO);
 	if (!h->pc)
 		return sim_sys(s, -ENOMEM, "%s", h->tmp);
-	h->pd = pcap_dump_open(h->pc, h->tmp);
-	if (!h->pd)
-		return sim_sys(s, errno ? -errno : -EIO, "%s", h->tmp);
+	err = wholefile_open(&h->pcapf, h->path);
+	if (err)
+		return sim_sys(s, err, "%s", h->tmp);
+	/* libpcap closes the stream it writes: its own, on the same file. */
+	fd = dup(fileno(h->pcapf.f));
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return sim_sys(s, err, "%s", h->tmp);
+	}
+	h->pd = pcap_dump_fopen(h->pc, f);
+	if (!h->pd) {
+		err = errno ? -errno : -EIO;
+		fclose(f);
+		return sim_sys(s, err, "%s", h->tmp);
+	}
 	return 0;
 }
 
@@ -264,16 +219,16 @@ int sim_host_close(struct sim *s, struct host *h, bool discard)
 			sim_sys(s, err, "%s", h->path);
 	}
 	if (h->pd) {
-		FILE *f = pcap_dump_file(h->pd);
-
-		if (!discard && (pcap_dump_flush(h->pd) || fsync(fileno(f))))
+		if (!discard && pcap_dump_flush(h->pd))
 			err = sim_sys(s, errno ? -errno : -EIO, "%s", h->tmp);
 		pcap_dump_close(h->pd);
 		h->pd = NULL;
-		if (discard || err)
-			unlink(h->tmp);
-		else if (rename(h->tmp, h->path))
-			err = sim_sys(s, -errno, "%s", h->path);
+	}
+	if (h->pcapf.path) {
+		int e = wholefile_close(&h->pcapf, discard || err);
+
+		if (e && !discard && !err)
+			err = sim_sys(s, e, "%s", h->path);
 	}
 	if (h->pc) {
 		pcap_close(h->pc);

@@ -38,7 +38,6 @@ static struct corr *corr_with_hosts(unsigned n, const struct corr_config *cfg)
 		h->idx = i;
 		h->forced_scale = -1;
 		h->bucket = NO_BUCKET;
-		corr_map_init(&h->syms, 64);
 		h->orders = calloc(CORR_ORDERS, sizeof(*h->orders));
 		ck_assert_ptr_nonnull(h->orders);
 		c->hosts[c->nhosts++] = h;

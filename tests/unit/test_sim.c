@@ -627,6 +627,12 @@ START_TEST(bad_input)
 	ck_assert_int_eq(sim_parse_rates(&c, "500,1000,x", err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(sim_parse_rates(&c, "500,1000", err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.nrates, 2);
+	ck_assert_int_eq(sim_parse_rates(&c, "5k,10M", err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.nrates, 2);
+	ck_assert(c.rates[0] == 5000 && c.rates[1] == 10000000);
+	ck_assert_int_eq(sim_parse_rates(&c, "11M", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_rates(&c, "2.5", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sim_parse_rates(&c, "500,500", err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(sim_parse_speed("25G", &bps), 0);
 	ck_assert(bps == 25000000000LL);
 	ck_assert_int_eq(sim_parse_speed("100M", &bps), 0);
