@@ -29,15 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <linux/sockios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/addrport.h"
 #include "base/bytes.h"
-#include "files/frame.h"
 #include "base/log.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
@@ -97,10 +94,8 @@ struct pp_msg {
 #define PP_GROW_FIRST 65536	/* --duration: first sample array size */
 #define PP_SLOTS 4096		/* client: messages awaiting their parts */
 #define PP_SENT 65536		/* sends awaiting their TX record (= window) */
-#define PP_CAPRING 1024		/* --write: bytes kept of the latest sends */
 #define PP_REPORTS 256		/* server: TX stamps waiting for a pong */
 #define PP_RBUF 4096
-#define PP_RXPEND 16		/* --write: receives awaiting their frame */
 #define PP_DRAIN_NS (300 * 1000 * 1000LL)
 
 /* ---- options ----------------------------------------------------------- */
@@ -299,32 +294,7 @@ static void pp_iface_of(int fd, char name[IF_NAMESIZE])
 struct pp_sent {
 	uint64_t cookie;
 	uint32_t seq;
-	uint32_t ack;		/* --write, TCP: receive offset at the send */
 	uint8_t kind;
-};
-
-/* --write. This is what sockcap does, done here because sockcap_poll()
- * takes the TX records of the socket's sends for its frames and never hands
- * them back, and this program needs every one of them for its figures. */
-struct pp_cap {
-	struct pcapng_writer *w;
-	const char *path;
-	uint32_t id_tx, id_rx;
-	struct frame_flow out, in;
-	bool relative;		/* TCP sequence numbers count from 1 */
-	uint32_t snd_base, rcv_base;
-	uint8_t *data;		/* PP_CAPRING sends of up to max bytes */
-	uint64_t *cookie;	/* which send each data slot holds, +1 */
-	uint64_t tx_frames, rx_frames, tx_unstamped, rx_unstamped, unkept;
-	uint64_t write_errors;
-	uint8_t frame[FRAME_MAX_HEADER + PP_MAX_TCP];
-};
-
-/* A receive whose frame is not written yet: its bytes are in rbuf. */
-struct pp_rxpend {
-	size_t off;
-	uint32_t len, seq, ack;
-	int64_t ns;
 };
 
 typedef void (*pp_record_fn)(void *arg, const struct ts_tx_record *rec,
@@ -344,20 +314,22 @@ struct pp_ep {
 	struct ts_stamp st[2];	/* stamps of the last recv */
 	int nst;
 	int64_t recv_real, recv_mono;	/* just after the last recv */
+	uint64_t rx_off;	/* bytes received */
 
+	/* With stamps, sends and receives go through sockcap: it hands
+	 * every TX record back (pp_record) for the figures and, with
+	 * --write, writes each message as a frame into w. */
+	struct sockcap *sc;
 	struct pp_sent *sent;	/* PP_SENT */
-	uint64_t next_cookie;
-	uint64_t tx_off, rx_off;	/* bytes sent, received */
 	pp_record_fn on_record;
 	void *arg;
 
-	struct pp_cap *cap;	/* --write */
+	struct pcapng_writer *w;	/* --write */
+	const char *wpath;
 	/* --write: received frames are written when their message is
 	 * consumed, after the answer to it is sent; the client first writes
 	 * the frames of sends finished by then, to keep the file in time
 	 * order as far as the stamps are. */
-	struct pp_rxpend rxp[PP_RXPEND];
-	unsigned nrxp;
 	bool records_first;
 };
 
@@ -383,7 +355,7 @@ static int pp_cap_close(struct pp_ep *ep);
 static void pp_ep_free(struct pp_ep *ep)
 {
 	pp_cap_close(ep);
-	free(ep->cap);
+	sockcap_destroy(ep->sc);
 	ts_sock_destroy(ep->ts);
 	free(ep->sent);
 	free(ep->rbuf);
@@ -414,122 +386,115 @@ static int pp_ep_stamps(struct pp_ep *ep, const struct opts *o)
 	return 0;
 }
 
-static enum ts_stage pp_tx_stage(const struct pp_ep *ep)
-{
-	return ep->hw ? TS_STAGE_HW_TX : TS_STAGE_SW_TX;
-}
-
 static enum ts_stage pp_rx_stage(const struct pp_ep *ep)
 {
 	return ep->hw ? TS_STAGE_HW_RX : TS_STAGE_SW_RX;
 }
 
-/* ---- --write ------------------------------------------------------------ */
+/* ---- sockcap and --write ------------------------------------------------- */
 
-/* Open path for ep, once it is connected and stamped. 0 or -errno. */
+/* A TX record from sockcap: to the role's callback with its send. */
+static void pp_record(void *arg, const struct ts_tx_record *rec)
+{
+	struct pp_ep *ep = arg;
+	const struct pp_sent *s = &ep->sent[rec->cookie % PP_SENT];
+
+	if (s->cookie != rec->cookie)
+		return;		/* cannot happen: window == PP_SENT */
+	if (ep->on_record)
+		ep->on_record(ep->arg, rec, s);
+}
+
+/* Once ep is connected and stamped: its sockcap, and with path its file.
+ * 0 or -errno. */
 static int pp_cap_open(struct pp_ep *ep, const char *path)
 {
+	struct sockcap_config scc = {
+		.on_record = pp_record, .arg = ep,
+		.ack_sent = true,	/* each message is answered */
+		.rx_later = true,
+	};
 	struct pcapng_section sec = { .userappl = PP_VERSION };
+	const char *ifname = ep->ifname[0] ? ep->ifname : NULL;
 	struct pcapng_iface ifc;
-	struct pp_cap *c;
 	char host[256] = "";
 	int err;
 
-	c = xcalloc(1, sizeof(*c));
-	c->path = path;
-	err = frame_flow_of_socket(&c->out, ep->fd, 0);
+	if (path) {
+		gethostname(host, sizeof(host) - 1);
+		sec.hostname = host;
+		err = pcapng_open(&ep->w, path, &sec);
+		if (err)
+			return err;
+		sockcap_iface(ep->ts, ifname, true, &ifc);
+		err = pcapng_add_iface(ep->w, &ifc, &scc.id_tx);
+		if (!err) {
+			sockcap_iface(ep->ts, ifname, false, &ifc);
+			err = pcapng_add_iface(ep->w, &ifc, &scc.id_rx);
+		}
+		if (err)
+			goto fail;
+		scc.w = ep->w;
+	}
+	err = sockcap_create(&ep->sc, ep->ts, ep->fd, &scc);
 	if (err)
 		goto fail;
-	c->in = c->out;
-	frame_flow_reverse(&c->in);
-	if (ep->tcp && sockcap_tcp_seqs(ep->fd, &c->snd_base, &c->rcv_base)) {
-		c->relative = true;
-		c->snd_base = c->rcv_base = 1;
-	}
-	gethostname(host, sizeof(host) - 1);
-	sec.hostname = host;
-	err = pcapng_open(&c->w, path, &sec);
-	if (err)
-		goto fail;
-	sockcap_iface(ep->ts, ep->ifname[0] ? ep->ifname : NULL, true, &ifc);
-	err = pcapng_add_iface(c->w, &ifc, &c->id_tx);
-	if (!err) {
-		sockcap_iface(ep->ts, ep->ifname[0] ? ep->ifname : NULL, false, &ifc);
-		err = pcapng_add_iface(c->w, &ifc, &c->id_rx);
-	}
-	if (err) {
-		pcapng_close(c->w, true);
-		goto fail;
-	}
-	c->data = xmalloc(PP_CAPRING * ep->max);
-	c->cookie = xcalloc(PP_CAPRING, sizeof(*c->cookie));
-	ep->cap = c;
+	ep->wpath = path;
 	return 0;
 fail:
-	free(c);
+	if (ep->w)
+		pcapng_close(ep->w, true);
+	ep->w = NULL;
 	return err;
 }
 
 static void pp_records(struct pp_ep *ep, int64_t now_ns);
-static void pp_cap_frame(struct pp_cap *c, bool tx, int64_t ns, uint32_t seq,
-			 uint32_t ack, const uint8_t *data, uint32_t len);
 
 /* Write the frames of the receives so far. */
 static void pp_cap_flush(struct pp_ep *ep)
 {
-	struct pp_cap *c = ep->cap;
-
-	if (!c || !c->w)
+	if (!ep->w)
 		return;
 	if (ep->records_first)
 		pp_records(ep, ts_now_mono());
-	for (unsigned i = 0; i < ep->nrxp; i++) {
-		const struct pp_rxpend *r = &ep->rxp[i];
-
-		if (r->ns)
-			pp_cap_frame(c, false, r->ns, r->seq, r->ack,
-				     ep->rbuf + r->off, r->len);
-		else
-			c->rx_unstamped++;
-	}
-	ep->nrxp = 0;
+	sockcap_flush_rx(ep->sc);
 }
 
 /* Close the file (whole, under its name, also after an error: what was
  * captured is worth keeping). The counters stay for the report. */
 static int pp_cap_close(struct pp_ep *ep)
 {
-	struct pp_cap *c = ep->cap;
 	int err;
 
-	if (!c || !c->w)
+	if (!ep->w)
 		return 0;
 	pp_cap_flush(ep);
-	err = pcapng_close(c->w, false);
-	c->w = NULL;
-	free(c->data);
-	free(c->cookie);
-	c->data = NULL;
-	c->cookie = NULL;
+	err = pcapng_close(ep->w, false);
+	ep->w = NULL;
 	return err;
 }
 
-static void pp_cap_frame(struct pp_cap *c, bool tx, int64_t ns, uint32_t seq,
-			 uint32_t ack, const uint8_t *data, uint32_t len)
+/* The counters of --write for either role's report, the first line's
+ * format in fmt. */
+static void pp_cap_print(struct printer *p, const struct pp_ep *ep,
+			 const char *fmt)
 {
-	const struct frame_flow *f = tx ? &c->out : &c->in;
-	int n = frame_build(c->frame, sizeof(c->frame), f, seq, ack, 0, data, len);
+	struct sockcap_stats st;
 
-	if (n < 0 || pcapng_write_packet(c->w, tx ? c->id_tx : c->id_rx, ns,
-					 c->frame, (uint32_t)n, (uint32_t)n,
-					 tx ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN)) {
-		c->write_errors++;
+	if (!ep->wpath)
 		return;
-	}
-	if (tx)
-		c->tx_frames++;
-	else
-		c->rx_frames++;
+	sockcap_stats(ep->sc, &st);
+	print_object_begin(p, "capture");
+	print_str(p, "file", fmt, ep->wpath);
+	print_uint(p, "tx_frames", ", %llu frames sent", st.tx_frames);
+	print_uint(p, "rx_frames", ", %llu received", st.rx_frames);
+	print_uint(p, "tx_unstamped", ", %llu sent",
+		   st.tx_unstamped + st.ring_full);
+	print_uint(p, "rx_unstamped", " and %llu received without a stamp",
+		   st.rx_unstamped);
+	print_bool(p, "relative_tcp_seq", NULL, sockcap_relative(ep->sc));
+	print_uint(p, "write_errors", ", %llu write errors\n", st.write_errors);
+	print_object_end(p);
 }
 
 /* ---- sending, receiving, TX records -------------------------------------- */
@@ -538,34 +503,8 @@ static void pp_cap_frame(struct pp_cap *c, bool tx, int64_t ns, uint32_t seq,
  * everything, stamped or not. */
 static void pp_records(struct pp_ep *ep, int64_t now_ns)
 {
-	struct ts_tx_record rec;
-
-	if (!ep->ts)
-		return;
-	ts_tx_reap(ep->ts);
-	while (ts_tx_next(ep->ts, &rec, now_ns) == 1) {
-		const struct pp_sent *s = &ep->sent[rec.cookie % PP_SENT];
-		struct pp_cap *c = ep->cap;
-
-		if (s->cookie != rec.cookie)
-			continue;	/* cannot happen: window == PP_SENT */
-		if (c) {
-			size_t i = rec.cookie % PP_CAPRING;
-			int64_t ns = rec.ns[pp_tx_stage(ep)];
-
-			if (!ns)
-				c->tx_unstamped++;
-			else if (c->cookie[i] != rec.cookie + 1)
-				c->unkept++;
-			else
-				pp_cap_frame(c, true, ns, c->snd_base +
-					     (uint32_t)rec.first,
-					     c->rcv_base + s->ack,
-					     c->data + i * ep->max, rec.len);
-		}
-		if (ep->on_record)
-			ep->on_record(ep->arg, &rec, s);
-	}
+	if (ep->sc)
+		sockcap_poll(ep->sc, now_ns);
 }
 
 /* Wait for the TX stamps of every send (up to PP_DRAIN_NS), then hand out
@@ -574,7 +513,7 @@ static void pp_drain(struct pp_ep *ep)
 {
 	int64_t end = ts_now_mono() + PP_DRAIN_NS;
 
-	if (!ep->ts)
+	if (!ep->sc)
 		return;
 	while (ts_tx_pending(ep->ts) && ts_now_mono() < end) {
 		ts_tx_wait(ep->ts, 5);
@@ -590,12 +529,13 @@ static int pp_send(struct pp_ep *ep, const uint8_t *buf, size_t len,
 	size_t done = 0;
 
 	while (done < len) {
-		uint64_t cookie = ep->next_cookie;
+		uint64_t cookie = 0;
 		ssize_t n;
 
-		if (ep->ts) {
-			n = ts_send(ep->ts, buf + done, len - done, MSG_NOSIGNAL,
-				    cookie);
+		if (ep->sc) {
+			cookie = sockcap_next_cookie(ep->sc);
+			n = sockcap_send(ep->sc, buf + done, len - done,
+					 MSG_NOSIGNAL);
 		} else {
 			n = send(ep->fd, buf + done, len - done, MSG_NOSIGNAL);
 			if (n < 0)
@@ -603,7 +543,7 @@ static int pp_send(struct pp_ep *ep, const uint8_t *buf, size_t len,
 		}
 		if (n == -EINTR)
 			continue;
-		if (n == -ENOBUFS && ep->ts) {
+		if (n == -ENOBUFS && ep->sc) {
 			/* The window of sends awaiting stamps is full. */
 			ts_tx_wait(ep->ts, 1);
 			pp_records(ep, ts_now_mono());
@@ -611,23 +551,13 @@ static int pp_send(struct pp_ep *ep, const uint8_t *buf, size_t len,
 		}
 		if (n < 0)
 			return (int)n;
-		if (ep->ts) {
+		if (ep->sc) {
 			struct pp_sent *s = &ep->sent[cookie % PP_SENT];
 
 			s->cookie = cookie;
 			s->seq = seq;
 			s->kind = kind;
-			s->ack = (uint32_t)ep->rx_off;
-			if (ep->cap) {
-				size_t i = cookie % PP_CAPRING;
-
-				memcpy(ep->cap->data + i * ep->max, buf + done,
-				       (size_t)n);
-				ep->cap->cookie[i] = cookie + 1;
-			}
-			ep->next_cookie++;
 		}
-		ep->tx_off += (uint64_t)n;
 		done += (size_t)n;
 	}
 	return 0;
@@ -653,9 +583,11 @@ static int pp_recv(struct pp_ep *ep, struct pp_msg *m, const char **why)
 			if (err != -EAGAIN)
 				return err;
 		}
-		if (ep->ts) {
-			n = ts_recv(ep->ts, ep->rbuf + ep->rhave, PP_RBUF - ep->rhave,
-				    0, ep->st, &ep->nst);
+		if (ep->sc) {
+			/* --write: the frame waits in sockcap, its bytes here,
+			 * until pp_cap_flush(). */
+			n = sockcap_recv(ep->sc, ep->rbuf + ep->rhave,
+					 PP_RBUF - ep->rhave, 0, ep->st, &ep->nst);
 		} else {
 			n = recv(ep->fd, ep->rbuf + ep->rhave, PP_RBUF - ep->rhave, 0);
 			if (n < 0)
@@ -672,18 +604,6 @@ static int pp_recv(struct pp_ep *ep, struct pp_msg *m, const char **why)
 				return -EPIPE;
 			*why = "connection closed in the middle of a message";
 			return -EBADMSG;
-		}
-		if (ep->cap && ep->cap->w) {
-			struct pp_rxpend *r;
-
-			if (ep->nrxp == PP_RXPEND)
-				pp_cap_flush(ep);
-			r = &ep->rxp[ep->nrxp++];
-			r->off = ep->rhave;
-			r->len = (uint32_t)n;
-			r->seq = ep->cap->rcv_base + (uint32_t)ep->rx_off;
-			r->ack = ep->cap->snd_base + (uint32_t)ep->tx_off;
-			r->ns = pp_stamp(ep->st, ep->nst, pp_rx_stage(ep));
 		}
 		ep->rx_off += (uint64_t)n;
 		if (!ep->tcp) {
@@ -1171,22 +1091,7 @@ static void pp_client_print(struct pp_client *c, const struct opts *o)
 	}
 	print_object_end(p);
 	print_text(p, "%s\n", any ? "" : " none expected");
-	if (c->ep.cap) {
-		struct pp_cap *cp = c->ep.cap;
-
-		print_object_begin(p, "capture");
-		print_str(p, "file", "capture: %s", cp->path);
-		print_uint(p, "tx_frames", ", %llu frames sent", cp->tx_frames);
-		print_uint(p, "rx_frames", ", %llu received", cp->rx_frames);
-		print_uint(p, "tx_unstamped", ", %llu sent",
-			   cp->tx_unstamped + cp->unkept);
-		print_uint(p, "rx_unstamped", " and %llu received without a stamp",
-			   cp->rx_unstamped);
-		print_bool(p, "relative_tcp_seq", NULL, cp->relative);
-		print_uint(p, "write_errors", ", %llu write errors\n",
-			   cp->write_errors);
-		print_object_end(p);
-	}
+	pp_cap_print(p, &c->ep, "capture: %s");
 	print_destroy(p);
 }
 
@@ -1238,10 +1143,11 @@ static int pp_client_open(struct pp_client *c, const struct opts *o)
 		ep->arg = c;
 		ep->records_first = true;
 	}
-	if (opts_str(o, "write")) {
+	if (c->stamps) {
 		err = pp_cap_open(ep, opts_str(o, "write"));
 		if (err) {
-			log_err("%s: %s", opts_str(o, "write"), strerror(-err));
+			log_err("%s: %s", opts_str(o, "write") ? opts_str(o, "write") :
+				"recording the socket", strerror(-err));
 			return PP_SYSTEM;
 		}
 	}
@@ -1447,20 +1353,7 @@ static void pp_server_print(struct pp_server *sv, const struct opts *o)
 	print_object_end(p);
 	print_uint(p, "reports_dropped", ", TX stamps not reported %llu\n",
 		   sv->reports_dropped);
-	if (ep->cap) {
-		print_object_begin(p, "capture");
-		print_str(p, "file", "  capture: %s", ep->cap->path);
-		print_uint(p, "tx_frames", ", %llu frames sent", ep->cap->tx_frames);
-		print_uint(p, "rx_frames", ", %llu received", ep->cap->rx_frames);
-		print_uint(p, "tx_unstamped", ", %llu sent",
-			   ep->cap->tx_unstamped + ep->cap->unkept);
-		print_uint(p, "rx_unstamped", " and %llu received without a stamp",
-			   ep->cap->rx_unstamped);
-		print_bool(p, "relative_tcp_seq", NULL, ep->cap->relative);
-		print_uint(p, "write_errors", ", %llu write errors\n",
-			   ep->cap->write_errors);
-		print_object_end(p);
-	}
+	pp_cap_print(p, ep, "  capture: %s");
 	print_destroy(p);
 }
 
@@ -1549,10 +1442,11 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 	}
 	sv->client = true;
 	pp_sock_names(ep->fd, ep->local, ep->peer, sizeof(ep->peer));
-	if (opts_str(o, "write")) {
+	if (sv->stamps) {
 		err = pp_cap_open(ep, opts_str(o, "write"));
 		if (err) {
-			log_err("%s: %s", opts_str(o, "write"), strerror(-err));
+			log_err("%s: %s", opts_str(o, "write") ? opts_str(o, "write") :
+				"recording the socket", strerror(-err));
 			return PP_SYSTEM + 1;
 		}
 	}

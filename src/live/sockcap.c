@@ -32,6 +32,14 @@ struct pending {
 	uint64_t first;		/* stream offset of the first byte */
 };
 
+/* A receive whose frame waits for sockcap_flush_rx(). */
+struct rx_later {
+	const uint8_t *data;	/* the caller's buffer */
+	uint32_t len, seq, ack;
+	int64_t ns;
+	int phc;
+};
+
 struct sockcap {
 	struct sockcap_config cfg;
 	struct ts_sock *ts;
@@ -48,6 +56,9 @@ struct sockcap {
 	size_t ring_size, r_head, r_used;
 	struct pending *q;
 	size_t qcap, qhead, qlen;	/* FIFO of sends awaiting stamps */
+
+	struct rx_later later[SOCKCAP_RX_LATER];
+	unsigned nlater;
 
 	uint8_t frame[FRAME_MAX_HEADER + SOCKCAP_MAX_PAYLOAD];
 	struct sockcap_stats st;
@@ -168,6 +179,11 @@ void sockcap_iface(const struct ts_sock *ts, const char *ifname, bool tx,
 	ifc->sender = tx;	/* stamped on the sending socket */
 }
 
+uint64_t sockcap_next_cookie(const struct sockcap *sc)
+{
+	return sc->next_cookie;
+}
+
 bool sockcap_relative(const struct sockcap *sc)
 {
 	return sc->relative;
@@ -202,9 +218,12 @@ static int write_frame(struct sockcap *sc, bool tx, int64_t ts_ns, int phc,
 	const struct frame_flow *f = tx ? &sc->out : &sc->in;
 	uint32_t kept = len > SOCKCAP_MAX_PAYLOAD ? SOCKCAP_MAX_PAYLOAD : len;
 	uint32_t origlen = (uint32_t)frame_header_len(f) + len;
-	int n = frame_build(sc->frame, sizeof(sc->frame), f, seq, ack, 0, data,
-			    kept);
+	int n;
 
+	if (!sc->cfg.w && !sc->cfg.txsock)
+		goto count;	/* the frame would go nowhere */
+	n = frame_build(sc->frame, sizeof(sc->frame), f, seq, ack, 0, data,
+			kept);
 	if (n < 0)
 		return n;
 	if (sc->cfg.w) {
@@ -227,6 +246,7 @@ static int write_frame(struct sockcap *sc, bool tx, int64_t ts_ns, int phc,
 		if (!txsock_send(sc->cfg.txsock, &r))
 			sc->st.handed++;
 	}
+count:
 	if (tx)
 		sc->st.tx_frames++;
 	else
@@ -256,7 +276,9 @@ ssize_t sockcap_send(struct sockcap *sc, const void *buf, size_t len, int flags)
 	sc->tx_off += (uint64_t)n;
 	uint32_t keep = p->len > SOCKCAP_MAX_PAYLOAD ? SOCKCAP_MAX_PAYLOAD : p->len;
 
-	if (ring_take(sc, keep, &p->off, &p->span)) {
+	if (!sc->cfg.w && !sc->cfg.txsock) {
+		p->kept = keep;	/* counted as framed; no frame is built */
+	} else if (ring_take(sc, keep, &p->off, &p->span)) {
 		memcpy(sc->ring + p->off, buf, keep);
 		p->kept = keep;
 	} else {
@@ -293,8 +315,11 @@ int sockcap_poll(struct sockcap *sc, int64_t now_ns)
 			sc->st.tx_unstamped++;
 			pending_drop_front(sc);
 		}
-		if (!sc->qlen || sc->q[sc->qhead].cookie != r.cookie)
+		if (!sc->qlen || sc->q[sc->qhead].cookie != r.cookie) {
+			if (sc->cfg.on_record)
+				sc->cfg.on_record(sc->cfg.arg, &r);
 			continue;
+		}
 		struct pending *p = &sc->q[sc->qhead];
 
 		if (!r.ns[stage]) {
@@ -314,6 +339,8 @@ int sockcap_poll(struct sockcap *sc, int64_t now_ns)
 				written++;
 		}
 		pending_drop_front(sc);
+		if (sc->cfg.on_record)
+			sc->cfg.on_record(sc->cfg.arg, &r);
 	}
 	return written;
 }
@@ -358,13 +385,36 @@ ssize_t sockcap_recv(struct sockcap *sc, void *buf, size_t len, int flags,
 		/* The peer's ACK is not known; claim no more than the bytes
 		 * whose TX frames are already in the file, or readers take
 		 * those frames, written once their stamps come, for
-		 * retransmissions of data already acknowledged. */
-		write_frame(sc, false, s->ns, s->phc, 0,
-			    sc->rcv_base + (uint32_t)sc->rx_off,
-			    sc->snd_base + (uint32_t)sc->tx_done, buf,
-			    (uint32_t)n);
+		 * retransmissions of data already acknowledged (unless the
+		 * caller knows the peer answers each message: ack_sent). */
+		uint32_t seq = sc->rcv_base + (uint32_t)sc->rx_off;
+		uint32_t ack = sc->snd_base + (uint32_t)(sc->cfg.ack_sent ?
+							  sc->tx_off : sc->tx_done);
+
+		if (sc->cfg.rx_later) {
+			if (sc->nlater == SOCKCAP_RX_LATER)
+				sockcap_flush_rx(sc);
+			sc->later[sc->nlater++] = (struct rx_later){
+				.data = buf, .len = (uint32_t)n, .seq = seq,
+				.ack = ack, .ns = s->ns, .phc = s->phc,
+			};
+		} else {
+			write_frame(sc, false, s->ns, s->phc, 0, seq, ack, buf,
+				    (uint32_t)n);
+		}
 	}
 	if (!(flags & MSG_PEEK))
 		sc->rx_off += (uint64_t)n;
 	return n;
+}
+
+void sockcap_flush_rx(struct sockcap *sc)
+{
+	for (unsigned i = 0; i < sc->nlater; i++) {
+		const struct rx_later *l = &sc->later[i];
+
+		write_frame(sc, false, l->ns, l->phc, 0, l->seq, l->ack, l->data,
+			    l->len);
+	}
+	sc->nlater = 0;
 }

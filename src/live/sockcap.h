@@ -35,6 +35,13 @@ struct pcapng_iface;
 struct txsock_client;
 struct ts_sock;
 struct ts_stamp;
+struct ts_tx_record;
+
+/* A TX record sockcap_poll() took, handed on once its frame is out. */
+typedef void (*sockcap_record_fn)(void *arg, const struct ts_tx_record *r);
+
+/* Receives whose frames wait for sockcap_flush_rx() (rx_later), at most. */
+#define SOCKCAP_RX_LATER 16
 
 struct sockcap_config {
 	struct pcapng_writer *w;	/* NULL: no file */
@@ -42,6 +49,22 @@ struct sockcap_config {
 	struct txsock_client *txsock;	/* NULL: no hand-over */
 	uint32_t ifindex;		/* interface for txsock records, 0 */
 	size_t ring_bytes;		/* 0: 4 MiB */
+	/* For programs that want the stamps of their sends too (figures of
+	 * their own): every TX record sockcap_poll() takes, matched to a
+	 * send or not, goes to on_record(arg, ...) after its frame. The
+	 * record's cookie is sockcap_next_cookie() before its send. */
+	sockcap_record_fn on_record;	/* NULL: none */
+	void *arg;
+	/* A received frame's ACK claims every byte sent before the receive,
+	 * not only those whose TX frames are out: for a peer that answers
+	 * each message (ping-pong), whose answer proves the request came. */
+	bool ack_sent;
+	/* Received frames are written by sockcap_flush_rx(), not by
+	 * sockcap_recv(): a program answering a message writes them after
+	 * the answer is out. The received bytes must stay where
+	 * sockcap_recv() put them until then; a receive that finds
+	 * SOCKCAP_RX_LATER waiting writes those first. */
+	bool rx_later;
 };
 
 struct sockcap_stats {
@@ -88,6 +111,12 @@ int sockcap_poll(struct sockcap *sc, int64_t now_ns);
  * -errno of its pending error, which reading clears: the caller reports
  * it. */
 int sockcap_pollerr(struct sockcap *sc, int64_t now_ns);
+
+/* rx_later: write the frames of the receives since the last flush. */
+void sockcap_flush_rx(struct sockcap *sc);
+
+/* The cookie the next sockcap_send() gives ts_send(): its TX record's. */
+uint64_t sockcap_next_cookie(const struct sockcap *sc);
 
 bool sockcap_relative(const struct sockcap *sc);
 

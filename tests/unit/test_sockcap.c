@@ -2,7 +2,9 @@
  * ends: each side's file holds its sends and receives as frames that parse
  * back to the socket's real ports, the messages' bytes and matching TCP
  * sequence numbers, with stamps in time order; the txsock hand-over carries
- * the same TX frames. */
+ * the same TX frames. What a ping-pong program asks for besides: TX records
+ * handed back, received frames written later and claiming every byte sent,
+ * and counting without a file. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -34,13 +36,14 @@ struct side {
 	char path[128];
 };
 
-static void side_open(struct side *s, int fd, const char *name,
-		      struct txsock_client *tx)
+static void side_open_cfg(struct side *s, int fd, const char *name,
+			  struct txsock_client *tx,
+			  const struct sockcap_config *base)
 {
 	struct ts_config cfg;
 	struct pcapng_section sec = { .hostname = name, .userappl = "test" };
 	struct pcapng_iface ifc;
-	struct sockcap_config sc = { 0 };
+	struct sockcap_config sc = *base;
 
 	s->fd = fd;
 	ts_config_init(&cfg);
@@ -56,6 +59,14 @@ static void side_open(struct side *s, int fd, const char *name,
 	sc.txsock = tx;
 	sc.ifindex = 1;
 	ck_assert_int_eq(sockcap_create(&s->sc, s->ts, fd, &sc), 0);
+}
+
+static void side_open(struct side *s, int fd, const char *name,
+		      struct txsock_client *tx)
+{
+	struct sockcap_config sc = { 0 };
+
+	side_open_cfg(s, fd, name, tx, &sc);
 }
 
 static void side_close(struct side *s)
@@ -298,6 +309,152 @@ START_TEST(pollerr_stamp_or_error)
 }
 END_TEST
 
+struct records {
+	uint64_t cookie[MSGS];
+	int n;
+};
+
+static void on_record(void *arg, const struct ts_tx_record *r)
+{
+	struct records *rs = arg;
+
+	ck_assert_int_lt(rs->n, MSGS);
+	ck_assert_uint_ne(r->ns[TS_STAGE_SW_TX], 0);
+	rs->cookie[rs->n++] = r->cookie;
+}
+
+/* tapless-pingpong's use: every TX record back to the caller under the
+ * cookie sockcap_next_cookie() said; received frames written only by
+ * sockcap_flush_rx(), from the caller's buffer, each claiming every byte
+ * sent before it (ack_sent); and a sockcap with no file nor txsock still
+ * counting its frames. */
+START_TEST(records_later_ack_sent)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct records rs = { 0 };
+	struct sockcap_config ccfg = { .on_record = on_record, .arg = &rs,
+				       .ack_sent = true, .rx_later = true };
+	struct sockcap_config scfg = { 0 };
+	struct ts_config tcfg;
+	struct sockcap_stats st;
+	struct sockcap *ssc;
+	struct ts_sock *sts;
+	int lfd, cfd, afd, one = 1, rx = 0, flushed = 0;
+	char sbuf[64], cbuf[MSGS * 6];
+	struct side c;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(ts_listen_enable(lfd), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	afd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(afd, 0);
+	setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(afd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	side_open_cfg(&c, cfd, "later", NULL, &ccfg);
+	ts_config_init(&tcfg);
+	tcfg.mode = TS_MODE_SW;
+	ck_assert_int_eq(ts_sock_create(&sts, afd, &tcfg), 0);
+	ck_assert_int_eq(sockcap_create(&ssc, sts, afd, &scfg), 0);
+	usleep(20000);	/* the RX software stamp switch (see ts.h) */
+
+	for (int i = 0; i < MSGS; i++) {
+		char m[7];
+		int got = 0;
+
+		snprintf(m, sizeof(m), "m%03d ", i);
+		ck_assert_uint_eq(sockcap_next_cookie(c.sc), (uint64_t)i);
+		ck_assert_int_eq(sockcap_send(c.sc, m, 6, 0), 6);
+		while (got < 6) {
+			ssize_t n = sockcap_recv(ssc, sbuf, 6 - got, 0, NULL, NULL);
+			ck_assert_int_gt(n, 0);
+			got += (int)n;
+		}
+		ck_assert_int_eq(sockcap_send(ssc, m, 6, 0), 6);
+		for (got = 0; got < 6; rx++) {
+			/* Each receive into its own bytes: they stay put
+			 * until the flush. */
+			ssize_t n = sockcap_recv(c.sc, cbuf + 6 * i + got,
+						 (size_t)(6 - got), 0, NULL, NULL);
+			ck_assert_int_gt(n, 0);
+			got += (int)n;
+		}
+		/* Written only by the flush (or a receive finding
+		 * SOCKCAP_RX_LATER waiting). */
+		sockcap_stats(c.sc, &st);
+		ck_assert_uint_eq(st.rx_unstamped, 0);
+		if (rx - flushed <= SOCKCAP_RX_LATER)
+			ck_assert_uint_eq(st.rx_frames, (uint64_t)flushed);
+		if (i % 3 == 0) {
+			sockcap_flush_rx(c.sc);
+			flushed = rx;
+			sockcap_stats(c.sc, &st);
+			ck_assert_uint_eq(st.rx_frames, (uint64_t)rx);
+		}
+		ts_tx_wait(c.ts, 0);
+		sockcap_poll(c.sc, ts_now_mono());
+		sockcap_poll(ssc, ts_now_mono());
+	}
+	sockcap_flush_rx(c.sc);
+	ts_tx_wait(c.ts, 50);
+	ts_tx_wait(sts, 50);
+	ck_assert_int_ge(sockcap_poll(ssc, -1), 0);
+	sockcap_stats(ssc, &st);
+	ck_assert_uint_eq(st.tx_frames, MSGS);
+	ck_assert_uint_eq(st.rx_frames + st.rx_unstamped, MSGS);
+	sockcap_destroy(ssc);
+	ts_sock_destroy(sts);
+	close(afd);
+	side_close(&c);
+	ck_assert_int_eq(rs.n, MSGS);
+	for (int i = 0; i < MSGS; i++)
+		ck_assert_uint_eq(rs.cookie[i], (uint64_t)i);
+
+	/* The file: each receive's bytes as they were received, its ACK the
+	 * end of everything sent before it: the ping of its message. */
+	char err[CAP_ERRBUF], want[MSGS * 6 + 1];
+	struct cap_reader *r;
+	struct cap_packet p;
+	uint32_t tx0 = 0, rx0 = 0, off[MSGS * 6], ack[MSGS * 6];
+	int ntx = 0, nrx = 0, rc;
+
+	for (int i = 0; i < MSGS; i++)
+		snprintf(want + 6 * i, 7, "m%03d ", i);
+	ck_assert_msg(cap_open(&r, c.path, err) == 0, "%s", err);
+	while ((rc = cap_next(r, &p)) == 1) {
+		struct frame_info fi;
+
+		ck_assert_int_eq(frame_parse(p.data, p.caplen, 1, &fi), 0);
+		if (p.dir == PCAPNG_DIR_OUT) {
+			if (!ntx++)
+				tx0 = fi.seq;
+			continue;
+		}
+		ck_assert_int_lt(nrx, MSGS * 6);
+		if (!nrx)
+			rx0 = fi.seq;
+		off[nrx] = fi.seq - rx0;
+		ack[nrx] = fi.ack;
+		ck_assert_uint_le(off[nrx] + fi.payload_len, sizeof(want) - 1);
+		ck_assert(!memcmp(fi.payload, want + off[nrx], fi.payload_len));
+		nrx++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(ntx, MSGS);
+	ck_assert_int_eq(nrx, rx);
+	for (int i = 0; i < nrx; i++)
+		ck_assert_uint_eq(ack[i], tx0 + 6u * (off[i] / 6 + 1));
+	cap_close(r);
+	close(lfd);
+}
+END_TEST
+
 static Suite *sockcap_suite(void)
 {
 	Suite *s = suite_create("sockcap");
@@ -307,6 +464,7 @@ static Suite *sockcap_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, tcp_exchange);
 	tcase_add_test(tc, pollerr_stamp_or_error);
+	tcase_add_test(tc, records_later_ack_sent);
 	suite_add_tcase(s, tc);
 	return s;
 }
