@@ -3,27 +3,16 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
 
+#include "base/errbuf.h"
+
 #define HOST_MAX 128	/* an IPv6 address, a scope name, room to spare */
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* Every error of this module is bad input. */
+#define bad(err, errlen, ...) errbuf_set(err, errlen, -EINVAL, __VA_ARGS__)
 
 /* Decimal digits only (getaddrinfo would take " 80" and "+80", and wrap
  * 65616 to 80), 0 to 65535. */

@@ -4,26 +4,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#include "base/errbuf.h"
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* Every error of this module is bad input. */
+#define bad(err, errlen, ...) errbuf_set(err, errlen, -EINVAL, __VA_ARGS__)
 
 /* One item, s[0..n) with spaces trimmed: its rate, or false. */
 static bool parse_rate(const char *s, size_t n, unsigned flags, double *out)

@@ -1,0 +1,21 @@
+/* errbuf.c — see errbuf.h. */
+#include "base/errbuf.h"
+
+#include <stdio.h>
+
+int errbuf_vset(char *err, size_t errlen, int rc, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	return rc;
+}
+
+int errbuf_set(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errbuf_vset(err, errlen, rc, fmt, ap);
+	va_end(ap);
+	return rc;
+}
