@@ -41,6 +41,10 @@ struct swmodel_preset;
 #define PS_PER_NS 1000LL
 #define PS_PER_S 1000000000000LL
 #define NS_PER_M 4.9			/* light in fibre */
+/* The files' shb_userappl. Not the build's version (base/prog.h), on
+ * purpose: sim's output is a function of its options and seed alone, so
+ * files made by two builds compare byte for byte (the replay tests and
+ * every refactoring's identity check rely on it). */
 #define SIM_USERAPPL "tapless sim 0.1"
 #define MSG_CAP 1024			/* one FIX message */
 #define SEG_STARTS 4			/* message starts in one segment */
