@@ -1,0 +1,343 @@
+/* syncd_status.c — what tapless-syncd tells: its state for the control
+ * socket (`tapless status`, as text, CSV or JSON through one printer) and
+ * the metrics endpoint's text. Reads struct syncd, changes nothing. See
+ * syncd_private.h for the other files.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/opts.h"
+#include "base/print.h"
+#include "base/prog.h"
+#include "ptp/child.h"
+#include "ptp/ctl.h"
+#include "ptp/metrics.h"
+#include "ptp/mgmt.h"
+#include "ptp/ptpgen.h"
+#include "ptp/syncconf.h"
+#include "ptp/syncd/syncd_private.h"
+#include "ptp/syncq.h"
+#include "stamp/hwtstamp.h"
+
+/* ---- status ---- */
+
+static const char *const syncd_windows[] = { "1min", "10min", "60min" };
+static const int syncd_window_s[] = { 60, 600, 3600 };
+
+/* fmt has one %lld; a value not known prints as fmt's text with "-". */
+static void syncd_print_i64(struct printer *pr, const char *key,
+			    const char *fmt, int64_t v)
+{
+	char nfmt[64];
+	const char *c;
+
+	if (v != SYNCQ_NONE) {
+		print_int(pr, key, fmt, v);
+		return;
+	}
+	c = fmt ? strstr(fmt, "%lld") : NULL;
+	if (c)
+		snprintf(nfmt, sizeof(nfmt), "%.*s%%s%s", (int)(c - fmt), fmt,
+			 c + 4);
+	print_null(pr, key, c ? nfmt : NULL);
+}
+
+static void syncd_print_stats(struct printer *pr, const struct syncq *q,
+			      int64_t now)
+{
+	print_object_begin(pr, "stats");
+	for (int w = 0; w < 3; w++) {
+		struct syncq_stats st;
+
+		syncq_window(q, now, syncd_window_s[w] * 1000000000LL, &st);
+		print_object_begin(pr, syncd_windows[w]);
+		print_text(pr, "    %-6s", syncd_windows[w]);
+		print_uint(pr, "samples", " %5llu samples", st.samples);
+		print_uint(pr, "in_sync", " %5llu in sync", st.in_sync);
+		if (st.measured) {
+			print_double(pr, "offset_mean_ns", "  offset %.0f", st.offset_mean);
+			print_double(pr, "offset_sd_ns", " sd %.0f", st.offset_sd);
+			print_int(pr, "offset_min_ns", " [%lld", st.offset_min);
+			print_int(pr, "offset_max_ns", ", %lld] ns", st.offset_max);
+		} else {
+			print_null(pr, "offset_mean_ns", "  offset %s");
+		}
+		if (st.delays) {
+			print_double(pr, "delay_mean_ns", "  delay %.0f", st.delay_mean);
+			print_double(pr, "delay_sd_ns", " sd %.0f", st.delay_sd);
+			print_int(pr, "delay_min_ns", NULL, st.delay_min);
+			print_int(pr, "delay_max_ns", NULL, st.delay_max);
+		}
+		syncd_print_i64(pr, "bound_max_ns", "  bound <= %lld ns",
+				st.bound_max);
+		print_text(pr, "\n");
+		print_object_end(pr);
+	}
+	print_object_end(pr);
+}
+
+static void syncd_print_child(struct printer *pr, const struct child *ch,
+			      int64_t mono)
+{
+	const struct child_exit *ex = child_last_exit(ch);
+	char why[96] = "";
+
+	print_str(pr, "name", "  %s", child_name(ch));
+	print_bool(pr, "running", " running %s", child_running(ch));
+	if (child_running(ch))
+		print_int(pr, "pid", " pid %lld", child_pid(ch));
+	else
+		print_double(pr, "restart_in_s", " restart in %.1f s",
+			     (double)(child_next_start(ch) - mono) / 1e9);
+	print_uint(pr, "restarts", " restarts %llu", child_restarts(ch));
+	if (ex) {
+		child_exit_str(ex, why, sizeof(why));
+		print_str(pr, "last_exit", " (last %s)", why);
+	}
+	print_text(pr, "\n");
+}
+
+static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
+{
+	char a[256];
+
+	print_array_begin(pr, "alarms");
+	print_text(pr, "alarms:");
+#define ALARM(...) do { snprintf(a, sizeof(a), __VA_ARGS__); \
+		print_str(pr, NULL, "\n  %s", a); n++; } while (0)
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+
+		if (!child_running(in->ch))
+			ALARM("%s: %s not running, restart in %.0f s",
+			      in->pi->clock, child_name(in->ch),
+			      (double)(child_next_start(in->ch) - mono) / 1e9);
+		else if (mono - in->last_answer_ns > 3 * d->interval_ns &&
+			 mono - d->started_ns > 3 * d->interval_ns)
+			ALARM("%s: %s not answering management messages",
+			      in->pi->clock, child_name(in->ch));
+		if (!in->in_sync && in->qstate != SYNCQ_GRANDMASTER)
+			ALARM("%s: not in sync (%s)", in->pi->clock,
+			      in->state_name[0] ? in->state_name : "starting");
+		for (unsigned i = 0; i < in->nports; i++) {
+			if (in->port[i].link == 0)
+				ALARM("%s: link down", in->port[i].cp->name);
+			if (in->port[i].hwts_narrow)
+				ALARM("%s: hardware stamps narrowed to rx %s: "
+				      "captures lose stamps",
+				      in->port[i].cp->name,
+				      hwtstamp_rx_name(in->port[i].hwts.rx_filter) ?: "?");
+		}
+	}
+	for (unsigned k = 0; k < d->naux; k++)
+		if (!child_running(d->aux[k]))
+			ALARM("%s not running", child_name(d->aux[k]));
+	for (unsigned k = 0; k < d->nder; k++)
+		if (!d->der[k].in_sync)
+			ALARM("%s: not in sync with %s", d->der[k].clock,
+			      d->der[k].ref->pi->clock);
+	if (d->journal_errors)
+		ALARM("journal %.200s: %" PRIu64 " writes failed", d->journal_path,
+		      d->journal_errors);
+#undef ALARM
+	if (!n)
+		print_text(pr, " none");
+	print_text(pr, "\n");
+	print_array_end(pr);
+}
+
+static void syncd_status(struct syncd *d, struct printer *pr)
+{
+	int64_t now = syncd_now(), mono = syncd_mono();
+	bool all = true;
+
+	for (unsigned k = 0; k < d->ninst; k++)
+		if (!d->inst[k].in_sync)
+			all = false;
+	print_str(pr, "host", "host %s", d->host);
+	print_str(pr, "version", NULL, SYNCD_VERSION);
+	print_str(pr, "config", "  config %s", d->cfg_path);
+	print_str(pr, "journal", "  journal %s", d->journal_path);
+	print_double(pr, "uptime_s", "  up %.0f s\n",
+		     (double)(mono - d->started_ns) / 1e9);
+	print_bool(pr, "in_sync", "in sync: %s", all);
+	print_bool(pr, "free_running", "  free running: %s\n",
+		   opts_flag(d->conf.opts, "free_running"));
+	print_array_begin(pr, "clocks");
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+		struct syncq_sample s;
+		bool ok;
+		int64_t b;
+
+		print_object_begin(pr, NULL);
+		print_str(pr, "clock", "\nclock %s", in->pi->clock);
+		print_str(pr, "state", "  %s", in->state_name[0] ? in->state_name : "-");
+		print_bool(pr, "in_sync", "  in sync %s", in->in_sync);
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", in->bound_ns);
+		if (syncq_last(in->q, &s, &ok, &b)) {
+			syncd_print_i64(pr, "offset_ns", "  offset %lld ns", s.offset_ns);
+			syncd_print_i64(pr, "delay_ns", "  delay %lld ns", s.delay_ns);
+		}
+		print_text(pr, "\n");
+		print_str(pr, "gm", "  grandmaster %s", in->last_gm[0] ? in->last_gm : NULL);
+		print_str(pr, "identity", "  self %s", in->self[0] ? in->self : NULL);
+		print_int(pr, "steps_removed", "  steps removed %lld",
+			  in->steps);
+		print_bool(pr, "hardware", "  hardware %s", in->pi->hw);
+		print_int(pr, "domain", "  domain %lld", in->pi->domain);
+		print_str(pr, "profile", "  profile %s\n",
+			  syncconf_profile_names[in->pi->profile]);
+		print_str(pr, "events", NULL, in->subscribed > 0 ? "subscribed" :
+			  in->subscribed < 0 ? "polled" : "asked");
+		print_object_begin(pr, "ptp4l");
+		syncd_print_child(pr, in->ch, mono);
+		print_object_end(pr);
+		print_array_begin(pr, "ports");
+		for (unsigned i = 0; i < in->nports; i++) {
+			const struct syncd_port *p = &in->port[i];
+
+			print_object_begin(pr, NULL);
+			print_str(pr, "interface", "  port %s", p->cp->name);
+			print_int(pr, "number", " (%lld)", p->number);
+			print_str(pr, "role", " role %s", syncconf_role_names[p->cp->role]);
+			print_str(pr, "state", " state %s",
+				  p->state < 0 ? NULL : mgmt_port_state_name(p->state));
+			print_str(pr, "link", " link %s", p->link < 0 ? NULL :
+				  p->link ? "up" : "down");
+			if (p->hwts_known)
+				print_str(pr, "hwtstamp_rx", " rx stamps %s",
+					  hwtstamp_rx_name(p->hwts.rx_filter));
+			if (p->have_stats) {
+				print_uint(pr, "rx_sync", " rx sync %llu", p->rx[0]);
+				print_uint(pr, "rx_announce", " announce %llu", p->rx[0xB]);
+				print_uint(pr, "tx_delay_req", " tx delay_req %llu", p->tx[1]);
+				print_uint(pr, "rx_delay_resp", " rx delay_resp %llu", p->rx[9]);
+			}
+			print_text(pr, "\n");
+			print_object_end(pr);
+		}
+		print_array_end(pr);
+		syncd_print_stats(pr, in->q, now);
+		print_object_end(pr);
+	}
+	for (unsigned k = 0; k < d->nder; k++) {
+		struct syncd_derived *dv = &d->der[k];
+
+		print_object_begin(pr, NULL);
+		print_str(pr, "clock", "\nclock %s", dv->clock);
+		print_str(pr, "state", "  follows %s (phc2sys)", dv->ref->pi->clock);
+		print_bool(pr, "in_sync", "  in sync %s", dv->in_sync);
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->bound_ns);
+		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);
+		syncd_print_stats(pr, dv->q, now);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+	print_array_begin(pr, "helpers");
+	if (d->naux)
+		print_text(pr, "\n");
+	for (unsigned k = 0; k < d->naux; k++) {
+		print_object_begin(pr, NULL);
+		syncd_print_child(pr, d->aux[k], mono);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+	print_text(pr, "\n");
+	syncd_alarms(d, pr, mono);
+	print_array_begin(pr, "events");
+	print_text(pr, "recent events:\n");
+	for (unsigned i = 0; i < d->nev; i++) {
+		const struct syncd_event *e =
+			&d->ev[(d->ev_head + SYNCD_EVENTS - d->nev + i) % SYNCD_EVENTS];
+
+		print_object_begin(pr, NULL);
+		print_int(pr, "time_ns", "  %lld", e->ts_ns);
+		print_str(pr, "clock", " %s", e->clock);
+		print_str(pr, "name", " %s", e->name);
+		print_str(pr, "text", " %s\n", e->text);
+		print_object_end(pr);
+	}
+	print_array_end(pr);
+}
+
+int syncd_ctl_answer(void *arg, const char *req, FILE *out)
+{
+	struct printer *pr;
+
+	for (int f = 0; f < 3; f++) {
+		if (strcmp(req, ctl_status_requests[f]))
+			continue;
+		pr = print_create(out, (enum print_format)f,
+				  f == PRINT_JSON ? PRINT_PRETTY : 0);
+		syncd_status(arg, pr);
+		print_destroy(pr);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
+{
+	struct syncd *d = arg;
+
+	metrics_family(f, fmt, "tapless_clock_in_sync", METRICS_GAUGE,
+		       "1 while the clock is in sync with PTP time", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_clock_in_sync", lab, d->inst[k].in_sync);
+	}
+	for (unsigned k = 0; k < d->nder; k++) {
+		const char *lab[] = { "clock", d->der[k].clock, NULL };
+
+		metrics_sample(f, "tapless_clock_in_sync", lab, d->der[k].in_sync);
+	}
+	metrics_family(f, fmt, "tapless_clock_error_bound_seconds", METRICS_GAUGE,
+		       "how far from PTP time the clock can be", "seconds");
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		if (d->inst[k].bound_ns != SYNCQ_NONE)
+			metrics_sample(f, "tapless_clock_error_bound_seconds", lab,
+				       (double)d->inst[k].bound_ns / 1e9);
+	}
+	for (int w = 0; w < 2; w++) {
+		const char *name = w ? "tapless_clock_path_delay_seconds"
+				     : "tapless_clock_offset_seconds";
+
+		metrics_family(f, fmt, name, METRICS_GAUGE, w ?
+			       "mean path delay at the last sample" :
+			       "offset from the master at the last sample",
+			       "seconds");
+		for (unsigned k = 0; k < d->ninst; k++) {
+			const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+			struct syncq_sample s;
+			int64_t b, v;
+			bool ok;
+
+			if (!syncq_last(d->inst[k].q, &s, &ok, &b))
+				continue;
+			v = w ? s.delay_ns : s.offset_ns;
+			if (v != SYNCQ_NONE)
+				metrics_sample(f, name, lab, (double)v / 1e9);
+		}
+	}
+	metrics_family(f, fmt, "tapless_ptp4l_restarts", METRICS_COUNTER,
+		       "times ptp4l was restarted", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_ptp4l_restarts_total", lab,
+			       child_restarts(d->inst[k].ch));
+	}
+	metrics_family(f, fmt, "tapless_journal_write_errors", METRICS_COUNTER,
+		       "journal lines that could not be written", NULL);
+	metrics_sample(f, "tapless_journal_write_errors_total", NULL,
+		       (double)d->journal_errors);
+	return ferror(f) ? -EIO : 0;
+}
