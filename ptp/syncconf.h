@@ -17,13 +17,14 @@
 #include <net/if.h>
 #include <stdbool.h>
 
+#include "base/opts.h"
+
 #define SYNCCONF_DEFAULT_FILE "/etc/tapless/tapless.conf"
 #define SYNCCONF_DEFAULT_SOCKET "/run/tapless/syncd.sock"
 #define SYNCCONF_MAX_PORTS 32
 #define SYNCCONF_MAX_EXTRA 32
 #define SYNCCONF_UNSET INT_MIN
 
-struct opt_def;
 struct opts;
 struct opts_error;
 

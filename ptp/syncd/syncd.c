@@ -460,11 +460,6 @@ static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One tapless-syncd per run_dir: the generated configurations and the
- * sockets there are this instance's only while it holds the pid file,
- * taken before anything in run_dir is written. On a reload to another
- * run_dir the new one is taken first and the old one let go after. msg
- * says why not, naming the holder's pid and configuration. */
 /* Take the lock file path for what ("run_dir /run/tapless"); msg names
  * the holder's pid and configuration when another instance has it. */
 static int syncd_take(const struct syncd *d, struct pidfile **out,
@@ -489,6 +484,11 @@ static int syncd_take(const struct syncd *d, struct pidfile **out,
 	return rc;
 }
 
+/* One tapless-syncd per run_dir: the generated configurations and the
+ * sockets there are this instance's only while it holds the pid file,
+ * taken before anything in run_dir is written. On a reload to another
+ * run_dir the new one is taken first and the old one let go after. msg
+ * says why not, naming the holder's pid and configuration. */
 static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
 		      size_t size)
 {
