@@ -199,56 +199,12 @@ static int syncconf_extra_ok(const char *s, const char *where,
 	return 0;
 }
 
-/* The line of [global]'s key in path: of the value want when given, else
- * the last (the one that counts); 0 when the file has none (the value came
- * from the command line or the default). opts_parse_file() keeps no line
- * numbers for [global], so this reads the file again with its rules:
- * blanks trimmed, '#' comments, [section] headers. */
-static int syncconf_global_line(const char *path, const char *key,
-				const char *want)
+/* Where [global]'s key (its item-th item, for a list) was set:
+ * "PATH:LINE", or "command line --key" (as the command line spells it). */
+static void syncconf_global_where(char *dst, size_t size, const struct opts *o,
+				  const char *path, const char *key, size_t item)
 {
-	char buf[4096], section[128] = "global";
-	FILE *f = fopen(path, "r");
-	int lineno = 0, found = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		char *s = opts_trim(buf), *val;
-
-		lineno++;
-		if (!*s || *s == '#')
-			continue;
-		if (*s == '[') {
-			s[strcspn(s, "]")] = 0;
-			snprintf(section, sizeof(section), "%s", opts_trim(s + 1));
-			continue;
-		}
-		if (strcmp(section, "global"))
-			continue;
-		val = s + strcspn(s, " \t");
-		if (*val)
-			*val++ = 0;
-		val = opts_trim(val);
-		if (strcmp(s, key))
-			continue;
-		if (!want) {
-			found = lineno;
-		} else if (!strcmp(val, want)) {
-			found = lineno;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* Where [global]'s key was set: "PATH:LINE", or "command line --key" (as
- * the command line spells it). */
-static void syncconf_global_where(char *dst, size_t size, const char *path,
-				  const char *key, const char *want)
-{
-	int line = syncconf_global_line(path, key, want);
+	int line = opts_line(o, key, item);
 	char name[OPTS_NAME_MAX];
 
 	if (line) {
@@ -260,8 +216,8 @@ static void syncconf_global_where(char *dst, size_t size, const char *path,
 }
 
 /* Copy o's ptp4l_option items into dst, checked. where: the port's
- * "PATH:LINE: [eth1]", or NULL for [global], whose items are looked up in
- * the file so an error names their line. */
+ * "PATH:LINE: [eth1]", or NULL for [global], whose items name their own
+ * line (opts_line). */
 static int syncconf_extra(char **dst, unsigned *n, const struct opts *o,
 			  const char *path, const char *where,
 			  struct opts_error *err)
@@ -275,8 +231,8 @@ static int syncconf_extra(char **dst, unsigned *n, const struct opts *o,
 		int rc;
 
 		if (!where)
-			syncconf_global_where(at, sizeof(at), path,
-					      "ptp4l_option", s);
+			syncconf_global_where(at, sizeof(at), o, path,
+					      "ptp4l_option", j);
 		else
 			snprintf(at, sizeof(at), "%s", where);
 		rc = syncconf_extra_ok(s, at, err);
@@ -310,7 +266,7 @@ static int syncconf_check_path(const struct syncconf *c, const char *key,
 	const char *v = opts_str(c->opts, key);
 	char at[PATH_MAX + 64];
 
-	syncconf_global_where(at, sizeof(at), c->path, key, NULL);
+	syncconf_global_where(at, sizeof(at), c->opts, c->path, key, 0);
 	if (!v || !*v)
 		return syncconf_fail(err, "%s: %s is empty", at, key);
 	if (v[0] != '/')

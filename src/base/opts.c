@@ -23,6 +23,8 @@ struct opt_val {
 	int e;			/* ENUM index */
 	char **list;		/* LIST */
 	size_t nlist;
+	int line;		/* SRC_FILE: the line it was set at */
+	int *lines;		/* LIST: each item's line, 0 off the file */
 };
 
 struct opts {
@@ -51,7 +53,9 @@ static void opts_clear_list(struct opt_val *v)
 	for (size_t i = 0; i < v->nlist; i++)
 		free(v->list[i]);
 	free(v->list);
+	free(v->lines);
 	v->list = NULL;
+	v->lines = NULL;
 	v->nlist = 0;
 }
 
@@ -196,10 +200,12 @@ static int opts_index(const struct opts *o, const char *name)
 	return -1;
 }
 
-/* Set option i from text coming from src. A file never overrides the
- * command line; a list given on the command line replaces the file's. */
+/* Set option i from text coming from src, at the file's line (0 off a
+ * file). A file never overrides the command line; a list given on the
+ * command line replaces the file's. */
 static int opts_set(struct opts *o, size_t i, const char *text,
-		    enum opt_src src, const char *where, struct opts_error *err)
+		    enum opt_src src, int line, const char *where,
+		    struct opts_error *err)
 {
 	const struct opt_def *d = &o->defs[i];
 	struct opt_val *v = &o->v[i];
@@ -210,9 +216,15 @@ static int opts_set(struct opts *o, size_t i, const char *text,
 	if (d->type == OPT_LIST && v->src != src)
 		opts_clear_list(v);
 	rc = opts_convert(d, text, v, where, err);
-	if (!rc)
-		v->src = src;
-	return rc;
+	if (rc)
+		return rc;
+	v->src = src;
+	v->line = line;
+	if (d->type == OPT_LIST) {
+		v->lines = xrealloc(v->lines, v->nlist * sizeof(*v->lines));
+		v->lines[v->nlist - 1] = line;
+	}
+	return 0;
 }
 
 int opts_set_value(struct opts *o, const char *name, const char *value,
@@ -222,7 +234,7 @@ int opts_set_value(struct opts *o, const char *name, const char *value,
 
 	if (i < 0)
 		return opts_fail(err, "unknown option '%s'", name);
-	return opts_set(o, (size_t)i, value, from_cli ? SRC_CLI : SRC_FILE,
+	return opts_set(o, (size_t)i, value, from_cli ? SRC_CLI : SRC_FILE, 0,
 			name, err);
 }
 
@@ -242,11 +254,13 @@ void opts_copy_cli(struct opts *dst, const struct opts *src)
 		*b = *a;
 		b->s = a->s ? xstrdup(a->s) : NULL;
 		b->list = NULL;
+		b->lines = NULL;
 		b->nlist = 0;
 		if (a->nlist) {
 			b->list = xcalloc(a->nlist, sizeof(*b->list));
 			for (size_t k = 0; k < a->nlist; k++)
 				b->list[k] = xstrdup(a->list[k]);
+			b->lines = xcalloc(a->nlist, sizeof(*b->lines));
 			b->nlist = a->nlist;
 		}
 	}
@@ -326,7 +340,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 		d = &o->defs[i];
 		snprintf(where, sizeof(where), "--%s", names[i]);
 		rc = opts_set(o, i, d->type == OPT_FLAG ? "1" : optarg, SRC_CLI,
-			      where, err);
+			      0, where, err);
 		if (rc)
 			break;
 	}
@@ -433,7 +447,8 @@ int opts_parse_file(struct opts *o, const char *path,
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%d: %s", path, lineno, key);
-		rc = opts_set(o, (size_t)i, *val ? val : "1", SRC_FILE, where, err);
+		rc = opts_set(o, (size_t)i, *val ? val : "1", SRC_FILE, lineno,
+			      where, err);
 		if (rc)
 			break;
 	}
@@ -484,6 +499,21 @@ size_t opts_list(const struct opts *o, const char *name,
 
 	*items = (const char *const *)v->list;
 	return v->nlist;
+}
+
+int opts_line(const struct opts *o, const char *name, size_t item)
+{
+	int i = opts_index(o, name);
+	const struct opt_val *v;
+
+	if (i < 0)
+		return 0;
+	v = &o->v[i];
+	if (v->src != SRC_FILE)
+		return 0;
+	if (o->defs[i].type == OPT_LIST)
+		return item < v->nlist ? v->lines[item] : 0;
+	return v->line;
 }
 
 bool opts_has(const struct opts *o, const char *name)

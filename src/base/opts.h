@@ -112,6 +112,11 @@ int opts_enum(const struct opts *o, const char *name);	/* index */
 size_t opts_list(const struct opts *o, const char *name,
 		 const char *const **items);
 bool opts_given(const struct opts *o, const char *name); /* not default */
+/* The line of the file (opts_parse_file, [global]) that set name; for a
+ * list, the line of its item-th item. 0 when the value did not come from
+ * the file (command line, default, opts_set_value). So an error found
+ * after parsing can still name FILE:LINE. */
+int opts_line(const struct opts *o, const char *name, size_t item);
 bool opts_has(const struct opts *o, const char *name);	/* in the table */
 
 /* --help text: one line per option with its argument, help, default and

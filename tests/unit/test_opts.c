@@ -236,6 +236,33 @@ START_TEST(long_line)
 }
 END_TEST
 
+/* Where each value came from: the file's line, per list item, and 0 for
+ * what the command line or the default set (tapless-syncd names FILE:LINE
+ * of a value it refuses after parsing, issue 17 item 9). */
+START_TEST(lines)
+{
+	struct opts *o = opts_create(defs);
+	struct opts_error err;
+	char *p = write_file("# first\ninterface eth1\n\nrate 5000\n"
+			     "interface eth2\nrate 6000\nwindow 1\n");
+
+	ck_assert_int_eq(parse(o, &err, "--window", "2", NULL), 3);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(opts_line(o, "interface", 0), 2);
+	ck_assert_int_eq(opts_line(o, "interface", 1), 5);
+	ck_assert_int_eq(opts_line(o, "interface", 2), 0);	/* no such item */
+	ck_assert_int_eq(opts_line(o, "rate", 0), 6);		/* the last counts */
+	ck_assert_int_eq(opts_line(o, "window", 0), 0);		/* command line */
+	ck_assert_int_eq(opts_line(o, "mode", 0), 0);		/* default */
+	ck_assert_int_eq(opts_line(o, "nonesuch", 0), 0);
+	/* A list the command line gives replaces the file's, lines too. */
+	ck_assert_int_eq(parse(o, &err, "-i", "eth7", NULL), 3);
+	ck_assert_int_eq(opts_line(o, "interface", 0), 0);
+	unlink(p);
+	opts_destroy(o);
+}
+END_TEST
+
 START_TEST(precedence)
 {
 	struct opts *o = opts_create(defs);
@@ -417,6 +444,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, long_line);
 	tcase_add_test(t, precedence);
 	tcase_add_test(t, copy_cli);
+	tcase_add_test(t, lines);
 	tcase_add_test(t, hyphens);
 	tcase_add_test(t, usage_lists_everything);
 	suite_add_tcase(s, t);
