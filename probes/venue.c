@@ -5,10 +5,8 @@
  * then Filled). Every message is stamped and recorded (probe.h). See
  * tapless-venue(1).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/addrport.h"
 #include "fix/fix.h"
 #include "fix/fixsess.h"
 #include "base/log.h"
@@ -68,7 +67,7 @@ struct venue_pending {
 	int fd;			/* -1: free */
 	int port;		/* 0: market data, 1: orders */
 	int64_t since;		/* accepted, CLOCK_MONOTONIC */
-	char peer[64];		/* ADDR:PORT, for the log */
+	char peer[ADDRPORT_STRLEN];	/* for the log */
 };
 
 /* Why publishing stopped. */
@@ -257,28 +256,15 @@ static void venue_drop(struct venue *v, int fd, int port, const char *peer,
 		  venue_port_names[port], peer, why);
 }
 
+/* The peer's ADDR:PORT, for the log; "?" when it cannot be had. */
 static void venue_peer_name(int fd, char *out, size_t len)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
 
-	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-			port = ntohs(a->sin_port);
-		} else if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-			port = ntohs(a->sin6_port);
-		}
-	}
-	snprintf(out, len, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-		 host, port);
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
+	    addrport_format((struct sockaddr *)&ss, sl, out, len))
+		snprintf(out, len, "?");
 }
 
 static void venue_pend_close(struct venue *v, struct venue_pending *q,
@@ -324,7 +310,7 @@ static void venue_take(struct venue *v, int lfd, int port, int64_t now)
 
 	for (;;) {
 		struct venue_pending *q = NULL, *old = NULL;
-		char peer[64];
+		char peer[ADDRPORT_STRLEN];
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd < 0)
