@@ -36,6 +36,7 @@
 #include "stamp/iface.h"
 #include "ptp/journal.h"
 #include "base/log.h"
+#include "base/errbuf.h"
 #include "base/mkpath.h"
 #include "ptp/metrics.h"
 #include "base/opts.h"
@@ -448,17 +449,6 @@ static int syncd_dirname_mkdir(const char *path)
 	return mkpath_p(p, 0755);
 }
 
-static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void syncd_msg(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-}
 
 /* Take the lock file path for what ("run_dir /run/tapless"); msg names
  * the holder's pid and configuration when another instance has it. */
@@ -474,14 +464,14 @@ static int syncd_take(const struct syncd *d, struct pidfile **out,
 		snprintf(note, sizeof(note), "%s", d->cfg_path);
 	rc = pidfile_take(out, path, note, &h);
 	if (rc == -EWOULDBLOCK) {
-		syncd_msg(msg, size, "%s is in use by another tapless-syncd, "
-			  "pid %ld, config %s (lock %s)", what, (long)h.pid,
-			  *h.note ? h.note : "unknown", path);
-		return -EBUSY;
+		return errbuf_set(msg, size, -EBUSY, "%s is in use by another "
+				  "tapless-syncd, pid %ld, config %s (lock %s)",
+				  what, (long)h.pid, *h.note ? h.note : "unknown",
+				  path);
 	}
 	if (rc)
-		syncd_msg(msg, size, "%s: %s", path, strerror(-rc));
-	return rc;
+		return errbuf_set(msg, size, rc, "%s: %s", path, strerror(-rc));
+	return 0;
 }
 
 /* One tapless-syncd per run_dir: the generated configurations and the
@@ -499,10 +489,9 @@ static int syncd_lock(struct syncd *d, const char *run_dir, char *msg,
 	if (d->lock && !strcmp(d->lock_dir, run_dir))
 		return 0;
 	rc = mkpath_p(run_dir, 0755);
-	if (rc) {
-		syncd_msg(msg, size, "run_dir %s: %s", run_dir, strerror(-rc));
-		return rc;
-	}
+	if (rc)
+		return errbuf_set(msg, size, rc, "run_dir %s: %s", run_dir,
+				  strerror(-rc));
 	snprintf(path, sizeof(path), "%s/%s", run_dir, SYNCD_PIDFILE);
 	snprintf(what, sizeof(what), "run_dir %s", run_dir);
 	rc = syncd_take(d, &p, path, what, msg, size);
