@@ -18,7 +18,8 @@
 #                           its pid is in TL_LAST_PID
 #   tl_cleanup              remove everything (also run by the trap)
 #   tl_setup NAME NET       the usual start of a script: without root say
-#                           "NAME: skipped" and exit 0; else tl_init, a
+#                           "NAME: skipped" and exit 0 (TL_SKIP_STATUS
+#                           if set: the fault suite's 77); else tl_init, a
 #                           temporary directory in TL_OUT (removed on exit)
 #                           and tl_pair a b NET
 
@@ -126,7 +127,7 @@ tl_cleanup() {
 tl_setup() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "$1: skipped: needs root for network namespaces"
-		exit 0
+		exit "${TL_SKIP_STATUS:-0}"
 	fi
 	tl_init
 	TL_OUT=$(mktemp -d "/tmp/tapless-$1.XXXXXX")
