@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -22,25 +24,83 @@
 #define CLIENT_BUF (1u << 20)
 #define RECONNECT_NS 1000000000LL
 
+uint64_t txsock_hash(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static bool key_valid(const struct txsock_key *k)
+{
+	return (k->flow.family == AF_INET || k->flow.family == AF_INET6) &&
+	       (k->flow.proto == IPPROTO_TCP || k->flow.proto == IPPROTO_UDP) &&
+	       k->stage <= TXSOCK_STAGE_MAX;
+}
+
+static void key_put(uint8_t *p, const struct txsock_key *k)
+{
+	memset(p, 0, TXSOCK_KEY_LEN);
+	p[0] = k->flow.family == AF_INET ? 4 : 6;
+	p[1] = k->flow.proto;
+	bytes_put_le16(p + 2, k->flow.sport);
+	bytes_put_le16(p + 4, k->flow.dport);
+	bytes_put_le16(p + 6, k->stage);
+	memcpy(p + 8, k->flow.src, k->flow.family == AF_INET ? 4 : 16);
+	memcpy(p + 24, k->flow.dst, k->flow.family == AF_INET ? 4 : 16);
+	bytes_put_le32(p + 40, k->seq);
+	bytes_put_le32(p + 44, k->len);
+	bytes_put_le64(p + 48, k->hash);
+}
+
+static int key_get(const uint8_t *p, struct txsock_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (p[0] != 4 && p[0] != 6)
+		return -EBADMSG;
+	k->flow.family = p[0] == 4 ? AF_INET : AF_INET6;
+	k->flow.proto = p[1];
+	k->flow.sport = bytes_get_le16(p + 2);
+	k->flow.dport = bytes_get_le16(p + 4);
+	k->stage = bytes_get_le16(p + 6);
+	memcpy(k->flow.src, p + 8, k->flow.family == AF_INET ? 4 : 16);
+	memcpy(k->flow.dst, p + 24, k->flow.family == AF_INET ? 4 : 16);
+	k->seq = bytes_get_le32(p + 40);
+	k->len = bytes_get_le32(p + 44);
+	k->hash = bytes_get_le64(p + 48);
+	return key_valid(k) ? 0 : -EBADMSG;
+}
+
 int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
 {
+	bool keyed = r->flags & TXSOCK_F_KEYED;
 	uint8_t *p = buf;
-	size_t len = TXSOCK_HDR_LEN + (size_t)r->caplen;
+	size_t body = keyed ? TXSOCK_KEY_LEN : (size_t)r->caplen;
+	size_t len = TXSOCK_HDR_LEN + body;
 
-	if (r->caplen > TXSOCK_MAX_FRAME || len > cap)
+	if (keyed && !key_valid(&r->key))
+		return -EINVAL;
+	if ((!keyed && r->caplen > TXSOCK_MAX_FRAME) || len > cap)
 		return -EMSGSIZE;
 	bytes_put_le32(p, TXSOCK_MAGIC);
-	bytes_put_le16(p + 4, TXSOCK_VERSION);
+	bytes_put_le16(p + 4, keyed ? TXSOCK_VERSION_KEYED : TXSOCK_VERSION);
 	bytes_put_le16(p + 6, TXSOCK_HDR_LEN);
 	bytes_put_le32(p + 8, (uint32_t)len);
 	bytes_put_le32(p + 12, r->ifindex);
 	bytes_put_le64(p + 16, (uint64_t)r->ts_ns);
-	bytes_put_le32(p + 24, r->origlen < r->caplen ? r->caplen : r->origlen);
+	bytes_put_le32(p + 24, keyed ? 0 :
+		       r->origlen < r->caplen ? r->caplen : r->origlen);
 	bytes_put_le16(p + 28, r->flags);
-	bytes_put_le16(p + 30, r->linktype);
+	bytes_put_le16(p + 30, keyed ? 0 : r->linktype);
 	bytes_put_le32(p + 32, (uint32_t)r->phc);
 	bytes_put_le32(p + 36, 0);
-	if (r->caplen)
+	if (keyed)
+		key_put(p + TXSOCK_HDR_LEN, &r->key);
+	else if (r->caplen)
 		memcpy(p + TXSOCK_HDR_LEN, r->frame, r->caplen);
 	return (int)len;
 }
@@ -49,6 +109,7 @@ int txsock_decode(const void *buf, size_t len, struct txsock_rec *r)
 {
 	const uint8_t *p = buf;
 	uint32_t hdr_len, rec_len;
+	unsigned version;
 
 	/* Check what we have as soon as we have it, so a stream of garbage is
 	 * refused at its first bytes instead of after a whole "record". */
@@ -56,22 +117,37 @@ int txsock_decode(const void *buf, size_t len, struct txsock_rec *r)
 		return -EBADMSG;
 	if (len < 12)
 		return 0;
-	if (bytes_get_le16(p + 4) != TXSOCK_VERSION)
+	version = bytes_get_le16(p + 4);
+	if (version != TXSOCK_VERSION && version != TXSOCK_VERSION_KEYED)
 		return -EPROTONOSUPPORT;
 	hdr_len = bytes_get_le16(p + 6);
 	rec_len = bytes_get_le32(p + 8);
 	if (hdr_len < TXSOCK_HDR_LEN || rec_len < hdr_len ||
 	    rec_len - hdr_len > TXSOCK_MAX_FRAME)
 		return -EBADMSG;
+	/* A key block has its length: a reader of this version knows every
+	 * byte of it (later fields would come with a later version). */
+	if (version == TXSOCK_VERSION_KEYED && rec_len - hdr_len != TXSOCK_KEY_LEN)
+		return -EBADMSG;
 	if (len < rec_len)
 		return 0;
+	memset(r, 0, sizeof(*r));
 	r->ifindex = bytes_get_le32(p + 12);
 	r->ts_ns = (int64_t)bytes_get_le64(p + 16);
+	r->flags = bytes_get_le16(p + 28);
+	r->phc = (int32_t)bytes_get_le32(p + 32);
+	if (version == TXSOCK_VERSION_KEYED) {
+		if (!(r->flags & TXSOCK_F_KEYED))
+			return -EBADMSG;
+		if (key_get(p + hdr_len, &r->key))
+			return -EBADMSG;
+		return (int)rec_len;
+	}
+	if (r->flags & TXSOCK_F_KEYED)
+		return -EBADMSG;
 	r->caplen = rec_len - hdr_len;
 	r->origlen = bytes_get_le32(p + 24);
-	r->flags = bytes_get_le16(p + 28);
 	r->linktype = bytes_get_le16(p + 30);
-	r->phc = (int32_t)bytes_get_le32(p + 32);
 	r->frame = p + hdr_len;
 	if (r->origlen < r->caplen)
 		return -EBADMSG;
@@ -184,7 +260,8 @@ int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
 		c->st.dropped++;
 		return -ENOBUFS;
 	}
-	if (CLIENT_BUF - c->tail < TXSOCK_HDR_LEN + (size_t)r->caplen &&
+	if (CLIENT_BUF - c->tail < TXSOCK_HDR_LEN + TXSOCK_KEY_LEN +
+	    (size_t)r->caplen &&
 	    c->head) {
 		memmove(c->buf, c->buf + c->head, c->tail - c->head);
 		c->tail -= c->head;

@@ -7,7 +7,8 @@
  * same pcapng file as the frames it captures, in time order.
  *
  * Wire format (all fields little-endian; documented in tapless-capd(8)): a
- * stream of records, each a 40-byte header followed by caplen frame bytes.
+ * stream of records, each a 40-byte header followed by a body: caplen frame
+ * bytes (version 1), or a key block naming a frame on the wire (version 2).
  *
  *   off len field
  *     0   4 magic     "TLTX" (0x58544c54 read little-endian)
@@ -22,6 +23,31 @@
  *    32   4 phc       PHC index of a hardware stamp, -1 for software
  *    36   4 reserved  0
  *
+ * A version 1 record carries the frame its sender built (the probes know
+ * every byte they send). A version 2 record carries only the stamp and the
+ * key of the frame it belongs to, for senders that do not see the frame
+ * (tapless-stamp's TSONLY stamps, the BPF sock_ops stamps of capd
+ * --stamp-cgroup): capd finds that frame among the outbound frames it
+ * captured and writes a copy of it with the sender's stamp. Its header has
+ * TXSOCK_F_KEYED set, origlen and linktype 0, and a 56-byte body:
+ *
+ *   off len field
+ *     0   1 family    4 (IPv4) or 6 (IPv6)
+ *     1   1 proto     6 (TCP) or 17 (UDP)
+ *     2   2 sport     the sender's port
+ *     4   2 dport     the peer's port (UDP: also a multicast group's)
+ *     6   2 stage     TXSOCK_STAGE_*: which stamp of the frame this is
+ *     8  16 src       the sender's address, network order (IPv4 in the
+ *                     first 4 bytes, the rest 0)
+ *    24  16 dst       the peer's address, likewise
+ *    40   4 seq       TCP: sequence number of the stamped byte (the last
+ *                     byte of the send, as the kernel keys it); UDP: 0
+ *    44   4 len       UDP: payload length of the datagram; TCP: 0
+ *    48   8 hash      UDP: txsock_hash() of the whole payload; TCP: 0
+ *
+ * Version 1 senders keep writing version 1, so an older capd still takes
+ * them; a capd older than keyed records refuses version 2 with a clear
+ * "unsupported record version".
  * The sender never blocks: records go into a buffer that is written without
  * waiting; when the buffer is full (capd stalled or gone) records are
  * dropped and counted, and the connection is retried at most once a second.
@@ -33,9 +59,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "files/frame.h"
+
 #define TXSOCK_MAGIC 0x58544c54u
-#define TXSOCK_VERSION 1
+#define TXSOCK_VERSION 1	/* frame records */
+#define TXSOCK_VERSION_KEYED 2	/* key records */
 #define TXSOCK_HDR_LEN 40
+#define TXSOCK_KEY_LEN 56
 #define TXSOCK_MAX_FRAME 65536
 #define TXSOCK_MAX_RECORD (TXSOCK_HDR_LEN + TXSOCK_MAX_FRAME)
 
@@ -44,7 +74,33 @@ enum {
 	TXSOCK_F_TAI = 1 << 1,		/* hardware stamp known to be TAI */
 	TXSOCK_F_SHARED = 1 << 2,	/* stamp of a later send this one was
 					 * merged with */
+	TXSOCK_F_KEYED = 1 << 3,	/* a key, not a frame (version 2) */
 };
+
+/* Which of a frame's stamps a keyed record carries. Only SND stamps are
+ * written as the frame's TX stamp; the others time the stages before and
+ * after it. */
+enum txsock_stage {
+	TXSOCK_STAGE_SND = 0,	/* left the host: the driver's software
+				 * stamp, or the NIC's hardware stamp */
+	TXSOCK_STAGE_SCHED = 1,	/* entered the qdisc (software) */
+	TXSOCK_STAGE_ACK = 2,	/* TCP: acknowledged by the peer */
+	TXSOCK_STAGE_MAX = 2,
+};
+
+/* The frame a keyed record names. */
+struct txsock_key {
+	struct frame_flow flow;	/* sender → peer */
+	uint16_t stage;		/* enum txsock_stage */
+	uint32_t seq;		/* TCP: the stamped byte's sequence number */
+	uint32_t len;		/* UDP: payload length */
+	uint64_t hash;		/* UDP: txsock_hash() of the payload */
+};
+
+/* FNV-1a, 64 bits: a UDP payload's hash, fed in pieces (an iovec's) from
+ * TXSOCK_HASH_INIT. */
+#define TXSOCK_HASH_INIT 0xcbf29ce484222325ull
+uint64_t txsock_hash(uint64_t h, const void *data, size_t len);
 
 struct txsock_rec {
 	uint32_t ifindex;
@@ -55,15 +111,19 @@ struct txsock_rec {
 	int32_t phc;
 	const uint8_t *frame;
 	uint32_t caplen;
+	struct txsock_key key;	/* with TXSOCK_F_KEYED (frame NULL,
+				 * caplen, origlen and linktype 0) */
 };
 
-/* Encode r into buf (cap bytes). Returns the record length or -EMSGSIZE. */
+/* Encode r into buf (cap bytes): version 1 with a frame, version 2 with a
+ * key (TXSOCK_F_KEYED). Returns the record length, -EMSGSIZE, or -EINVAL
+ * for a key of no known family, protocol or stage. */
 int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r);
 
 /* Decode the record at the start of buf (len bytes). Returns the record
  * length, 0 when buf holds only part of a record (read more), -EBADMSG for
- * a bad magic or lengths, -EPROTONOSUPPORT for another version. r->frame
- * points into buf. */
+ * a bad magic or lengths or a bad key, -EPROTONOSUPPORT for another
+ * version. r->frame points into buf; a keyed record's key is in r->key. */
 int txsock_decode(const void *buf, size_t len, struct txsock_rec *r);
 
 /* The sending side, for instrumented programs. */
