@@ -139,7 +139,8 @@ struct txsock_client_stats {
 
 /* Connect to capd's socket at path. A daemon that is not there yet is not
  * an error: the client retries at most once a second on later sends, and
- * counts what it drops meanwhile. Returns 0 or -errno (bad path). */
+ * counts what it drops meanwhile. Returns 0 or -errno (bad path, -ENOMEM:
+ * the client never aborts the program it runs in). */
 int txsock_connect(struct txsock_client **out, const char *path);
 
 /* Queue one record and write what the socket takes, without blocking.
@@ -152,6 +153,9 @@ int txsock_flush(struct txsock_client *c, int timeout_ms);
 
 void txsock_client_stats(const struct txsock_client *c,
 			 struct txsock_client_stats *st);
+/* The descriptor of the connection, or -1 while there is none: a preload
+ * library keeps the program it runs in from closing it. */
+int txsock_client_fd(const struct txsock_client *c);
 void txsock_close(struct txsock_client *c);
 
 /* The daemon's side: a listening socket at path, owned by the caller's uid
