@@ -60,10 +60,14 @@ PROBE_BINS := $(PROBE_MAINS:probes/%.c=bin/tapless-%)
 # needs (the stamp hand-over, frame parsing, a log level's name), built
 # position-independent into objects of their own: nothing else of
 # libtapless.a (no libnl, no libpcap) enters the programs it is loaded
-# into, and it exports only the functions it interposes.
+# into, and it exports only the functions it interposes. hmap gives the
+# wire hash; xalloc, which hmap's tables need, is linked for them, and
+# --gc-sections drops both tables and xalloc: no path of the library can
+# end the program on an allocation failure.
 SHIMRUN_SRCS := $(wildcard src/shimrun/*.c)
 SHIM_SRCS := $(wildcard src/shim/*.c)
-SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c
+SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c src/base/hmap.c \
+	src/base/xalloc.c
 SHIM_LIB := bin/libtapless-stamp.so
 
 # Objects mirror their sources' paths (build/obj/src/base/xalloc.o): two
@@ -102,7 +106,8 @@ build/san/%.o: %.c
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -MMD -MP -c -o $@ $<
 build/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections \
+		-fdata-sections $(CFLAGS) -MMD -MP -c -o $@ $<
 # Generated sources compile like the others, from build/gen.
 build/obj/build/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -179,7 +184,7 @@ bin/tapless-stamp: $(SHIMRUN_OBJS) build/libtapless.a
 $(SHIM_LIB): $(SHIM_OBJS)
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now \
-		-o $@ $^ -ldl -lpthread
+		-Wl,--gc-sections -o $@ $^ -ldl -lpthread
 
 $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/libtapless.a
 	@mkdir -p bin
