@@ -266,11 +266,11 @@ int txsock_connect(struct txsock_client **out, const char *path)
 	return 0;
 }
 
-int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
+/* Queue r without writing. Returns 0 or -ENOBUFS (dropped, counted). */
+static int client_queue(struct txsock_client *c, const struct txsock_rec *r)
 {
 	int n;
 
-	client_try_connect(c);
 	if (c->fd < 0) {
 		c->st.dropped++;
 		return -ENOBUFS;
@@ -285,13 +285,42 @@ int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
 	n = txsock_encode(c->buf + c->tail, CLIENT_BUF - c->tail, r);
 	if (n < 0) {
 		c->st.dropped++;
-		client_push(c);
 		return -ENOBUFS;
 	}
 	c->tail += (size_t)n;
 	c->st.sent++;
-	client_push(c);
 	return 0;
+}
+
+int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
+{
+	int err;
+
+	client_try_connect(c);
+	err = client_queue(c, r);
+	client_push(c);
+	return err;
+}
+
+size_t txsock_send_batch(struct txsock_client *c, const struct txsock_rec *r,
+			 size_t n)
+{
+	size_t queued = 0;
+
+	client_try_connect(c);
+	for (size_t i = 0; i < n; i++) {
+		/* Full: write what the socket takes, then try again. */
+		if (client_queue(c, &r[i]) == 0) {
+			queued++;
+		} else if (c->fd >= 0) {
+			c->st.dropped--;
+			client_push(c);
+			if (client_queue(c, &r[i]) == 0)
+				queued++;
+		}
+	}
+	client_push(c);
+	return queued;
 }
 
 int txsock_flush(struct txsock_client *c, int timeout_ms)

@@ -147,6 +147,12 @@ int txsock_connect(struct txsock_client **out, const char *path);
  * Returns 0, or -ENOBUFS when the record was dropped (counted). */
 int txsock_send(struct txsock_client *c, const struct txsock_rec *r);
 
+/* Queue n records and write them with as few system calls as the socket
+ * allows (a sender that reads many stamps at once). Returns how many
+ * were queued; the rest were dropped, counted. */
+size_t txsock_send_batch(struct txsock_client *c, const struct txsock_rec *r,
+			 size_t n);
+
 /* Write what is queued, waiting up to timeout_ms for the daemon to take it
  * (at exit). Returns 0 when everything is written, else -errno. */
 int txsock_flush(struct txsock_client *c, int timeout_ms);

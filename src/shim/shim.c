@@ -20,6 +20,7 @@ struct shim_stats shim_stats;
 pid_t shim_pid;
 
 static int log_max = LOG_NOTICE;
+bool shim_log_debug;
 static char log_path[PATH_MAX];
 static _Atomic int log_fd = -1;		/* log_path's, once opened */
 
@@ -115,8 +116,12 @@ void shim_own_fd_lost(int fd)
 
 /* ---- hand-over ---- */
 
-void shim_hand(const struct txsock_rec *r)
+void shim_hand(const struct txsock_rec *r, size_t n)
 {
+	size_t queued = 0;
+
+	if (!n)
+		return;
 	pthread_mutex_lock(&client_mtx);
 	if (!client && !client_bad) {
 		int err = txsock_connect(&client, shim_conf.tx_socket);
@@ -128,17 +133,18 @@ void shim_hand(const struct txsock_rec *r)
 				 "dropped", shim_conf.tx_socket, strerror(-err));
 		}
 	}
-	if (client && txsock_send(client, r) == 0) {
-		SHIM_COUNT(handed);
-	} else {
-		SHIM_COUNT(dropped);
+	if (client)
+		queued = txsock_send_batch(client, r, n);
+	atomic_store(&client_fd, client ? txsock_client_fd(client) : -1);
+	pthread_mutex_unlock(&client_mtx);
+	atomic_fetch_add(&shim_stats.handed, queued);
+	if (queued < n) {
+		atomic_fetch_add(&shim_stats.dropped, n - queued);
 		shim_log_once(LOG_NOTICE, "tapless-capd is not taking stamps "
 			      "at %s (not running, or slow): dropping them, "
 			      "counted; reconnecting at most once a second",
 			      shim_conf.tx_socket);
 	}
-	atomic_store(&client_fd, client ? txsock_client_fd(client) : -1);
-	pthread_mutex_unlock(&client_mtx);
 }
 
 /* ---- configuration ---- */
@@ -195,6 +201,7 @@ static void conf_init(void)
 			return;
 		}
 		log_max = level;
+		shim_log_debug = level >= LOG_DEBUG;
 	}
 	v = getenv(SHIM_ENV_TX_SOCKET);
 	if (!v || !*v)
@@ -292,13 +299,13 @@ static void summary(void)
 		 "summary: %llu sends on %llu stamped sockets (%llu TCP, "
 		 "%llu UDP, %llu adopted); %llu stamps read, %llu handed to "
 		 "capd, %llu dropped (capd absent or slow), %llu not keyed, "
-		 "%llu not wanted; stepped aside from %llu sockets%s; "
+		 "%llu not wanted, %llu UDP stamps never came; stepped aside from %llu sockets%s; "
 		 "%llu POLLERR hidden, %llu passed on; unstampable calls: "
 		 "sendfile %llu, splice %llu, io_uring %llu; %llu foreign "
 		 "messages read, %llu anchor mismatches",
 		 N(sends), N(armed_tcp) + N(armed_udp), N(armed_tcp),
 		 N(armed_udp), N(adopted), N(stamps), N(handed), N(dropped),
-		 N(unkeyed), N(filtered), naside, aside, N(masked), N(real_err),
+		 N(unkeyed), N(filtered), N(lost), naside, aside, N(masked), N(real_err),
 		 N(sendfile), N(splice), N(io_uring), N(foreign), N(mismatch));
 }
 

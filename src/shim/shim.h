@@ -158,6 +158,7 @@ struct shim_stats {
 	_Atomic uint64_t stamps;	/* TX stamps read */
 	_Atomic uint64_t unkeyed;	/* stamps we could not key */
 	_Atomic uint64_t filtered;	/* UDP stamps of datagrams not wanted */
+	_Atomic uint64_t lost;		/* UDP datagrams whose stamp never came */
 	_Atomic uint64_t mismatch;	/* TCP: a looped packet disagreeing
 					 * with the base (should stay 0) */
 	_Atomic uint64_t foreign;	/* non-stamp messages read (lost) */
@@ -177,15 +178,17 @@ extern struct shim_stats shim_stats;
 
 void shim_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The level is debug: a line per stamp. */
+extern bool shim_log_debug;
 /* Log once per process (per flag). */
 #define shim_log_once(level, ...) \
 	do { static atomic_flag once_ = ATOMIC_FLAG_INIT; \
 	     if (!atomic_flag_test_and_set(&once_)) \
 		     shim_log((level), __VA_ARGS__); } while (0)
 
-/* Hand one keyed record to capd (never blocks). */
+/* Hand n keyed records to capd (never blocks). */
 struct txsock_rec;
-void shim_hand(const struct txsock_rec *r);
+void shim_hand(const struct txsock_rec *r, size_t n);
 
 /* The shim's own descriptors (log file, capd connection): the program
  * may not close them under us (see close()). */
@@ -209,6 +212,9 @@ static inline bool shim_in_vfork_child(void)
 #define SHIM_FD_IGNORED ((uintptr_t)1)	/* not a socket we stamp */
 #define SHIM_FD_APP ((uintptr_t)2)	/* its stamps or error queue are the
 					 * program's: never touched */
+#define SHIM_FD_BUSY ((uintptr_t)3)	/* a thread is looking at it */
+/* Above these: a struct shim_sock. */
+#define SHIM_FD_SOCK(v) ((v) > SHIM_FD_BUSY)
 #define SHIM_TABLE_BITS 12
 #define SHIM_TABLE_PAGES 256	/* descriptors below 2^20 */
 
@@ -246,12 +252,13 @@ void shim_table_each(struct shim_table *t,
 
 enum shim_state { SHIM_FREE, SHIM_ARMED, SHIM_ASIDE };
 
-#define SHIM_UDP_RING 512	/* datagrams awaiting their stamp */
+#define SHIM_UDP_RING 1024	/* datagrams awaiting their stamp */
 #define SHIM_STASH 16		/* UDP stamps that came before their record */
 #define SHIM_UDP_ID0 0x80000000u	/* our ids; the kernel's count from 0 */
 
 struct shim_udp_slot {
 	_Atomic uint32_t tag;	/* id + 1 of the datagram; 0 while written */
+	atomic_bool stamped;	/* its stamp came */
 	bool wanted;		/* the filter takes its flow */
 	uint32_t len;
 	uint64_t hash;
@@ -298,6 +305,7 @@ struct shim_sock {
 	uint32_t ifindex;
 	/* Counters, added to shim_stats when it is recycled. */
 	_Atomic uint64_t sends;
+	_Atomic uint64_t lost;		/* UDP: recorded, never stamped */
 	uint64_t stamps, unkeyed, filtered, mismatch;
 	struct shim_sock *next_free;
 };
@@ -308,7 +316,7 @@ static inline struct shim_sock *shim_sock_armed(int fd)
 	uintptr_t v = shim_table_get(&shim_socks, fd);
 	struct shim_sock *sk;
 
-	if (v <= SHIM_FD_APP)
+	if (!SHIM_FD_SOCK(v))
 		return NULL;
 	sk = (struct shim_sock *)v;
 	return atomic_load_explicit(&sk->state, memory_order_relaxed) ==
@@ -328,7 +336,7 @@ static inline struct shim_sock *shim_sock_for_send(int fd)
 
 	if (SHIM_LIKELY(v == SHIM_FD_IGNORED || v == SHIM_FD_APP))
 		return NULL;
-	if (v == SHIM_FD_UNKNOWN)
+	if (v == SHIM_FD_UNKNOWN || v == SHIM_FD_BUSY)
 		return shim_classify(fd);
 	return shim_sock_armed(fd);
 }

@@ -72,7 +72,7 @@ int shim_errq_parse(const struct msghdr *m, struct shim_errq_stamp *st)
 }
 
 int shim_errq_segment(const void *pkt, size_t len, const struct frame_flow *flow,
-		      uint32_t *last)
+		      uint32_t *first, uint32_t *last)
 {
 	const uint8_t *p = pkt;
 	struct frame_info fi;
@@ -90,31 +90,50 @@ int shim_errq_segment(const void *pkt, size_t len, const struct frame_flow *flow
 	if (fi.flow.proto != IPPROTO_TCP || fi.flow.sport != flow->sport ||
 	    fi.flow.dport != flow->dport || fi.payload_wire == 0)
 		return -EPROTONOSUPPORT;
+	*first = fi.seq;
 	*last = fi.seq + fi.payload_wire - 1;
 	return 0;
 }
 
-int shim_anchor_feed(struct shim_anchor *a, uint32_t key, uint32_t last,
-		     uint64_t *mismatch)
+int shim_anchor_feed(struct shim_anchor *a, uint32_t key, uint32_t first,
+		     uint32_t last, uint64_t *mismatch)
 {
-	uint32_t base = last - key;
+	uint32_t hi = last - key, lo = first - key;
+	int32_t dhi, dlo;
 
 	if (a->done) {
-		if (base != a->base)
+		/* lo <= base <= hi, modulo 2^32. */
+		if (a->base - lo > hi - lo)
 			(*mismatch)++;
 		return 0;
 	}
 	if (a->tries >= SHIM_ANCHOR_TRIES)
 		return -1;
 	a->tries++;
-	if (a->agree && base == a->cand) {
-		a->agree++;
+	if (!a->have) {
+		a->have = true;
+		a->ref = hi;
+		a->hi = 0;
+		a->lo = (int32_t)(lo - hi);
+		a->hits = 1;
 	} else {
-		a->cand = base;
-		a->agree = 1;
+		dhi = (int32_t)(hi - a->ref);
+		dlo = (int32_t)(lo - a->ref);
+		if (dhi < a->hi) {
+			a->hi = dhi;
+			a->hits = 1;
+		} else if (dhi == a->hi) {
+			a->hits++;
+		}
+		if (dlo > a->lo)
+			a->lo = dlo;
+		/* Ranges that do not overlap: no segment held its byte (not
+		 * seen on Linux); start again. */
+		if (a->lo > a->hi)
+			a->have = false;
 	}
-	if (a->agree >= SHIM_ANCHOR_AGREE) {
-		a->base = base;
+	if (a->have && a->hits >= SHIM_ANCHOR_AGREE) {
+		a->base = a->ref + (uint32_t)a->hi;
 		a->done = true;
 		return 1;
 	}

@@ -40,7 +40,7 @@ SHIM_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t len)
 		   a->sa_family != AF_UNSPEC) || shim_in_vfork_child())
 		return r;
 	v = shim_table_get(&shim_socks, fd);
-	if (v > SHIM_FD_APP) {
+	if (SHIM_FD_SOCK(v)) {
 		struct shim_sock *sk = (struct shim_sock *)v;
 
 		if (!sk->tcp && r == 0)

@@ -24,7 +24,9 @@
  * include/uapi/asm-generic/socket.h); newer than Debian 12's headers. */
 #define SHIM_SCM_TS_OPT_ID 81
 
-#define REAP_MAX 64		/* messages read per call: bounded work */
+#define REAP_MAX 64		/* records handed over at once */
+#define READ_MAX 4096		/* messages read per call: bounded work (a
+				 * queue holds a few hundred at most) */
 #define PKT_ROOM 192		/* a looped packet's headers: Ethernet,
 				 * VLAN tags, IPv6, TCP with options */
 
@@ -78,8 +80,15 @@ static void phc_lookup(struct shim_sock *sk, int fd, const struct frame_flow *f)
 
 /* ---- keyed records ---- */
 
+/* The records of one read of the queue, handed over together: one
+ * system call to capd for many stamps. */
+struct batch {
+	size_t n;
+	struct txsock_rec r[REAP_MAX];
+};
+
 static void emit(struct shim_sock *sk, int fd, const struct shim_errq_stamp *st,
-		 const struct txsock_key *key)
+		 const struct txsock_key *key, struct batch *b)
 {
 	struct txsock_rec r;
 
@@ -96,7 +105,23 @@ static void emit(struct shim_sock *sk, int fd, const struct shim_errq_stamp *st,
 		r.phc = sk->phc;
 		r.ifindex = sk->ifindex;
 	}
-	shim_hand(&r);
+	if (SHIM_UNLIKELY(shim_log_debug)) {
+		char a[INET6_ADDRSTRLEN], z[INET6_ADDRSTRLEN];
+
+		inet_ntop(key->flow.family, key->flow.src, a, sizeof(a));
+		inet_ntop(key->flow.family, key->flow.dst, z, sizeof(z));
+		shim_log(LOG_DEBUG, "fd %d: key %s %s:%u > %s:%u seq %u len %u "
+			 "hash %016llx stage %u %s %lld", fd,
+			 key->flow.proto == IPPROTO_TCP ? "tcp" : "udp", a,
+			 key->flow.sport, z, key->flow.dport, key->seq, key->len,
+			 (unsigned long long)key->hash, st->stage,
+			 st->hw ? "hw" : "sw", (long long)st->ns);
+	}
+	if (b->n == REAP_MAX) {
+		shim_hand(b->r, b->n);
+		b->n = 0;
+	}
+	b->r[b->n++] = r;
 }
 
 static void mark_stamped(struct shim_sock *sk, uint32_t next)
@@ -120,29 +145,32 @@ static void go_tsonly(struct shim_sock *sk, int fd)
 		sk->so_flags = f;
 		sk->tsonly = true;
 	}
-	shim_log(LOG_DEBUG, "fd %d: TCP keys anchored: byte = 0x%08x + key%s",
-		 fd, sk->anchor.base, sk->tsonly ? "" : " (still looped)");
+	shim_log(LOG_DEBUG, "fd %d: TCP keys anchored after %u stamps: byte = "
+		 "0x%08x + key%s", fd, sk->anchor.tries, sk->anchor.base,
+		 sk->tsonly ? "" : " (still looped)");
 }
 
 /* Returns -1 when the socket is to be stepped aside from. */
 static int tcp_stamp(struct shim_sock *sk, int fd,
 		     const struct shim_errq_stamp *st, const uint8_t *pkt,
-		     size_t n)
+		     size_t n, struct batch *b)
 {
 	struct txsock_key key;
-	uint32_t last;
+	uint32_t first, last;
 
 	memset(&key, 0, sizeof(key));
 	key.flow = sk->flow;
-	if (n > 0 && shim_errq_segment(pkt, n, &sk->flow, &last) == 0) {
-		int r = shim_anchor_feed(&sk->anchor, st->key, last,
+	if (n > 0 && shim_errq_segment(pkt, n, &sk->flow, &first, &last) == 0) {
+		int r = shim_anchor_feed(&sk->anchor, st->key, first, last,
 					 &sk->mismatch);
 
 		if (r == 1)
 			go_tsonly(sk, fd);
 		else if (r < 0)
 			return -1;
-		key.seq = last;
+		/* Not anchored yet: a byte of the segment that holds the
+		 * stamped one names the same frame. */
+		key.seq = sk->anchor.done ? sk->anchor.base + st->key : last;
 	} else if (sk->anchor.done) {
 		key.seq = sk->anchor.base + st->key;
 	} else {
@@ -150,7 +178,7 @@ static int tcp_stamp(struct shim_sock *sk, int fd,
 		return 0;
 	}
 	mark_stamped(sk, st->key + 1);
-	emit(sk, fd, st, &key);
+	emit(sk, fd, st, &key, b);
 	return 0;
 }
 
@@ -343,6 +371,12 @@ void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,
 		h = txsock_hash(h, m->msg_iov[i].iov_base, k);
 		left -= k;
 	}
+	/* The datagram this slot described before never had its stamp: the
+	 * kernel dropped it (error queue full) or the packet never left. */
+	if (atomic_load_explicit(&s->tag, memory_order_relaxed) &&
+	    !atomic_load_explicit(&s->stamped, memory_order_relaxed))
+		atomic_fetch_add_explicit(&sk->lost, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->stamped, false, memory_order_relaxed);
 	/* A reader in another thread sees either the old tag, 0, or the
 	 * new one after the fields (seqlock-like; see udp_lookup). */
 	atomic_store_explicit(&s->tag, 0, memory_order_relaxed);
@@ -373,7 +407,7 @@ static bool udp_lookup(struct shim_sock *sk, uint32_t id,
 
 /* 1: keyed and handed (or filtered); 0: not recorded yet; -1: never. */
 static int udp_try(struct shim_sock *sk, int fd, uint32_t id,
-		   const struct shim_errq_stamp *st)
+		   const struct shim_errq_stamp *st, struct batch *b)
 {
 	struct shim_udp_slot slot;
 	struct txsock_key key;
@@ -390,6 +424,8 @@ static int udp_try(struct shim_sock *sk, int fd, uint32_t id,
 		return -1;
 	}
 	mark_stamped(sk, id + 1);
+	atomic_store_explicit(&sk->ring[id % SHIM_UDP_RING].stamped, true,
+			      memory_order_relaxed);
 	if (!slot.wanted) {
 		sk->filtered++;
 		return 1;
@@ -398,14 +434,14 @@ static int udp_try(struct shim_sock *sk, int fd, uint32_t id,
 	key.flow = slot.flow;
 	key.len = slot.len;
 	key.hash = slot.hash;
-	emit(sk, fd, st, &key);
+	emit(sk, fd, st, &key, b);
 	return 1;
 }
 
 static void udp_stamp(struct shim_sock *sk, int fd,
-		      const struct shim_errq_stamp *st)
+		      const struct shim_errq_stamp *st, struct batch *b)
 {
-	int r = udp_try(sk, fd, st->key, st);
+	int r = udp_try(sk, fd, st->key, st, b);
 
 	if (r < 0 || (r == 0 && sk->nstash >= SHIM_STASH)) {
 		sk->unkeyed++;
@@ -417,12 +453,12 @@ static void udp_stamp(struct shim_sock *sk, int fd,
 	}
 }
 
-static void resolve_stash(struct shim_sock *sk, int fd)
+static void resolve_stash(struct shim_sock *sk, int fd, struct batch *b)
 {
 	unsigned keep = 0;
 
 	for (unsigned i = 0; i < sk->nstash; i++) {
-		int r = udp_try(sk, fd, sk->stash[i].id, &sk->stash[i].st);
+		int r = udp_try(sk, fd, sk->stash[i].id, &sk->stash[i].st, b);
 
 		if (r == 0)
 			sk->stash[keep++] = sk->stash[i];
@@ -497,15 +533,17 @@ int shim_udp_ctl_add(const struct msghdr *m, void *buf, size_t cap,
 
 /* ---- the error queue ---- */
 
-/* Read what is queued (at most REAP_MAX messages). *trouble says why to
+/* Read what is queued (at most READ_MAX messages). *trouble says why to
  * step aside (-1: no reason). */
 static int drain(struct shim_sock *sk, int fd, int *trouble)
 {
+	struct batch b;
 	int got = 0;
 
+	b.n = 0;
 	if (!sk->tcp && sk->nstash)
-		resolve_stash(sk, fd);
-	for (int i = 0; i < REAP_MAX; i++) {
+		resolve_stash(sk, fd, &b);
+	for (int i = 0; i < READ_MAX; i++) {
 		uint8_t pkt[PKT_ROOM];
 		union {
 			char buf[256];
@@ -550,12 +588,16 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 		}
 		sk->stamps++;
 		if (sk->tcp) {
-			if (tcp_stamp(sk, fd, &st, pkt, (size_t)n) < 0)
+			if (tcp_stamp(sk, fd, &st, pkt, (size_t)n, &b) < 0)
 				*trouble = SHIM_ASIDE_ANCHOR;
 		} else {
-			udp_stamp(sk, fd, &st);
+			udp_stamp(sk, fd, &st, &b);
 		}
 	}
+	/* Records that came in while we read. */
+	if (!sk->tcp && sk->nstash)
+		resolve_stash(sk, fd, &b);
+	shim_hand(b.r, b.n);
 	return got;
 }
 

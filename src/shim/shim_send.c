@@ -411,7 +411,7 @@ SHIM_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off,
 	struct shim_sock *sk = NULL;
 	ssize_t n;
 
-	if (shim_table_get(&shim_socks, out) > SHIM_FD_APP) {
+	if (SHIM_FD_SOCK(shim_table_get(&shim_socks, out))) {
 		SHIM_COUNT(splice);
 		sk = unstampable(out, "splice");
 	}

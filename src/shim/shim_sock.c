@@ -129,6 +129,7 @@ static struct shim_sock *sock_alloc(bool tcp)
 }
 
 static void sum_one(int fd, uintptr_t v, void *arg);
+static void sock_final(struct shim_sock *sk, int fd);
 
 static void sock_free(struct shim_sock *sk)
 {
@@ -146,8 +147,8 @@ static void sock_put(struct shim_sock *sk, int fd, bool reap)
 {
 	if (atomic_fetch_sub(&sk->refs, 1) != 1)
 		return;
-	if (reap && atomic_load(&sk->state) == SHIM_ARMED)
-		shim_reap(sk, fd);
+	if (reap)
+		sock_final(sk, fd);
 	sock_free(sk);
 }
 
@@ -248,25 +249,35 @@ static bool addr_any(int family, const uint8_t *a)
 	return !memcmp(a, zero, family == AF_INET ? 4 : 16);
 }
 
-struct shim_sock *shim_classify(int fd)
+/* Wait for another thread's look at slot to end (bounded: a signal
+ * handler sending on the socket its own thread is looking at must not
+ * spin for ever). Returns the word it left, or SHIM_FD_BUSY. */
+static uintptr_t wait_busy(_Atomic uintptr_t *slot)
 {
-	_Atomic uintptr_t *slot;
+	uintptr_t v = atomic_load(slot);
+
+	for (int i = 0; v == SHIM_FD_BUSY && i < 100000; i++) {
+		sched_yield();
+		v = atomic_load(slot);
+	}
+	return v;
+}
+
+/* The look at a descriptor: the thread that holds its word at BUSY. */
+static struct shim_sock *look(int fd, _Atomic uintptr_t *slot)
+{
 	int type, dom, proto, v, why, err;
 	struct frame_flow flow;
 	struct shim_sock *sk;
-	uintptr_t cur = SHIM_FD_UNKNOWN;
 	bool tcp, adopt = false;
 
-	if (shim_in_vfork_child())
-		return NULL;
-	slot = shim_table_slot(&shim_socks, fd, true);
-	if (!slot)
-		return NULL;
 	if (!shim_conf.on)
 		goto ignore;
 	if (get_int(fd, SOL_SOCKET, SO_TYPE, &type)) {
-		if (errno == EBADF)
-			return NULL;	/* nothing there yet */
+		if (errno == EBADF) {
+			atomic_store(slot, SHIM_FD_UNKNOWN);	/* nothing there */
+			return NULL;
+		}
 		goto ignore;
 	}
 	if (get_int(fd, SOL_SOCKET, SO_DOMAIN, &dom) ||
@@ -282,11 +293,14 @@ struct shim_sock *shim_classify(int fd)
 		goto ignore;
 	err = frame_flow_of_socket(&flow, fd, 0);
 	if (err == -ENOTCONN) {
-		if (tcp)
-			return NULL;	/* connecting: look again later */
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 
+		if (tcp) {
+			/* Connecting: looked at again later. */
+			atomic_store(slot, SHIM_FD_UNKNOWN);
+			return NULL;
+		}
 		/* Unconnected UDP: each datagram has its own peer, so the
 		 * filter is applied per datagram. */
 		memset(&flow, 0, sizeof(flow));
@@ -322,8 +336,7 @@ struct shim_sock *shim_classify(int fd)
 	if (!get_int(fd, SOL_SOCKET, SO_TIMESTAMPING, &v) && v) {
 		if (!flags_ours((unsigned)v)) {
 			aside_count(fd, SHIM_ASIDE_APP_TSTAMP);
-			atomic_compare_exchange_strong(slot, &cur, SHIM_FD_APP);
-			return NULL;
+			goto app;
 		}
 		adopt = true;	/* armed by us before an exec() */
 	}
@@ -332,8 +345,7 @@ struct shim_sock *shim_classify(int fd)
 		if (adopt)
 			set_flags(fd, 0);
 		aside_count(fd, (enum shim_aside)why);
-		atomic_compare_exchange_strong(slot, &cur, SHIM_FD_APP);
-		return NULL;
+		goto app;
 	}
 	sk = sock_alloc(tcp);
 	if (!sk) {
@@ -353,17 +365,38 @@ struct shim_sock *shim_classify(int fd)
 		sock_free(sk);
 		goto ignore;
 	}
-	if (!atomic_compare_exchange_strong(slot, &cur, (uintptr_t)sk)) {
-		/* Another thread looked at it meanwhile and won. */
-		sock_free(sk);
-		return cur > SHIM_FD_APP ? shim_sock_armed(fd) : NULL;
-	}
+	atomic_store(slot, (uintptr_t)sk);
 	shim_log(LOG_DEBUG, "fd %d: stamping %s%s, flags 0x%x", fd,
 		 tcp ? "TCP" : "UDP", adopt ? " (adopted)" : "", sk->so_flags);
 	return sk;
-ignore:
-	atomic_compare_exchange_strong(slot, &cur, SHIM_FD_IGNORED);
+app:
+	atomic_store(slot, SHIM_FD_APP);
 	return NULL;
+ignore:
+	atomic_store(slot, SHIM_FD_IGNORED);
+	return NULL;
+}
+
+struct shim_sock *shim_classify(int fd)
+{
+	_Atomic uintptr_t *slot;
+	uintptr_t cur;
+
+	if (shim_in_vfork_child())
+		return NULL;
+	slot = shim_table_slot(&shim_socks, fd, true);
+	if (!slot)
+		return NULL;
+	for (;;) {
+		cur = atomic_load(slot);
+		if (cur == SHIM_FD_UNKNOWN &&
+		    atomic_compare_exchange_strong(slot, &cur, SHIM_FD_BUSY))
+			return look(fd, slot);
+		if (cur == SHIM_FD_BUSY && (cur = wait_busy(slot)) == SHIM_FD_BUSY)
+			return NULL;
+		if (cur != SHIM_FD_UNKNOWN)
+			return SHIM_FD_SOCK(cur) ? shim_sock_armed(fd) : NULL;
+	}
 }
 
 /* ---- stepping aside ---- */
@@ -398,13 +431,13 @@ void shim_fd_reset(int fd, bool reap)
 
 	if (slot) {
 		v = atomic_exchange(slot, SHIM_FD_UNKNOWN);
-		if (v > SHIM_FD_APP)
+		if (SHIM_FD_SOCK(v))
 			sock_put((struct shim_sock *)v, fd, reap);
 	}
 	slot = shim_table_slot(&shim_eps, fd, false);
 	if (slot) {
 		v = atomic_exchange(slot, SHIM_FD_UNKNOWN);
-		if (v > SHIM_FD_APP)
+		if (SHIM_FD_SOCK(v))
 			shim_ep_release((struct shim_ep *)v);
 	}
 }
@@ -415,21 +448,23 @@ void shim_fd_copy(int oldfd, int newfd)
 	uintptr_t v, prev;
 
 	v = shim_table_get(&shim_socks, oldfd);
+	if (v == SHIM_FD_BUSY)
+		v = SHIM_FD_UNKNOWN;	/* looked at again through newfd */
 	slot = shim_table_slot(&shim_socks, newfd, v != SHIM_FD_UNKNOWN);
 	if (slot) {
-		if (v > SHIM_FD_APP)
+		if (SHIM_FD_SOCK(v))
 			atomic_fetch_add(&((struct shim_sock *)v)->refs, 1);
 		prev = atomic_exchange(slot, v);
-		if (prev > SHIM_FD_APP)
+		if (SHIM_FD_SOCK(prev))
 			sock_put((struct shim_sock *)prev, newfd, false);
 	}
 	v = shim_table_get(&shim_eps, oldfd);
-	slot = shim_table_slot(&shim_eps, newfd, v > SHIM_FD_APP);
+	slot = shim_table_slot(&shim_eps, newfd, SHIM_FD_SOCK(v));
 	if (slot) {
-		if (v > SHIM_FD_APP)
+		if (SHIM_FD_SOCK(v))
 			shim_ep_hold((struct shim_ep *)v);
-		prev = atomic_exchange(slot, v > SHIM_FD_APP ? v : 0);
-		if (prev > SHIM_FD_APP)
+		prev = atomic_exchange(slot, SHIM_FD_SOCK(v) ? v : 0);
+		if (SHIM_FD_SOCK(prev))
 			shim_ep_release((struct shim_ep *)prev);
 	}
 }
@@ -441,16 +476,20 @@ void shim_fd_app(int fd, enum shim_aside why)
 
 	if (!slot)
 		return;
-	v = atomic_load(slot);
-	if (v > SHIM_FD_APP) {
-		shim_aside((struct shim_sock *)v, fd, why);
-		return;
+	for (;;) {
+		v = wait_busy(slot);
+		if (v == SHIM_FD_BUSY)
+			return;
+		if (SHIM_FD_SOCK(v)) {
+			shim_aside((struct shim_sock *)v, fd, why);
+			return;
+		}
+		/* Never armed: remember, so that no later look (connect,
+		 * exec) takes its stamps for ours. */
+		if (v == SHIM_FD_APP ||
+		    atomic_compare_exchange_weak(slot, &v, SHIM_FD_APP))
+			return;
 	}
-	/* Never armed: remember, so that no later look (connect, exec)
-	 * takes its stamps for ours. */
-	while (v != SHIM_FD_APP && v <= SHIM_FD_APP &&
-	       !atomic_compare_exchange_weak(slot, &v, SHIM_FD_APP))
-		;
 }
 
 static void udp_off_one(int fd, uintptr_t v, void *arg)
@@ -495,6 +534,7 @@ static void sum_one(int fd, uintptr_t v, void *arg)
 	if (atomic_load(&sk->state) == SHIM_FREE)
 		return;
 	atomic_fetch_add(&shim_stats.sends, atomic_exchange(&sk->sends, 0));
+	atomic_fetch_add(&shim_stats.lost, atomic_exchange(&sk->lost, 0));
 	atomic_fetch_add(&shim_stats.stamps, sk->stamps);
 	atomic_fetch_add(&shim_stats.unkeyed, sk->unkeyed);
 	atomic_fetch_add(&shim_stats.filtered, sk->filtered);
@@ -516,6 +556,7 @@ static void fork_one(int fd, uintptr_t v, void *arg)
 	pthread_mutex_init(&sk->mtx, NULL);
 	atomic_flag_clear(&sk->reaping);
 	atomic_store(&sk->sends, 0);
+	atomic_store(&sk->lost, 0);
 	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = 0;
 }
 
@@ -525,13 +566,29 @@ void shim_sock_after_fork(void)
 	shim_table_each(&shim_socks, fork_one, NULL);
 }
 
+/* The socket's last stamps: everything queued, and the accounts of what
+ * never came (a stamp whose datagram record never came is not keyed; a
+ * datagram recorded whose stamp never came is lost). */
+static void sock_final(struct shim_sock *sk, int fd)
+{
+	for (int i = 0; i < 1000 && atomic_load(&sk->state) == SHIM_ARMED &&
+	     shim_reap(sk, fd) > 0; i++)
+		;
+	sk->unkeyed += sk->nstash;
+	sk->nstash = 0;
+	if (!sk->tcp && sk->ring)
+		for (unsigned i = 0; i < SHIM_UDP_RING; i++)
+			if (atomic_load(&sk->ring[i].tag) &&
+			    !atomic_load(&sk->ring[i].stamped)) {
+				atomic_fetch_add(&sk->lost, 1);
+				atomic_store(&sk->ring[i].stamped, true);
+			}
+}
+
 static void reap_one(int fd, uintptr_t v, void *arg)
 {
-	struct shim_sock *sk = (struct shim_sock *)v;
-
 	(void)arg;
-	if (atomic_load(&sk->state) == SHIM_ARMED)
-		shim_reap_try(sk, fd);
+	sock_final((struct shim_sock *)v, fd);
 }
 
 void shim_sock_reap_all(void)

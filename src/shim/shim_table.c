@@ -43,7 +43,7 @@ void shim_table_each(struct shim_table *t,
 		for (unsigned i = 0; i < 1u << SHIM_TABLE_BITS; i++) {
 			uintptr_t v = atomic_load(&page[i]);
 
-			if (v > SHIM_FD_APP)
+			if (SHIM_FD_SOCK(v))
 				fn((int)(p << SHIM_TABLE_BITS | i), v, arg);
 		}
 	}
