@@ -271,7 +271,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 #define N(x) ((unsigned long long)atomic_load(&shim_stats.x))
 
-static void summary(void)
+static void summary(const char *when)
 {
 	static const char *const why[SHIM_ASIDE_COUNT] = {
 		"own-stamps", "recverr", "zerocopy", "errqueue", "cork",
@@ -296,29 +296,35 @@ static void summary(void)
 	busy = N(armed_tcp) + N(armed_udp) + naside + N(sendfile) +
 	       N(splice) + N(io_uring) > 0;
 	shim_log(busy ? LOG_NOTICE : LOG_INFO,
-		 "summary: %llu sends on %llu stamped sockets (%llu TCP, "
+		 "summary%s: %llu sends on %llu stamped sockets (%llu TCP, "
 		 "%llu UDP, %llu adopted); %llu stamps read, %llu handed to "
 		 "capd, %llu dropped (capd absent or slow), %llu not keyed, "
 		 "%llu not wanted, %llu UDP stamps never came; stepped aside from %llu sockets%s; "
 		 "%llu POLLERR hidden, %llu passed on; unstampable calls: "
 		 "sendfile %llu, splice %llu, io_uring %llu; %llu foreign "
-		 "messages read, %llu anchor mismatches",
+		 "messages read, %llu anchor mismatches", when,
 		 N(sends), N(armed_tcp) + N(armed_udp), N(armed_tcp),
 		 N(armed_udp), N(adopted), N(stamps), N(handed), N(dropped),
 		 N(unkeyed), N(filtered), N(lost), naside, aside, N(masked), N(real_err),
 		 N(sendfile), N(splice), N(io_uring), N(foreign), N(mismatch));
 }
 
-__attribute__((destructor)) static void shim_fini(void)
+void shim_settle_all(const char *when)
 {
-	if (!shim_conf.on || shim_in_vfork_child())
-		return;
 	shim_sock_reap_all();
 	pthread_mutex_lock(&client_mtx);
 	/* What is queued goes to capd if it takes it soon; never long. */
 	if (client && txsock_flush(client, 200) < 0)
-		shim_log(LOG_INFO, "stamps still queued at exit were lost");
+		shim_log(LOG_INFO, "stamps still queued %s were lost", when);
 	pthread_mutex_unlock(&client_mtx);
 	shim_stats_sum();
-	summary();
+	summary(when);
+	memset(&shim_stats, 0, sizeof(shim_stats));
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	if (!shim_conf.on || shim_in_vfork_child())
+		return;
+	shim_settle_all("");
 }

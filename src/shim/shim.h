@@ -55,6 +55,7 @@ int __poll_chk(struct pollfd *, nfds_t, int, size_t);
 int __ppoll_chk(struct pollfd *, nfds_t, const struct timespec *,
 		const sigset_t *, size_t);
 int io_uring_queue_init(unsigned, void *, unsigned);
+int execvpe(const char *, char *const[], char *const[]);
 int io_uring_queue_init_params(unsigned, void *, void *);
 
 /* ---- the C library's own functions (shim_real.c) ---- */
@@ -119,6 +120,9 @@ extern struct shim_real shim_real;
  * The constructor calls it; a wrapper called before the constructor ran
  * (another library's constructor) calls it through REAL(). */
 void shim_real_resolve(void);
+
+/* The next definition of name, for the rarely called (exec). */
+void *shim_real_next(const char *name);
 
 #define REAL(f) (SHIM_LIKELY(shim_real.f != NULL) ? shim_real.f : \
 		 (shim_real_resolve(), shim_real.f))
@@ -185,6 +189,11 @@ extern bool shim_log_debug;
 	do { static atomic_flag once_ = ATOMIC_FLAG_INIT; \
 	     if (!atomic_flag_test_and_set(&once_)) \
 		     shim_log((level), __VA_ARGS__); } while (0)
+
+/* Settle the process's accounts (exit, exec): read every stamped
+ * socket's queue, write what is queued to capd (waiting briefly), log
+ * the summary (when says when), and start the counts afresh. */
+void shim_settle_all(const char *when);
 
 /* Hand n keyed records to capd (never blocks). */
 struct txsock_rec;

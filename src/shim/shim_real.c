@@ -57,3 +57,8 @@ void shim_real_resolve(void)
 	LOOK(io_uring_queue_init, "io_uring_queue_init");
 	LOOK(io_uring_queue_init_params, "io_uring_queue_init_params");
 }
+
+void *shim_real_next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}

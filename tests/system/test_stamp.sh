@@ -37,7 +37,7 @@ stamped() {
 # summary NAME FIELD: a count of the library's summary line(s) in NAME's
 # log ("handed", "POLLERR hidden", ...), summed over its processes.
 summary() {
-	grep -h 'summary:' "$out/$1.log" 2>/dev/null | grep -o "[0-9]* $2" |
+	grep -h 'summary' "$out/$1.log" 2>/dev/null | grep -o "[0-9]* $2" |
 		awk '{ n += $1 } END { print n + 0 }'
 }
 wait_line() {	# FILE TEXT

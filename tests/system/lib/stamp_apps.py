@@ -119,7 +119,7 @@ def own_stamps(s, count, expect, proto):
         except BlockingIOError:
             continue
         for level, typ, d in anc:
-            if (level, typ) in ((socket.SOL_IP, 11), (socket.SOL_IPV6, 25)):  # IP(V6)_RECVERR
+            if (level, typ) in ((socket.SOL_IP, 11), (41, 25)):  # IP(V6)_RECVERR
                 _, origin, _, _, _, _, key = struct.unpack('=IBBBBII', d[:16])
                 if origin == 4:
                     keys.append(key)
