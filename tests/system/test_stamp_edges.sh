@@ -68,6 +68,11 @@ np=$(grep -c 'summary' "$out/fork.log")
 grep 'summary' "$out/fork.log" | while read -r line; do
 	echo "$line" | grep -q " 0 handed" && echo "FAIL: fork: a process handed nothing: $line"
 done | grep FAIL && fails=$((fails + 1))
+# Each process hands over on its own connection (a child writing on its
+# parent's could cut into the parent's records).
+for p in $(sed -n 's/^tapless-stamp\[\([0-9]*\)\].*/\1/p' "$out/fork.log" | sort -u); do
+	grep -q "pid $p (uid" "$out/capd.log" || fail "fork: pid $p never connected to capd"
+done
 [ "$(summary fork adopted)" -eq 1 ] || fail "fork: the executed program did not adopt the socket: $(cat "$out/fork.log")"
 wait_line "$out/sink.out" "sink 9310 60000" || fail "fork: sink: $(grep 9310 "$out/sink.out")"
 
