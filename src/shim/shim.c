@@ -233,6 +233,9 @@ static void conf_init(void)
 		return;
 	}
 	shim_conf.tcp_ok = looped_ok();
+	/* For tests: UDP ids counted by the kernel, as before Linux 6.13. */
+	v = getenv(SHIM_ENV_UDP_IDS);
+	shim_conf.udp_kernel_ids = v && !strcmp(v, "kernel");
 	shim_conf.on = true;
 }
 
@@ -300,8 +303,8 @@ static void summary(const char *when)
 		 "%llu UDP, %llu adopted); %llu stamps read, %llu handed to "
 		 "capd, %llu dropped (capd absent or slow), %llu not keyed, "
 		 "%llu not wanted, %llu UDP stamps never came; stepped aside from %llu sockets%s; "
-		 "%llu POLLERR hidden, %llu passed on; unstampable calls: "
-		 "sendfile %llu, splice %llu, io_uring %llu; %llu foreign "
+		 "%llu POLLERR hidden, %llu passed on; on stamped sockets: "
+		 "sendfile %llu, splice %llu; io_uring set-ups %llu; %llu foreign "
 		 "messages read, %llu anchor mismatches", when,
 		 N(sends), N(armed_tcp) + N(armed_udp), N(armed_tcp),
 		 N(armed_udp), N(adopted), N(stamps), N(handed), N(dropped),

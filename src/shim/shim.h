@@ -138,6 +138,7 @@ struct shim_conf {
 	struct shim_filter filter;
 	bool tcp_ok;		/* looped packets reach us (anchoring) */
 	atomic_bool udp_off;	/* io_uring in use: UDP ids not ours */
+	bool udp_kernel_ids;	/* never SCM_TS_OPT_ID (tests) */
 };
 
 extern struct shim_conf shim_conf;

@@ -10,6 +10,10 @@
 #define SHIM_ENV_MODE "TAPLESS_STAMP_MODE"
 #define SHIM_ENV_LOG_LEVEL "TAPLESS_STAMP_LOG_LEVEL"
 #define SHIM_ENV_LOG_FILE "TAPLESS_STAMP_LOG_FILE"
+/* "kernel": UDP datagram ids counted by the kernel even where it takes
+ * ours (SCM_TS_OPT_ID): how the library works before Linux 6.13, for
+ * tests. */
+#define SHIM_ENV_UDP_IDS "TAPLESS_STAMP_UDP_IDS"
 
 /* tapless-capd has no default --tx-socket; this is the path to give it
  * (the packaged unit, tapless-capd@IFACE, uses /run/tapless/capd-IFACE.sock:

@@ -474,6 +474,8 @@ static bool opt_id_cmsg;
 
 bool shim_have_ts_opt_id(void)
 {
+	if (shim_conf.udp_kernel_ids)
+		return false;
 	pthread_once(&opt_id_once, probe_opt_id);
 	return opt_id_cmsg;
 }

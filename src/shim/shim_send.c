@@ -367,6 +367,10 @@ static struct shim_sock *unstampable(int out, const char *what)
 
 	if (!sk)
 		return NULL;
+	if (!strcmp(what, "sendfile"))
+		SHIM_COUNT(sendfile);
+	else
+		SHIM_COUNT(splice);
 	if (!sk->tcp) {
 		shim_log_once(LOG_NOTICE, "%s on a stamped UDP socket (fd %d): "
 			      "stepping aside from it", what, out);
@@ -384,7 +388,6 @@ SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
 	struct shim_sock *sk;
 	ssize_t n;
 
-	SHIM_COUNT(sendfile);
 	sk = unstampable(out, "sendfile");
 	n = REAL(sendfile)(out, in, off, count);
 	if (sk)
@@ -397,7 +400,6 @@ SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t count)
 	struct shim_sock *sk;
 	ssize_t n;
 
-	SHIM_COUNT(sendfile);
 	sk = unstampable(out, "sendfile");
 	n = REAL(sendfile64)(out, in, off, count);
 	if (sk)
@@ -411,10 +413,8 @@ SHIM_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off,
 	struct shim_sock *sk = NULL;
 	ssize_t n;
 
-	if (SHIM_FD_SOCK(shim_table_get(&shim_socks, out))) {
-		SHIM_COUNT(splice);
+	if (SHIM_FD_SOCK(shim_table_get(&shim_socks, out)))
 		sk = unstampable(out, "splice");
-	}
 	n = REAL(splice)(in, in_off, out, out_off, len, flags);
 	if (sk)
 		tcp_done(sk, out, n);

@@ -4,7 +4,8 @@
 # it keyed to the very frames on the wire, and the programs see nothing.
 # - keys: every TCP key the library hands over names a byte of a segment
 #   the capture saw leave (anchored from looped packets, no privilege),
-#   and capd joins every stamp, TCP and UDP (one UDP socket, four threads);
+#   and capd joins every stamp, TCP and UDP (one UDP socket, four threads;
+#   the datagram ids ours, and counted by the kernel as before 6.13);
 # - asyncio (epoll) client and server exchanging 2000 messages echoed
 #   back, with stamps queued while they wait: no EPOLLERR reaches them
 #   (they take one for a dead connection), no byte lost; the server's
@@ -30,7 +31,7 @@ srv=198.18.60.2
 stamped() {
 	local name=$1 ns=$2
 	shift 2
-	tl_exec "$ns" bin/tapless-stamp --tx-socket "$out/tx.sock" \
+	tl_exec "$ns" env ${ENVS:-} bin/tapless-stamp --tx-socket "$out/tx.sock" \
 		--log-file "$out/$name.log" --log-level "${LEVEL:-info}" -- "$@" \
 		> "$out/$name.out" 2> "$out/$name.err"
 }
@@ -62,6 +63,10 @@ stamped udp a "$py" $apps udp-threads $srv 9301 4 500 ||
 	fail "udp-threads: $(cat "$out/udp.err")"
 grep -q "udp-threads ok 2000" "$out/udp.out" || fail "udp: $(cat "$out/udp.out" "$out/udp.err")"
 [ "$(summary udp handed)" -eq 2000 ] || fail "udp: $(grep summary "$out/udp.log")"
+# The same with the ids counted by the kernel (as before Linux 6.13).
+ENVS=TAPLESS_STAMP_UDP_IDS=kernel stamped udpk a "$py" $apps udp-threads $srv 9301 4 250 ||
+	fail "udp-threads, kernel ids: $(cat "$out/udpk.err")"
+[ "$(summary udpk handed)" -eq 1000 ] || fail "udp, kernel ids: $(grep summary "$out/udpk.log")"
 
 # -- asyncio on epoll, both ends stamped.
 tl_bg b bin/tapless-stamp --log-file "$out/aio-srv.log" -- \
@@ -129,7 +134,7 @@ read -r bad ends < "$out/keycheck"
 grep -q "anchored" "$out/keys.log" || fail "TCP keys never anchored: $(grep -v ' key ' "$out/keys.log")"
 [ "$(summary keys 'anchor mismatches')" -eq 0 ] || fail "anchor mismatches: $(grep summary "$out/keys.log")"
 handed=0
-for n in keys udp aio socat; do handed=$((handed + $(summary $n handed))); done
+for n in keys udp udpk aio socat; do handed=$((handed + $(summary $n handed))); done
 taken=$(sed -n 's/.*keyed stamps: \([0-9]*\) taken.*/\1/p' "$out/capd.log")
 joined=$(sed -n 's/.*taken, \([0-9]*\) joined.*/\1/p' "$out/capd.log")
 dups=$(sed -n 's/.* \([0-9]*\) duplicates.*/\1/p' "$out/capd.log")
@@ -138,7 +143,7 @@ dups=$(sed -n 's/.* \([0-9]*\) duplicates.*/\1/p' "$out/capd.log")
 	fail "capd joined ${joined:-0} of ${taken:-0}: $(grep 'keyed stamps' "$out/capd.log")"
 ntx=$(tshark -r "$f" -Y 'frame.interface_description contains "sending program"' 2>/dev/null | wc -l)
 [ "$ntx" -eq "${joined:-0}" ] || fail "$ntx sender-stamped frames in the file, capd joined ${joined:-0}"
-for n in keys udp aio socat; do
+for n in keys udp udpk aio socat; do
 	[ -s "$out/$n.err" ] && fail "$n wrote to stderr: $(cat "$out/$n.err")"
 done
 

@@ -92,6 +92,14 @@ for n in own ownu; do
 		fail "$n: did not step aside: $(grep summary "$out/$n.log")"
 done
 
+# -- --mode hw on veth (no hardware stamps): armed, nothing comes, the
+# program unaffected.
+tl_exec a bin/tapless-stamp --tx-socket "$out/tx.sock" --mode hw --log-level info \
+	--log-file "$out/hw.log" -- "$py" $apps send $srv 9310 50 100 > "$out/hw.out" 2>&1 ||
+	fail "hw: $(cat "$out/hw.out")"
+grep -q "send ok 50" "$out/hw.out" || fail "hw: $(cat "$out/hw.out")"
+grep -q "50 sends on 1 stamped sockets.* 0 stamps read" "$out/hw.log" || fail "hw: $(cat "$out/hw.log")"
+
 # -- real errors.
 stamped rst "$py" $apps rst $srv 9313 || fail "rst: $(cat "$out/rst.err")"
 grep -q "rst ok" "$out/rst.out" || fail "rst: $(cat "$out/rst.out" "$out/rst.err")"
@@ -103,7 +111,7 @@ sleep 0.6
 kill -TERM "$capd"
 wait "$capd" || fail "capd exited $?"
 handed=0
-for n in fork reuse own ownu rst refused; do handed=$((handed + $(summary $n handed))); done
+for n in fork reuse own ownu hw rst refused; do handed=$((handed + $(summary $n handed))); done
 taken=$(keyed "$out/capd.log" taken)
 joined=$(keyed "$out/capd.log" joined)
 none=$(keyed "$out/capd.log" 'found none')
