@@ -1,9 +1,14 @@
 #!/bin/bash
-# stamp — what tapless-stamp costs an unmodified program: sockperf
-# ping-pong, 64-byte messages, UDP and TCP, client in namespace a and
-# server in b across a veth pair, each arm run STAMP_ROUNDS times for
-# STAMP_SECONDS, the arms of a round in ABBA order (bare shim, shim
-# bare, ...) so the machine's drifts between rounds fall on both alike.
+# stamp — what tapless-stamp costs an unmodified program:
+# (1) latency: sockperf ping-pong, 64-byte messages, UDP and TCP, client
+#     in namespace a and server in b across a veth pair, each arm run
+#     STAMP_ROUNDS times for STAMP_SECONDS, the arms of a round in ABBA
+#     order (bare shim, shim bare, ...) so the machine's drifts between
+#     rounds fall on both alike. The scheduler places the two ends
+#     (STAMP_PIN=1: client on CPU 0, server on CPU 1);
+# (2) sending cost: sockperf throughput (UDP, 64 bytes) for
+#     STAMP_SECONDS, messages a second bare and stamped, and the time
+#     the shim adds to each send.
 # tapless-capd captures on a's interface in every arm; under the shim
 # both ends hand their stamps to it (its socket is a path, reachable
 # from both namespaces). Figures: sockperf's latency (half the round
@@ -26,8 +31,11 @@ secs=${STAMP_SECONDS:-3}
 size=64
 srv=198.18.66.2
 ARMS=(bare shim)
-ccpu=0 scpu=0
-[ "$(nproc)" -ge 2 ] && scpu=1
+pin_c=() pin_s=()
+if [ "${STAMP_PIN:-0}" = 1 ]; then
+	pin_c=(taskset -c 0) pin_s=(taskset -c 0)
+	[ "$(nproc)" -ge 2 ] && pin_s=(taskset -c 1)
+fi
 port=9600
 
 # arm_pre ARM SIDE: the command prefix of one end in arm ARM.
@@ -51,12 +59,12 @@ run() {
 	port=$((port + 1))
 	[ "$proto" = tcp ] && tcp=(--tcp)
 	# shellcheck disable=SC2046
-	tl_bg b taskset -c "$scpu" $(arm_pre "$arm" server) sockperf server -i "$srv" \
+	tl_bg b "${pin_s[@]}" $(arm_pre "$arm" server) sockperf server -i "$srv" \
 		-p "$port" "${tcp[@]}" > "$out/$name.server.log" 2>&1
 	local spid=$TL_LAST_PID
 	sleep 0.5
 	# shellcheck disable=SC2046
-	tl_exec a taskset -c "$ccpu" $(arm_pre "$arm" client) sockperf ping-pong -i "$srv" \
+	tl_exec a "${pin_c[@]}" $(arm_pre "$arm" client) sockperf ping-pong -i "$srv" \
 		-p "$port" "${tcp[@]}" -m $size -t "$secs" > "$out/$name.log" 2>&1
 	# SIGINT: sockperf's own way out (exit(), so the shim's summary is
 	# logged); SIGTERM would end it by the default action.
@@ -74,8 +82,9 @@ run() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
 
-echo "stamp: sockperf ping-pong under tapless-stamp, veth between namespaces, $size-byte" \
-	"messages, $rounds rounds of ${secs} s an arm, client on CPU $ccpu, server on CPU $scpu;" \
+echo "stamp: (1) sockperf ping-pong under tapless-stamp, veth between namespaces, $size-byte" \
+	"messages, $rounds rounds of ${secs} s an arm, $([ ${#pin_c[@]} -gt 0 ] &&
+	echo "client on CPU 0, server on CPU ${pin_s[2]}" || echo "placed by the scheduler");" \
 	"half round trip, nanoseconds"
 printf '%-5s %-6s %9s %9s %9s\n' proto arm p50 p99 mean
 : > "$out/errors"
@@ -108,11 +117,37 @@ for proto in udp tcp; do
 				awk '$1 != "-" && $4 != "-" { printf "%+d ", $1 - $4 }'; done)"
 	done
 done
+echo
+echo "(2) sending cost: sockperf throughput, UDP, $size bytes, ${secs} s an arm, stamps to capd"
+printf '%-6s %12s %12s\n' arm msg/s ns/msg
+for arm in "${ARMS[@]}"; do
+	port=$((port + 1))
+	# shellcheck disable=SC2046
+	tl_bg b sockperf server -i "$srv" -p "$port" > /dev/null 2>&1
+	spid=$TL_LAST_PID
+	sleep 0.5
+	# shellcheck disable=SC2046
+	tl_exec a $(arm_pre "$arm" tp) sockperf throughput -i "$srv" -p "$port" -m $size \
+		-t "$secs" > "$out/tp-$arm.log" 2>&1
+	kill -INT "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	grep -i -h "error\|fail" "$out/tp-$arm.log" | sed "s/^/tp-$arm: /" >> "$out/errors"
+	rate=$(sed 's/\x1b\[[0-9;]*m//g' "$out/tp-$arm.log" | sed -n 's/.*Message Rate is \([0-9]*\).*/\1/p')
+	echo "${rate:-0}" > "$out/tp-$arm.rate"
+	printf '%-6s %12s %12s\n' "$arm" "${rate:--}" \
+		"$([ -n "$rate" ] && [ "$rate" -gt 0 ] && echo $((1000000000 / rate)) || echo -)"
+done
+b=$(cat "$out/tp-${ARMS[0]}.rate")
+for arm in "${ARMS[@]:1}"; do
+	r=$(cat "$out/tp-$arm.rate")
+	[ "$b" -gt 0 ] && [ "$r" -gt 0 ] &&
+		printf '%-6s %12s %+12d   added to each send\n' "+$arm" "" $((1000000000 / r - 1000000000 / b))
+done
 kill -TERM "$capd"
 wait "$capd"
 echo
 echo "shim summaries (all rounds, both ends):"
-for side in client server; do
+for side in client server tp; do
 	grep -h summary "$out/shim-$side.log" 2>/dev/null | awk -v side=$side '
 		{ for (i = 1; i <= NF; i++) {
 			if ($(i+1) == "sends") s += $i
