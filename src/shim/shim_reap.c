@@ -641,10 +641,15 @@ int shim_reap(struct shim_sock *sk, int fd)
 {
 	int got;
 
-	/* Held only while a non-blocking read loop runs. */
-	while (atomic_flag_test_and_set_explicit(&sk->reaping,
-						 memory_order_acquire))
+	/* Held only while a non-blocking read loop runs. Bounded: a signal
+	 * handler polling the socket its own thread is reading must not
+	 * wait for ever (it then reads nothing). */
+	for (int i = 0; atomic_flag_test_and_set_explicit(&sk->reaping,
+							   memory_order_acquire); i++) {
+		if (i == 100000)
+			return 0;
 		sched_yield();
+	}
 	got = shim_reap_locked(sk, fd);
 	atomic_flag_clear_explicit(&sk->reaping, memory_order_release);
 	return got;
