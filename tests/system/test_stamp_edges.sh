@@ -6,6 +6,8 @@
 # - descriptor reuse: a socket closed and another opened on the same
 #   number is stamped as itself (a stale state would key its stamps to
 #   the old connection: capd would find no frame for them);
+# - a program with no privilege (nobody, no capability) is stamped, its
+#   TCP keys anchored all the same;
 # - a program that stamps its socket itself (SO_TIMESTAMPING, OPT_ID) and
 #   reads its own error queue gets exactly its own stamps, with its own
 #   keys, TCP and UDP: the library steps aside;
@@ -42,7 +44,7 @@ wait_line() {	# FILE TEXT
 }
 capd_start() {	# LOG
 	rm -f "$out/tx.sock"
-	tl_bg a bin/tapless-capd -i "$TL_IF_A" -w "$out/cap" -H a -l info \
+	tl_bg a bin/tapless-capd -i "$TL_IF_A" -w "$out/cap" -H a -l info --tx-group nogroup \
 		--tx-socket "$out/tx.sock" --reorder-ms 500 "portrange 9310-9319" 2> "$1"
 	capd=$TL_LAST_PID
 	for _ in $(seq 100); do [ -S "$out/tx.sock" ] && break; sleep 0.05; done
@@ -92,6 +94,23 @@ for n in own ownu; do
 		fail "$n: did not step aside: $(grep summary "$out/$n.log")"
 done
 
+# -- no privilege at all (nobody, no capability): TCP keys still anchor
+# (the looped packets come back to an unprivileged socket) and every
+# stamp joins its frame.
+chmod 711 "$out"
+: > "$out/nobody.log"
+chmod 666 "$out/nobody.log"
+tl_exec a setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c \
+	'grep CapEff /proc/self/status; exec "$@"' sh \
+	bin/tapless-stamp --tx-socket "$out/tx.sock" --log-level debug --log-file "$out/nobody.log" -- \
+	/usr/bin/python3 $apps send $srv 9310 100 300 > "$out/nobody.out" 2>&1 ||
+	fail "nobody: $(cat "$out/nobody.out")"
+grep -q "CapEff:.*0000000000000000" "$out/nobody.out" || fail "nobody: has capabilities: $(cat "$out/nobody.out")"
+grep -q "send ok 100" "$out/nobody.out" || fail "nobody: $(cat "$out/nobody.out")"
+grep -q "anchored" "$out/nobody.log" || fail "nobody: TCP keys never anchored: $(grep -v ' key ' "$out/nobody.log")"
+[ "$(summary nobody handed)" -ge 90 ] && [ "$(summary nobody dropped)" -eq 0 ] ||
+	fail "nobody: $(grep summary "$out/nobody.log")"
+
 # -- --mode hw on veth (no hardware stamps): armed, nothing comes, the
 # program unaffected.
 tl_exec a bin/tapless-stamp --tx-socket "$out/tx.sock" --mode hw --log-level info \
@@ -111,7 +130,7 @@ sleep 0.6
 kill -TERM "$capd"
 wait "$capd" || fail "capd exited $?"
 handed=0
-for n in fork reuse own ownu hw rst refused; do handed=$((handed + $(summary $n handed))); done
+for n in fork reuse own ownu nobody hw rst refused; do handed=$((handed + $(summary $n handed))); done
 taken=$(keyed "$out/capd.log" taken)
 joined=$(keyed "$out/capd.log" joined)
 none=$(keyed "$out/capd.log" 'found none')
