@@ -77,10 +77,11 @@ override BPF := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && \
 	echo 1 || echo 0)
 endif
 ifeq ($(BPF),1)
-BPF_SRCS := src/bpf/bpfstamp.c src/bpf/bpfstamp_check.c
+BPF_SRCS := src/bpf/bpfstamp.c src/bpf/bpfstamp_check.c src/bpf/bpfstamp_ports.c
 BPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null)
 else
-BPF_SRCS := src/bpf/bpfstamp_none.c src/bpf/bpfstamp_check.c
+BPF_SRCS := src/bpf/bpfstamp_none.c src/bpf/bpfstamp_check.c \
+	src/bpf/bpfstamp_ports.c
 BPF_LIBS :=
 endif
 
@@ -104,6 +105,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
+ifneq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
+TOOL_BINS := $(filter-out build/tools/uring_send,$(TOOL_BINS))
+endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) $(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS))
 
@@ -211,6 +215,12 @@ $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/li
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # Helper programs for the tests and the demo; not installed.
+# uring_send needs only liburing and is linked statically: the sender of
+# test_stamp_cgroup.sh that a preload shim could not reach (io_uring, no
+# dynamic loader). Without liburing it is left out and the test says so.
+build/tools/uring_send: tests/tools/uring_send.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -static -o $@ $< -luring
 build/tools/%: tests/tools/%.c build/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)

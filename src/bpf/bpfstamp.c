@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -153,6 +154,19 @@ static void bpfstamp_flow(struct frame_flow *f, unsigned family,
 	f->family = family == AF_INET6 ? AF_INET6 : AF_INET;
 	memcpy(f->src, src, f->family == AF_INET6 ? 16 : 4);
 	memcpy(f->dst, dst, f->family == AF_INET6 ? 16 : 4);
+}
+
+static void bpfstamp_flow_text(const struct frame_flow *f, char *buf,
+			       size_t len)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	bool v6 = f->family == AF_INET6;
+
+	inet_ntop(f->family, f->src, s, sizeof(s));
+	inet_ntop(f->family, f->dst, d, sizeof(d));
+	snprintf(buf, len, "%s%s%s:%u > %s%s%s:%u", v6 ? "[" : "", s,
+		 v6 ? "]" : "", f->sport, v6 ? "[" : "", d, v6 ? "]" : "",
+		 f->dport);
 }
 
 static int bpfstamp_record(void *ctx, void *data, size_t len)
@@ -372,6 +386,7 @@ int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
 
 			bpfstamp_flow(&bc.flow, c.family, c.src, c.dst,
 				      c.sport, c.dport);
+			bpfstamp_flow_text(&bc.flow, bc.text, sizeof(bc.text));
 			on_conn(arg, &bc);
 		}
 		armed += c.err == 0;

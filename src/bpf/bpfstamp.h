@@ -35,6 +35,12 @@ struct txsock_rec;
  * a kernel older than 6.15, no cgroup v2, missing capabilities). */
 int bpfstamp_check(char *why, size_t len);
 
+/* Parse a list of ports and ranges ("9001,9100-9199") into ports (room
+ * for 65535; duplicates once) and *n. Returns 0, or -EINVAL with err
+ * naming the byte where it goes wrong. */
+int bpfstamp_parse_ports(const char *list, uint16_t *ports, unsigned *n,
+			 char *err, size_t errlen);
+
 /* One stamp, as a keyed record (r->key); valid during the call only. */
 typedef void (*bpfstamp_fn)(void *arg, const struct txsock_rec *r);
 
@@ -62,6 +68,7 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
 /* A connection that was up before the program was attached. */
 struct bpfstamp_conn {
 	struct frame_flow flow;
+	char text[128];		/* "ADDR:PORT > ADDR:PORT", for logs */
 	int state;		/* TCP state: 1 established, 8 close-wait */
 	int err;		/* 0: armed; else -errno from the kernel */
 };
