@@ -215,6 +215,7 @@ static int bpfstamp_load(struct bpfstamp *b, size_t ring, bool iter,
 				  strerror(-rc));
 	}
 	b->skel->rodata->port_filter = b->port_filter;
+	b->skel->rodata->wake_bytes = ring / 4;
 	rc = bpf_map__set_max_entries(b->skel->maps.ring, (uint32_t)ring);
 	if (rc)
 		return errbuf_set(err, errlen, rc, "sizing the ring buffer: %s",

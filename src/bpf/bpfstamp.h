@@ -82,7 +82,11 @@ typedef void (*bpfstamp_conn_fn)(void *arg, const struct bpfstamp_conn *c);
 int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
 			  void *arg, char *err, size_t errlen);
 
-/* A descriptor that polls readable when stamps wait. */
+/* A descriptor that polls readable once a quarter of the ring buffer is
+ * full. The program wakes no reader per stamp (on a VM a wakeup costs the
+ * sender about 1.7 µs per stamp): call bpfstamp_consume() on a clock of
+ * your own as well, often enough that the ring never fills (4 MiB hold
+ * about 58,000 stamps). */
 int bpfstamp_fd(const struct bpfstamp *b);
 
 /* Hand every waiting stamp to on_stamp. Returns how many, or -errno. */
