@@ -116,9 +116,9 @@ int main(int argc, char **argv)
 			else if (!done)
 				std::fprintf(stderr, "qf-initiator: not every order "
 					     "was filled within %g s\n", o.timeout);
-			if (FIX::Session *s = FIX::Session::lookupSession(app.id))
-				if (!lost)
-					s->logout("done");
+			FIX::Session *s = FIX::Session::lookupSession(app.id);
+			if (s && !lost)
+				s->logout("done");
 			if (!app.wait([&] { return app.logged_out.load(); }))
 				std::fprintf(stderr, "qf-initiator: no Logout within %g s\n",
 					     o.timeout);
