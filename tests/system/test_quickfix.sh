@@ -92,24 +92,27 @@ mode_unavailable() {
 	esac
 }
 
-# mode_capd MODE HOST: capd's options beyond capturing HOST's interface.
+# mode_capd MODE HOST: capd's options beyond capturing HOST's interface,
+# in CAPD_ARGS.
 mode_capd() {
-	echo "--tx-socket $out/$1/$2.sock"
+	CAPD_ARGS=(--tx-socket "$out/$1/$2.sock")
 }
 
-# mode_engine MODE HOST: what runs an engine on HOST (its command follows).
+# mode_engine MODE HOST: what runs an engine on HOST (its command
+# follows), in ENGINE.
 mode_engine() {
 	case $1 in
-	shim) echo "bin/tapless-stamp --tx-socket $out/$1/$2.sock --" ;;
+	shim) ENGINE=(bin/tapless-stamp --tx-socket "$out/$1/$2.sock" --) ;;
+	*) ENGINE=() ;;
 	esac
 }
 
 # capd_start MODE HOST IFACE: HOST's capd into $out/MODE/HOST.cap.
 capd_start() {
 	mkdir -p "$out/$1/$2.cap"
-	# shellcheck disable=SC2046 # word splitting of the options wanted
+	mode_capd "$1" "$2"
 	tl_bg "$2" bin/tapless-capd -i "$3" -w "$out/$1/$2.cap" -H "$2" \
-		$(mode_capd "$1" "$2") "tcp port $PORT" 2> "$out/$1/$2.capd.log"
+		"${CAPD_ARGS[@]}" "tcp port $PORT" 2> "$out/$1/$2.capd.log"
 	CAPD[$2]=$TL_LAST_PID
 	for _ in $(seq 200); do
 		grep -qs "capturing on" "$out/$1/$2.capd.log" && return 0
@@ -129,8 +132,8 @@ capd_stop() {
 acceptor_start() {
 	local d=$out/$1
 	mkdir -p "$d/venue"
-	# shellcheck disable=SC2046
-	tl_bg b $(mode_engine "$1" b) "$acc" --settings "$out/venue.cfg" \
+	mode_engine "$1" b
+	tl_bg b "${ENGINE[@]}" "$acc" --settings "$out/venue.cfg" \
 		--log-dir "$d/venue" --orders "$N" --timeout 120 \
 		> "$d/venue.out" 2> "$d/venue.err"
 	VENUE=$TL_LAST_PID
@@ -149,8 +152,8 @@ run_engines() {
 	capd_start "$1" a "$TL_IF_A"
 	capd_start "$1" b "$TL_IF_B"
 	acceptor_start "$1"
-	# shellcheck disable=SC2046
-	tl_exec a $(mode_engine "$1" a) "$init" --settings "$out/trader.cfg" \
+	mode_engine "$1" a
+	tl_exec a "${ENGINE[@]}" "$init" --settings "$out/trader.cfg" \
 		--log-dir "$d/trader" --orders "$N" --rate "$RATE" --timeout 120 \
 		> "$d/trader.out" 2> "$d/trader.err"
 	echo $? > "$d/trader.rc"
