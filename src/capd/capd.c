@@ -24,6 +24,7 @@
 #include "base/prog.h"
 #include "live/reorder.h"
 #include "stamp/ts.h"
+#include "live/txmatch.h"
 #include "live/txsock.h"
 #include "base/xalloc.h"
 
@@ -137,6 +138,10 @@ struct capd {
 	struct reorder *ro;
 	uint64_t taken;		/* frames accepted (for -c) */
 	uint64_t tx_records, tx_unmatched, forced;
+	/* Keyed stamps (tapless-stamp's) joined to captured outbound frames. */
+	struct txmatch *tm;
+	int64_t now;		/* the clock reading of the batch at hand */
+	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
 };
 
 static volatile sig_atomic_t capd_stop, capd_hup;
@@ -369,17 +374,53 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	struct capd *d = x->d;
 	bool hw = p->dir == CAPTURE_IN && d->ifc[x->i].hw_rx;
 
+	/* Kept for a sender's keyed stamp of it (may write that pair now:
+	 * after this frame, as the pair's stamp is the later one). */
+	if (d->tm && p->dir == CAPTURE_OUT) {
+		d->now = x->now;
+		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
+			      p->caplen, p->len, x->now);
+	}
+
 	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
 		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, x->now);
 }
 
 /* ---- TX stamps handed over by instrumented senders ---- */
 
+/* A keyed stamp found its frame, captured on interface i: the frame goes
+ * into the file again, on the sender-stamped interface, with the sender's
+ * stamp — exactly as a frame record would. */
+static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
+			 uint32_t caplen, uint32_t origlen,
+			 const struct txsock_rec *r)
+{
+	struct capd *d = arg;
+	bool hw = r->flags & TXSOCK_F_HW;
+
+	if (hw && (d->ifc[i].phc < 0 || d->ifc[i].phc != r->phc)) {
+		d->tx_unmatched++;
+		log_warn_rl("tx socket: a hardware stamp of PHC %d for a frame "
+			    "that left by %s (PHC %d); dropped", r->phc,
+			    d->ifc[i].name, d->ifc[i].phc);
+		return;
+	}
+	d->tx_records++;
+	capd_take(d, capd_group(i, hw), d->ifc[i].id_tx[hw], r->ts_ns, frame,
+		  caplen, origlen, true, d->now);
+}
+
 static void capd_tx_record(struct capd *d, struct capd_client *c,
 			   const struct txsock_rec *r, int64_t now)
 {
 	bool hw = r->flags & TXSOCK_F_HW;
 	unsigned i;
+
+	if (r->flags & TXSOCK_F_KEYED) {
+		d->now = now;
+		txmatch_stamp(d->tm, r, now);
+		return;
+	}
 
 	for (i = 0; i < d->n; i++)
 		if (d->ifc[i].ifindex == r->ifindex ||
@@ -503,6 +544,32 @@ static void capd_clients(struct capd *d, const struct pollfd *ready, int64_t now
 	for (unsigned k = n; k-- > 0;)
 		if (drop[k])
 			capd_client_drop(d, k);
+}
+
+/* Keyed stamps that found no frame, as they are found out (rate-limited),
+ * and the whole account at the end. */
+static void capd_log_keyed(struct capd *d, bool end)
+{
+	struct txmatch_stats st;
+
+	txmatch_stats(d->tm, &st);
+	if (st.unmatched + st.stamps_full > d->keyed_logged) {
+		log_warn_rl("tx socket: %llu keyed stamps found no captured frame "
+			    "within --reorder-ms (is the flow inside the capture "
+			    "filter and interfaces?)",
+			    (unsigned long long)(st.unmatched + st.stamps_full));
+		d->keyed_logged = st.unmatched + st.stamps_full;
+	}
+	if (end && st.stamps + st.other_stages)
+		log_notice("tx socket: keyed stamps: %llu taken, %llu joined to "
+			   "their frame, %llu found none, %llu dropped (too many "
+			   "waiting), %llu duplicates, %llu of other stages",
+			   (unsigned long long)st.stamps,
+			   (unsigned long long)st.matched,
+			   (unsigned long long)st.unmatched,
+			   (unsigned long long)st.stamps_full,
+			   (unsigned long long)st.duplicates,
+			   (unsigned long long)st.other_stages);
 }
 
 static void capd_log_stats(struct capd *d)
@@ -884,6 +951,19 @@ int main(int argc, char **argv)
 				strerror(-err));
 			goto out;
 		}
+		/* Keyed stamps wait for their frame as long as frames wait
+		 * for reordering: a pair made later could not be written in
+		 * time order any more. */
+		struct txmatch_config tc = {
+			.hold_ns = opts_int(o, "reorder-ms") * 1000000LL,
+			.on_match = capd_tx_pair, .arg = d,
+		};
+		err = txmatch_create(&d->tm, &tc);
+		if (err) {
+			fprintf(stderr, "tapless-capd: TX stamp matching: %s\n",
+				strerror(-err));
+			goto out;
+		}
 		log_notice("taking TX stamps of instrumented senders on %s", path);
 	}
 	/* The interfaces are open: nothing after this needs privileges. */
@@ -968,6 +1048,10 @@ int main(int argc, char **argv)
 			if (pfd[2 * d->n].revents)
 				capd_accept(d);
 		}
+		if (d->tm) {
+			txmatch_expire(d->tm, now);
+			capd_log_keyed(d, false);
+		}
 		capd_release(d, now);
 		now = ts_now_mono();
 		/* A failed file is closed with what it holds at once; a new
@@ -1036,6 +1120,10 @@ int main(int argc, char **argv)
 			capd_clients(d, NULL, now);
 		usleep(10000);
 	}
+	if (d->tm) {
+		txmatch_expire(d->tm, INT64_MAX);
+		capd_log_keyed(d, true);
+	}
 	capd_log_stats(d);
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
@@ -1064,6 +1152,7 @@ out:
 	pidfile_release(tx_lock);
 	pidfile_release(out_lock);
 	reorder_destroy(d->ro);
+	txmatch_destroy(d->tm);
 	iface_watch_close(d->watch);
 	for (unsigned i = 0; i < d->n; i++)
 		capture_close(d->ifc[i].cap);

@@ -321,8 +321,10 @@ static void corr_packet(struct corr *c, struct corr_host *h)
 	 * of them are left out (the first frames, before the sender's copy
 	 * of one came, keep the packet socket's stamp). */
 	if (s->dir == DIR_OUT) {
-		if (h->next_if->sender)
+		if (h->next_if->sender) {
 			s->sender_seen = true;
+			h->sender_frames++;
+		}
 		else if (s->sender_seen) {
 			h->tap_tx_skipped++;
 			return;

@@ -96,6 +96,9 @@ static void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_uint(p, "bad_frames", NULL, h->bad_frames);
 		print_uint(p, "skipped_timescale", NULL, h->skipped_scale);
 		print_uint(p, "clock_jumps", NULL, h->clock_jumps);
+		print_uint(p, "sender_stamped", h->sender_frames ?
+			   ", %llu frames stamped by their sender" : NULL,
+			   h->sender_frames);
 		print_uint(p, "tap_tx_skipped", h->tap_tx_skipped ?
 			   ", %llu sent frames with the sender's stamp instead" :
 			   NULL, h->tap_tx_skipped);

@@ -114,6 +114,7 @@ struct corr_host {
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
 	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
+	uint64_t sender_frames;	/* frames with their sender's stamp */
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
 	int64_t max_ts;
 	bool dir_flags, dir_addr;

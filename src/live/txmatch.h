@@ -54,6 +54,7 @@ struct txmatch_stats {
 	uint64_t unmatched;	/* stamps no frame came for within hold_ns */
 	uint64_t stamps_full;	/* stamps dropped: max_stamps waiting */
 	uint64_t flows_full;	/* frames not kept: max_flows flows */
+	uint64_t duplicates;	/* stamps of a frame stamped already */
 	uint64_t other_stages;	/* SCHED and ACK stamps (not joined) */
 };
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "base/hmap.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
@@ -26,13 +27,7 @@
 
 uint64_t txsock_hash(uint64_t h, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return hmap_fnv1a(h, data, len);
 }
 
 static bool key_valid(const struct txsock_key *k)
@@ -74,6 +69,8 @@ static int key_get(const uint8_t *p, struct txsock_key *k)
 	k->hash = bytes_get_le64(p + 48);
 	return key_valid(k) ? 0 : -EBADMSG;
 }
+
+_Static_assert(TXSOCK_HASH_INIT == HMAP_FNV1A_INIT, "the wire hash is hmap_fnv1a");
 
 int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
 {

@@ -97,8 +97,8 @@ struct txsock_key {
 	uint64_t hash;		/* UDP: txsock_hash() of the payload */
 };
 
-/* FNV-1a, 64 bits: a UDP payload's hash, fed in pieces (an iovec's) from
- * TXSOCK_HASH_INIT. */
+/* A UDP payload's hash: 64-bit FNV-1a (hmap_fnv1a, fixed for the wire),
+ * fed in pieces (an iovec's) from TXSOCK_HASH_INIT. */
 #define TXSOCK_HASH_INIT 0xcbf29ce484222325ull
 uint64_t txsock_hash(uint64_t h, const void *data, size_t len);
 

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 mkdir "$out/cap"
 tl_bg a bin/tapless-capd -i "$TL_IF_A" -w "$out/cap" -H hosta -l info \
-	--tx-socket "$sock" --reorder-ms 50 "udp port 9311 or tcp port 9312" \
+	--tx-socket "$sock" --reorder-ms 50 "udp port 9311 or tcp port 9312 or udp port 9315 or tcp port 9316" \
 	2> "$out/capd.log"
 capd=$TL_LAST_PID
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
@@ -46,6 +46,18 @@ grep -q "handed 300 frames" "$out/udp.send.log" || fail "udp: $(cat "$out/udp.se
 grep -q "handed 300 frames" "$out/tcp.send.log" || fail "tcp: $(cat "$out/tcp.send.log")"
 grep -q "relative TCP" "$out/tcp.send.log" && fail "root sender used relative TCP sequence numbers"
 
+# Keyed records (version 2, as tapless-stamp sends them): capd finds each
+# named frame among those it saw leave and writes it again with the
+# sender's stamp; a key that names no frame is counted, not written.
+tl_bg b socat -u TCP-LISTEN:9316,reuseaddr /dev/null
+tl_bg b socat -u UDP-RECV:9315 /dev/null
+sleep 0.2
+for p in udp:9315 tcp:9316; do
+	tl_exec a python3 tests/system/lib/keyed_send.py "${p%:*}" 198.18.6.2 "${p#*:}" \
+		100 "$sock" > "$out/keyed.${p%:*}" 2>&1 ||
+		fail "keyed ${p%:*} sender: $(cat "$out/keyed.${p%:*}")"
+done
+
 # Garbage on the socket: refused at byte 0, capd carries on.
 printf 'GET / HTTP/1.0\r\n\r\n' | tl_exec a build/tools/unixsend "$sock" > "$out/junk" 2>&1
 grep -q closed "$out/junk" || fail "garbage: capd kept the connection: $(cat "$out/junk")"
@@ -67,14 +79,16 @@ wait "$capd" || fail "capd exited $?: $(cat "$out/capd.log")"
 [ -e "$sock" ] && fail "socket left behind"
 
 grep -q "malformed record at byte 0" "$out/capd.log" || fail "garbage not reported: $(cat "$out/capd.log")"
-grep -q "tx socket: 600 frames handed over, 0 matched no interface; 0 written out of order" "$out/capd.log" ||
+grep -q "tx socket: 800 frames handed over, 0 matched no interface; 0 written out of order" "$out/capd.log" ||
 	fail "capd's count: $(grep 'tx socket' "$out/capd.log")"
+grep -q "keyed stamps: 202 taken, 200 joined to their frame, 2 found none" "$out/capd.log" ||
+	fail "capd's keyed count: $(grep 'keyed' "$out/capd.log")"
 
 f=$(ls "$out/cap"/*.pcapng)
 build/tools/capdump "$f" > "$out/dump" || fail "capdump: $(tail -1 "$out/dump")"
 # Interfaces: in, out (packet socket), tx-sw (handed over); no tx-hw on veth.
 ntx=$(tshark -r "$f" -Y 'frame.interface_description contains "sending program"' 2>/dev/null | wc -l)
-[ "$ntx" -eq 600 ] || fail "$ntx handed-over frames in the file, want 600"
+[ "$ntx" -eq 800 ] || fail "$ntx handed-over frames in the file, want 800"
 fields() {	# FILTER FIELDS...: sorted field values of matching frames
 	local flt=$1
 	shift
@@ -93,6 +107,16 @@ fields "$cap && tcp.dstport == 9312 && tcp.len > 0" tcp.srcport tcp.seq_raw tcp.
 tshark -r "$f" -Y "$tx" -T fields -e tcp.checksum.status -e udp.checksum.status \
 	-o tcp.check_checksum:TRUE -o udp.check_checksum:TRUE 2>/dev/null | grep -q -i bad &&
 	fail "handed-over frames carry bad checksums"
+# The keyed pairs are the very frames captured: same ports, raw sequence
+# numbers, lengths and bytes.
+for p in "udp.dstport == 9315:udp.srcport data.data" "tcp.dstport == 9316 && tcp.len > 0:tcp.srcport tcp.seq_raw tcp.len tcp.payload"; do
+	# shellcheck disable=SC2086
+	fields "$tx && ${p%%:*}" ${p#*:} > "$out/k.tx"
+	# shellcheck disable=SC2086
+	fields "$cap && ${p%%:*}" ${p#*:} > "$out/k.cap"
+	[ "$(wc -l < "$out/k.tx")" -eq 100 ] && cmp -s "$out/k.tx" "$out/k.cap" ||
+		fail "keyed pairs ($p) differ from the frames captured: $(wc -l < "$out/k.tx") $(diff "$out/k.tx" "$out/k.cap" | head -3)"
+done
 # Time order: every stamp here is host time, one group: never decreasing.
 grep -v '^iface' "$out/dump" | awk 'p && $1 < p { bad++ } { p = $1 } END { exit bad > 0 }' ||
 	{ cp "$out/dump" /tmp/capdtx.dump; fail "frames not in time order"; }

@@ -2,6 +2,7 @@
  * and hostile input is told apart, and a client reaches a listening daemon
  * through a real socket, in order, without blocking when nobody listens. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -63,7 +64,7 @@ START_TEST(bad_records)
 	bad[0] = 'X';
 	ck_assert_int_eq(txsock_decode(bad, 4, &out), -EBADMSG);
 	memcpy(bad, buf, (size_t)n);
-	bad[4] = 2;
+	bad[4] = 3;		/* 2 is a key record: see keyed_bad */
 	ck_assert_int_eq(txsock_decode(bad, (size_t)n, &out), -EPROTONOSUPPORT);
 	memcpy(bad, buf, (size_t)n);
 	bad[6] = 39;		/* hdr_len below the header we know */
@@ -230,6 +231,97 @@ START_TEST(peer_check)
 }
 END_TEST
 
+static struct txsock_rec keyed(void)
+{
+	struct txsock_rec r = { .ifindex = 3, .ts_ns = 42, .flags = TXSOCK_F_KEYED,
+				.phc = -1 };
+
+	r.key.flow.family = AF_INET6;
+	r.key.flow.proto = IPPROTO_UDP;
+	r.key.flow.sport = 9001;
+	r.key.flow.dport = 65535;
+	for (int i = 0; i < 16; i++) {
+		r.key.flow.src[i] = (uint8_t)i;
+		r.key.flow.dst[i] = (uint8_t)(255 - i);
+	}
+	r.key.stage = TXSOCK_STAGE_ACK;
+	r.key.len = 1400;
+	r.key.hash = txsock_hash(TXSOCK_HASH_INIT, "8=FIX.4.4", 9);
+	return r;
+}
+
+START_TEST(keyed_round_trip)
+{
+	struct txsock_rec in = keyed(), out;
+	uint8_t buf[200];
+	int n = txsock_encode(buf, sizeof(buf), &in);
+
+	ck_assert_int_eq(n, TXSOCK_HDR_LEN + TXSOCK_KEY_LEN);
+	ck_assert_uint_eq(buf[4], TXSOCK_VERSION_KEYED);
+	for (int len = 0; len < n; len++)
+		ck_assert_int_eq(txsock_decode(buf, (size_t)len, &out), 0);
+	ck_assert_int_eq(txsock_decode(buf, sizeof(buf), &out), n);
+	ck_assert_uint_eq(out.flags, TXSOCK_F_KEYED);
+	ck_assert_ptr_null(out.frame);
+	ck_assert_uint_eq(out.caplen, 0);
+	ck_assert_int_eq(out.key.flow.family, AF_INET6);
+	ck_assert_uint_eq(out.key.flow.proto, IPPROTO_UDP);
+	ck_assert_uint_eq(out.key.flow.sport, 9001);
+	ck_assert_uint_eq(out.key.flow.dport, 65535);
+	ck_assert_mem_eq(out.key.flow.src, in.key.flow.src, 16);
+	ck_assert_mem_eq(out.key.flow.dst, in.key.flow.dst, 16);
+	ck_assert_uint_eq(out.key.stage, TXSOCK_STAGE_ACK);
+	ck_assert_uint_eq(out.key.len, 1400);
+	ck_assert(out.key.hash == in.key.hash);
+	/* The hash is FNV-1a and must never change: it is on the wire. */
+	ck_assert(txsock_hash(TXSOCK_HASH_INIT, "a", 1) == 0xaf63dc4c8601ec8cull);
+
+	/* IPv4 keeps its 4 address bytes, the rest zero on the wire. */
+	in.key.flow.family = AF_INET;
+	in.key.flow.proto = IPPROTO_TCP;
+	in.key.seq = 0xfffffffeu;
+	ck_assert_int_eq(txsock_encode(buf, sizeof(buf), &in), n);
+	ck_assert_uint_eq(buf[TXSOCK_HDR_LEN + 12], 0);
+	ck_assert_int_eq(txsock_decode(buf, sizeof(buf), &out), n);
+	ck_assert_mem_eq(out.key.flow.src, in.key.flow.src, 4);
+	ck_assert_uint_eq(out.key.seq, 0xfffffffeu);
+}
+END_TEST
+
+START_TEST(keyed_bad)
+{
+	struct txsock_rec in = keyed(), out;
+	uint8_t buf[200], bad[200];
+	int n;
+
+	in.key.stage = 9;
+	ck_assert_int_eq(txsock_encode(buf, sizeof(buf), &in), -EINVAL);
+	in = keyed();
+	in.key.flow.proto = 1;
+	ck_assert_int_eq(txsock_encode(buf, sizeof(buf), &in), -EINVAL);
+	in = keyed();
+	n = txsock_encode(buf, sizeof(buf), &in);
+	ck_assert_int_eq(txsock_encode(buf, (size_t)n - 1, &in), -EMSGSIZE);
+	/* A key block of another length, a family byte of neither 4 nor 6,
+	 * a version 2 record without the flag, a version 1 record with it. */
+	memcpy(bad, buf, (size_t)n);
+	bad[8] = (uint8_t)(n + 1);
+	ck_assert_int_eq(txsock_decode(bad, (size_t)n + 1, &out), -EBADMSG);
+	memcpy(bad, buf, (size_t)n);
+	bad[TXSOCK_HDR_LEN] = 5;
+	ck_assert_int_eq(txsock_decode(bad, (size_t)n, &out), -EBADMSG);
+	memcpy(bad, buf, (size_t)n);
+	bad[28] = 0;
+	ck_assert_int_eq(txsock_decode(bad, (size_t)n, &out), -EBADMSG);
+	memcpy(bad, buf, (size_t)n);
+	bad[4] = TXSOCK_VERSION;
+	ck_assert_int_eq(txsock_decode(bad, (size_t)n, &out), -EBADMSG);
+	memcpy(bad, buf, (size_t)n);
+	bad[4] = 3;
+	ck_assert_int_eq(txsock_decode(bad, (size_t)n, &out), -EPROTONOSUPPORT);
+}
+END_TEST
+
 static Suite *txsock_suite(void)
 {
 	Suite *s = suite_create("txsock");
@@ -238,6 +330,8 @@ static Suite *txsock_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, bad_records);
+	tcase_add_test(tc, keyed_round_trip);
+	tcase_add_test(tc, keyed_bad);
 	tcase_add_test(tc, client_server);
 	tcase_add_test(tc, peer_check);
 	suite_add_tcase(s, tc);
