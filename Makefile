@@ -225,6 +225,17 @@ build/tools/%: tests/tools/%.c build/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
 
+# The QuickFIX test engines (tests/qf, C++, Debian's libquickfix-dev), run
+# by tests/system/test_quickfix.sh: build/tools/qf-initiator and
+# qf-acceptor. C++14, not 17: QuickFIX 1.15's headers declare dynamic
+# exception specifications, which C++17 rejects.
+QF_SRCS := $(wildcard tests/qf/*.cpp)
+QF_BINS := $(QF_SRCS:tests/qf/%.cpp=build/tools/qf-%)
+all: $(QF_BINS)
+build/tools/qf-%: tests/qf/%.cpp tests/qf/qf.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++14 -O2 -g -Wall -Wextra -Werror -o $@ $< -lquickfix -lpthread
+
 build/san/unit/%: tests/unit/%.c tests/unit/unit.h build/san/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(CFLAGS) -Itests/unit -o $@ \
