@@ -74,17 +74,20 @@ out:
 	return rc;
 }
 
+/* The kernel has cgroup v2. Whether a hierarchy is mounted where this
+ * process looks is not the question: a program in another mount namespace
+ * (ip netns exec mounts a fresh /sys, hiding /sys/fs/cgroup) can still be
+ * given a path that reaches it, and bpfstamp_attach() checks that path. */
 static bool bpfstamp_cgroup2(void)
 {
-	char line[4096];
+	char line[256];
 	bool found = false;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	FILE *f = fopen("/proc/filesystems", "re");
 
 	if (!f)
 		return false;
-	/* "... - cgroup2 cgroup2 rw": the type follows the separator. */
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " - cgroup2 ") != NULL;
+		found = !strcmp(line, "nodev\tcgroup2\n");
 	fclose(f);
 	return found;
 }
@@ -135,9 +138,9 @@ int bpfstamp_check(char *why, size_t len)
 				  "later)" BPFSTAMP_FALLBACK, un.release,
 				  BPFSTAMP_KFUNC);
 	if (!bpfstamp_cgroup2())
-		return errbuf_set(why, len, -ENOTSUP, "no cgroup v2 hierarchy is "
-				  "mounted (BPF programs attach to cgroup v2 "
-				  "only)" BPFSTAMP_FALLBACK);
+		return errbuf_set(why, len, -ENOTSUP, "kernel %s has no cgroup "
+				  "v2 (BPF programs attach to cgroup v2 only)"
+				  BPFSTAMP_FALLBACK, un.release);
 	caps = bpfstamp_caps();
 	if (!(caps & (1ull << CAP_SYS_ADMIN_)) &&
 	    (!(caps & (1ull << CAP_BPF_)) || !(caps & (1ull << CAP_PERFMON_)) ||

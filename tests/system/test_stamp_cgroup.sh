@@ -33,28 +33,14 @@ if [ -n "$why" ]; then
 	echo "stampcg: skipped: this host cannot stamp cgroups: $why"
 	exit 0
 fi
-cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cgroot" ]; then
+bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
+if ! grep -q " cgroup2 " /proc/mounts; then
 	echo "stampcg: skipped: no cgroup v2 hierarchy mounted"
 	exit 0
 fi
-bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-
-# Our cgroup, removed on every exit path (its processes killed first).
-cg=$cgroot/tapless-$TL_ID
-cg_cleanup() {
-	[ -d "$cg" ] || return 0
-	echo 1 > "$cg/cgroup.kill" 2>/dev/null
-	# (cgroup files all say size 0: read them)
-	for _ in $(seq 100); do grep -q . "$cg/cgroup.procs" || break; sleep 0.05; done
-	rmdir "$cg" 2>/dev/null || echo "stampcg: could not remove $cg" >&2
-}
-if [ "${TL_KEEP:-0}" = 1 ]; then
-	trap "cg_cleanup; tl_cleanup; echo 'stampcg: kept $out'" EXIT
-else
-	trap 'cg_cleanup; tl_cleanup; rm -rf "$out"' EXIT
-fi
-mkdir "$cg" || { echo "FAIL: cannot create $cg"; exit 1; }
+# Our cgroup: tl_cleanup kills what runs in it and removes it.
+tl_cgroup senders || { echo "FAIL: stampcg: cannot create a cgroup"; exit 1; }
+cg=$TL_CGROUP
 
 # in_cg NS CMD...: run CMD in namespace NS, inside our cgroup.
 in_cg() {
@@ -76,7 +62,7 @@ wait_log() {	# FILE TEXT: up to 10 s
 	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	return 1
 }
-attached() { "$bpftool" cgroup tree 2>/dev/null | grep -q "tapless-$TL_ID"; }
+attached() { "$bpftool" cgroup tree 2>/dev/null | grep -q "tapless-$TL_ID-"; }
 send_py=tests/system/lib/stamp_send.py
 peer=198.18.81.2
 
@@ -128,7 +114,7 @@ sleep 0.5
 kill -TERM "$ca" "$cb"
 wait "$ca" || fail "capd a exited $?: $(tail -5 "$out/capd_a.log")"
 wait "$cb" || fail "capd b exited $?"
-attached && fail "SIGTERM: a program is still attached: $("$bpftool" cgroup tree | grep -A3 "tapless-$TL_ID")"
+attached && fail "SIGTERM: a program is still attached: $("$bpftool" cgroup tree | grep -A3 "tapless-$TL_ID-")"
 kill -0 "$long" 2>/dev/null || fail "the sender died with capd (SIGTERM): $(cat "$out/long.err")"
 grep -q "lost (ring buffer full)" "$out/capd_a.log" || fail "capd a: no BPF stamp account"
 grep -q " 0 lost (ring buffer full)" "$out/capd_a.log" || fail "capd a lost stamps: $(grep 'lost (ring' "$out/capd_a.log")"
@@ -194,7 +180,7 @@ wait_log "$out/capd_k.log" "capturing on" || fail "capd (for SIGKILL) did not st
 attached || fail "SIGKILL run: nothing attached before the kill"
 kill -KILL "$ck"
 wait "$ck" 2>/dev/null
-attached && fail "SIGKILL: a program is still attached: $("$bpftool" cgroup tree | grep -A3 "tapless-$TL_ID")"
+attached && fail "SIGKILL: a program is still attached: $("$bpftool" cgroup tree | grep -A3 "tapless-$TL_ID-")"
 before=$(stat -c %s "$out/rx9006")
 sleep 0.5
 kill -0 "$long" 2>/dev/null && [ "$(stat -c %s "$out/rx9006")" -gt "$before" ] ||
