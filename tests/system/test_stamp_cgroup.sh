@@ -10,7 +10,8 @@
 #   the data segments captured leaving a (each joined to its very frame:
 #   same port and raw sequence number), every stamp after the packet
 #   socket's stamp of the same frame, and within a second of it (the stamps
-#   are converted from CLOCK_TAI: a wrong conversion is off by seconds);
+#   are converted from CLOCK_TAI: a wrong conversion is off by seconds),
+#   and the file in time order;
 # - a connection up before capd started is armed (logged) and stamped;
 # - a port outside --stamp-ports, and a program outside the cgroup, get no
 #   stamp at all;
@@ -165,6 +166,12 @@ join "$out/t.tx" "$out/t.cap" | tr -d . |
 	awk '{ n++ } length($2) == length($3) && $2 >= $3 && $2 - $3 < 1e9 { ok++ }
 	     END { exit !(n >= 100 && ok == n) }' ||
 	fail "stamps not just after the packet socket's: $(join "$out/t.tx" "$out/t.cap" | head -3)"
+
+# The file in time order (every stamp here is host time): the kernel's
+# stamps reach capd within its loop, well inside --reorder-ms.
+build/tools/capdump "$fa" > "$out/dump" || fail "capdump: $(tail -1 "$out/dump")"
+grep -v '^iface' "$out/dump" | awk 'p && $1 < p { bad++ } { p = $1 } END { exit bad > 0 }' ||
+	fail "capture a: frames not in time order"
 
 # tapless correlate takes the sender's stamps.
 bin/tapless correlate -j "hosta@198.18.81.1=$fa" "hostb@198.18.81.2=$fb" > "$out/corr.json" 2> "$out/corr.err" ||
