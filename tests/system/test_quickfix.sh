@@ -12,16 +12,16 @@
 #           way, a clean Logout; both FileLogs hold the same messages; and
 #           tapless correlate over the two captures matches every FIX
 #           message between the hosts (samples per hop = messages sent that
-#           way, as the FileLogs count them) and finds a fill_to_sell per
-#           SELL and an order_to_fill per order.
+#           way, as the FileLogs count them), finds a fill_to_sell per
+#           SELL and an order_to_fill per order, and no sender stamp.
 #   shim    each engine under bin/tapless-stamp --tx-socket (its host's
 #           capd): everything the baseline asserts, the same messages of
 #           each type as the baseline, and in each host's capture a sender
 #           TX stamp (a frame on a sender-stamped interface) for >= 99.9 %
 #           of that host's outbound FIX data segments, which correlate uses
-#           (tap_tx_skipped: the packet socket's copies it left out). The
-#           figures are printed. Skipped, saying so, while tapless-stamp is
-#           not built.
+#           (sender_stamped; tap_tx_skipped, the packet socket's copies it
+#           left out). The figures are printed. Skipped, saying so, while
+#           tapless-stamp is not built.
 #   cgroup  capd --stamp-cgroup with the engines in that cgroup (issue 20):
 #           the same assertions as shim; to be filled in by its author in
 #           mode_unavailable, mode_capd and mode_bg.
