@@ -12,16 +12,16 @@
 #           way, a clean Logout; both FileLogs hold the same messages; and
 #           tapless correlate over the two captures matches every FIX
 #           message between the hosts (samples per hop = messages sent that
-#           way, as the FileLogs count them) and finds a fill_to_sell per
-#           SELL and an order_to_fill per order.
+#           way, as the FileLogs count them), finds a fill_to_sell per
+#           SELL and an order_to_fill per order, and no sender stamp.
 #   shim    each engine under bin/tapless-stamp --tx-socket (its host's
 #           capd): everything the baseline asserts, the same messages of
 #           each type as the baseline, and in each host's capture a sender
 #           TX stamp (a frame on a sender-stamped interface) for >= 99.9 %
 #           of that host's outbound FIX data segments, which correlate uses
-#           (tap_tx_skipped: the packet socket's copies it left out). The
-#           figures are printed. Skipped, saying so, while tapless-stamp is
-#           not built.
+#           (sender_stamped; tap_tx_skipped, the packet socket's copies it
+#           left out). The figures are printed. Skipped, saying so, while
+#           tapless-stamp is not built.
 #   cgroup  each engine in a cgroup of its own (tl_cgroup), connecting
 #           after its host's capd attached with --stamp-cgroup (issue 20):
 #           the same assertions as shim, each capd armed the one session
@@ -115,30 +115,44 @@ mode_capd() {
 }
 declare -A CG
 
-# mode_engine MODE HOST: what runs an engine on HOST (its command
-# follows), in ENGINE.
-mode_engine() {
-	case $1 in
-	shim) ENGINE=(bin/tapless-stamp --tx-socket "$out/$1/$2.sock" --) ;;
-	cgroup) ENGINE=(bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "${CG[$2]}") ;;
-	*) ENGINE=() ;;
+# mode_bg MODE HOST capd|engine CMD...: start CMD in HOST's namespace the
+# MODE's way, in the background; its pid in TL_LAST_PID.
+mode_bg() {
+	local m=$1 h=$2
+	case $m/$3 in
+	shim/engine)
+		shift 3
+		tl_bg "$h" bin/tapless-stamp --tx-socket "$out/$m/$h.sock" -- "$@" ;;
+	cgroup/engine)
+		shift 3
+		tl_bg "$h" bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' \
+			"${CG[$h]}" "$@" ;;
+	*)
+		shift 3
+		tl_bg "$h" "$@" ;;
 	esac
 }
 
+# wait_for FILE TEXT: up to 10 s for TEXT in FILE.
+wait_for() {
+	for _ in $(seq 200); do
+		grep -qs "$2" "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # capd_start MODE HOST IFACE: HOST's capd into $out/MODE/HOST.cap.
+declare -A CAPD
 capd_start() {
 	mkdir -p "$out/$1/$2.cap"
 	mode_capd "$1" "$2"
-	tl_bg "$2" bin/tapless-capd -i "$3" -w "$out/$1/$2.cap" -H "$2" \
-		"${CAPD_ARGS[@]}" "tcp port $PORT" 2> "$out/$1/$2.capd.log"
+	mode_bg "$1" "$2" capd bin/tapless-capd -i "$3" -w "$out/$1/$2.cap" \
+		-H "$2" "${CAPD_ARGS[@]}" "tcp port $PORT" 2> "$out/$1/$2.capd.log"
 	CAPD[$2]=$TL_LAST_PID
-	for _ in $(seq 200); do
-		grep -qs "capturing on" "$out/$1/$2.capd.log" && return 0
-		sleep 0.05
-	done
-	fail "$1: capd on $2 did not start: $(cat "$out/$1/$2.capd.log")"
+	wait_for "$out/$1/$2.capd.log" "capturing on" ||
+		fail "$1: capd on $2 did not start: $(cat "$out/$1/$2.capd.log")"
 }
-declare -A CAPD
 
 # capd_stop MODE HOST
 capd_stop() {
@@ -150,16 +164,12 @@ capd_stop() {
 acceptor_start() {
 	local d=$out/$1
 	mkdir -p "$d/venue"
-	mode_engine "$1" b
-	tl_bg b "${ENGINE[@]}" "$acc" --settings "$out/venue.cfg" \
+	mode_bg "$1" b engine "$acc" --settings "$out/venue.cfg" \
 		--log-dir "$d/venue" --orders "$N" --timeout 120 \
 		> "$d/venue.out" 2> "$d/venue.err"
 	VENUE=$TL_LAST_PID
-	for _ in $(seq 200); do
-		grep -qs "qf-acceptor: listening" "$d/venue.err" && return 0
-		sleep 0.05
-	done
-	fail "$1: the acceptor did not start: $(cat "$d/venue.err")"
+	wait_for "$d/venue.err" "qf-acceptor: listening" ||
+		fail "$1: the acceptor did not start: $(cat "$d/venue.err")"
 }
 
 # run_engines MODE: capd on each host, the venue, then the trader to the
@@ -170,10 +180,10 @@ run_engines() {
 	capd_start "$1" a "$TL_IF_A"
 	capd_start "$1" b "$TL_IF_B"
 	acceptor_start "$1"
-	mode_engine "$1" a
-	tl_exec a "${ENGINE[@]}" "$init" --settings "$out/trader.cfg" \
+	mode_bg "$1" a engine "$init" --settings "$out/trader.cfg" \
 		--log-dir "$d/trader" --orders "$N" --rate "$RATE" --timeout 120 \
 		> "$d/trader.out" 2> "$d/trader.err"
+	wait "$TL_LAST_PID"
 	echo $? > "$d/trader.rc"
 	wait "$VENUE"
 	echo $? > "$d/venue.rc"
@@ -248,7 +258,11 @@ check_run() {
 	jq -e --argjson n "$N" '[.transactions[] | select(.host == "a") | {(.name): .count}] | add |
 		.fill_to_sell == $n and .order_to_fill == 2 * $n' "$c" > /dev/null ||
 		fail "$m: correlate transactions at a: $(jq -c '[.transactions[] | {name, host, count}]' "$c")"
-	echo "$m: correlate: a->b $ab samples, b->a $ba; tap_tx_skipped $(jq -c '[.inputs[] | {(.host): .tap_tx_skipped}] | add' "$c")"
+	echo "$m: correlate: a->b $ab samples, b->a $ba;" \
+		"$(jq -r '[.inputs[] | "\(.host): sender_stamped \(.sender_stamped), tap_tx_skipped \(.tap_tx_skipped)"] | join("; ")' "$c")"
+	# Bare engines hand over nothing: every stamp is the packet socket's.
+	[ "$m" != bare ] || jq -e '[.inputs[] | .sender_stamped == 0 and .tap_tx_skipped == 0] | all' "$c" > /dev/null ||
+		fail "$m: correlate found sender stamps: $(jq -c '[.inputs[] | {host, sender_stamped, tap_tx_skipped}]' "$c")"
 }
 
 # coverage MODE HOST: HOST's outbound FIX data segments (the
@@ -271,21 +285,26 @@ coverage() {
 # check_stamped MODE: the engines' TX stamps reached the captures and the
 # correlator, and the engines did exactly what they did bare.
 check_stamped() {
-	local m=$1 d=$out/$1 h total stamped skipped
+	local m=$1 d=$out/$1 h total stamped sstamped skipped want
 	cmp -s "$out/bare/types" "$d/types" ||
 		fail "$m: messages differ from the bare run: $(diff "$out/bare/types" "$d/types" | tr '\n' ' ')"
 	for h in a b; do
 		read -r total stamped < <(coverage "$m" $h)
-		skipped=$(jq --arg h $h '.inputs[] | select(.host == $h) | .tap_tx_skipped' "$d/correlate.json")
+		read -r sstamped skipped < <(jq -r --arg h $h '.inputs[] | select(.host == $h) |
+			"\(.sender_stamped) \(.tap_tx_skipped)"' "$d/correlate.json")
 		echo "$m: $h: $stamped of $total outbound FIX data segments have a sender TX stamp" \
 			"($(awk -v s="$stamped" -v t="$total" 'BEGIN { printf "%.3f", t ? 100 * s / t : 0 }') %);" \
-			"correlate left out $skipped packet-socket copies"
+			"correlate: sender_stamped $sstamped, tap_tx_skipped $skipped"
 		[ "$total" -gt 0 ] && [ $((stamped * 1000)) -ge $((total * 999)) ] ||
 			fail "$m: $h: sender TX stamps for $stamped of $total outbound segments, want >= 99.9 %"
-		# From a flow's first sender-stamped frame on, correlate uses the
-		# sender's copies: every stamped frame but that first one.
-		[ "${skipped:-0}" -gt 0 ] && [ "$skipped" -ge $((stamped - 1)) ] ||
-			fail "$m: $h: correlate tap_tx_skipped ${skipped:-none}, want >= $((stamped - 1))"
+		# correlate takes every sender-stamped frame, and from a flow's
+		# first one on leaves the packet socket's copies out: all those
+		# of the stamped frames but the first.
+		[ "$sstamped" -ge "$stamped" ] ||
+			fail "$m: $h: correlate sender_stamped $sstamped, want >= $stamped"
+		want=$((stamped > 1 ? stamped - 1 : 1))
+		[ "$skipped" -ge "$want" ] ||
+			fail "$m: $h: correlate tap_tx_skipped $skipped, want >= $want"
 	done
 	grep -h "tapless-stamp" "$d/trader.err" "$d/venue.err" | sed "s/^/$m: /"
 }
@@ -343,10 +362,7 @@ acceptor_start kill
 tl_bg a "$init" --settings "$out/trader.cfg" --log-dir "$out/kill/trader" \
 	--orders "$N" --rate "$RATE" --timeout 60 > "$out/kill/trader.out" 2> "$out/kill/trader.err"
 trader=$TL_LAST_PID
-for _ in $(seq 200); do
-	grep -qs "35=D" "$out/kill/venue"/FIX.4.4-*.messages.current.log && break
-	sleep 0.05
-done
+wait_for "$out/kill/venue/FIX.4.4-VENUE-TRADER.messages.current.log" "35=D"
 kill -KILL "$VENUE"
 wait "$VENUE" 2> /dev/null
 wait "$trader"
