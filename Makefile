@@ -109,7 +109,8 @@ ifneq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
 TOOL_BINS := $(filter-out build/tools/uring_send,$(TOOL_BINS))
 endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
-	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) $(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS))
+	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) \
+	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS))
 
 .PHONY: all check unit replay system manlint layering demo bench fuzz install deps clean lib-srcs FORCE
 all: $(PROGS) $(TOOL_BINS)
@@ -165,8 +166,8 @@ build/gen/bpfconf.h: FORCE
 
 # The BPF program and its skeleton. The object is linked once by bpftool
 # (gen object), which drops clang's DWARF: the skeleton embeds 50 KB, not
-# 700 KB.
-build/gen/vmlinux.h:
+# 700 KB. vmlinux.h is dumped again when the BTF is newer (a new kernel).
+build/gen/vmlinux.h: $(BPF_BTF)
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file $(BPF_BTF) format c > $@.tmp && mv $@.tmp $@
 build/gen/stamp.bpf.o: src/bpf/stamp.bpf.c src/bpf/stamp_ev.h build/gen/vmlinux.h
