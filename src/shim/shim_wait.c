@@ -182,10 +182,14 @@ static void clear_bit(fd_set *s, int fd)
 	((unsigned long *)s)[fd / BITS] &= ~(1ul << (fd % BITS));
 }
 
-/* select reports a socket with POLLERR as readable and writable: for
- * each stamped socket in the results, one zero-timeout poll of them all
- * says which carry POLLERR; those are settled, and a bit the socket's
- * state no longer gives is cleared. */
+/* select reports a socket with POLLERR as readable and writable, and
+ * does not say which it was. For each stamped socket in the results, one
+ * zero-timeout poll of them all says what each is now: one with POLLERR
+ * is settled (its stamps read, polled again). A bit the socket's state
+ * now gives no ground for is cleared, whether it came from stamps still
+ * queued or from stamps another thread of the program read meanwhile (its
+ * send reads them): reading the socket would only say EAGAIN, or block.
+ * A real error keeps both bits, as select() gives them. */
 static int select_fix(int nfds, fd_set *rd, fd_set *wr, int r)
 {
 	struct pollfd p[SEL_MAX];
@@ -211,12 +215,12 @@ static int select_fix(int nfds, fd_set *rd, fd_set *wr, int r)
 			}
 		}
 	}
-	if (!k || REAL(poll)(p, (nfds_t)k, 0) <= 0)
+	if (!k || REAL(poll)(p, (nfds_t)k, 0) < 0)
 		goto out;
 	for (int i = 0; i < k; i++) {
-		short now;
+		short now = p[i].revents;
 
-		if (!(p[i].revents & POLLERR) ||
+		if ((now & POLLERR) &&
 		    !stamps_only(sks[i], p[i].fd, POLLIN | POLLOUT, &now))
 			continue;
 		if (bit(rd, p[i].fd) &&
