@@ -2,8 +2,9 @@
 # stamp-cgroup — what capd --stamp-cgroup costs the programs it stamps:
 # sockperf ping-pong (TCP, 64-byte messages) from a client inside a cgroup
 # in namespace a to a server in b, over veth, with and without the BPF
-# program attached to the client's cgroup, in alternating rounds of one
-# run. Both sides run a tapless-capd in a with the same capture (lo, a
+# program attached to the client's cgroup, and with the client under the
+# preload shim instead (tapless-stamp, handing to capd --tx-socket), in
+# rotating rounds of one run. Both sides run a tapless-capd in a with the same capture (lo, a
 # filter nothing passes), so the difference is the program's and the
 # stamps' (the client's sends, their SCHED/SND/ACK callbacks, capd taking
 # the ring buffer), not the capture's.
@@ -68,9 +69,17 @@ stats_off() { kill "$statsp" 2>/dev/null; wait "$statsp" 2>/dev/null; }
 
 # round MODE: capd in a (stamping the cgroup or not), sockperf client in
 # the cgroup; prints "p50 p99 avg" in µs.
+# round off|on|shim: no stamping; capd --stamp-cgroup; the client under
+# tapless-stamp handing to capd --tx-socket (the preload shim's cost, in
+# the same run, for comparison).
 round() {
-	local opts=() cpid
-	[ "$1" = on ] && opts=(--stamp-cgroup "$cg")
+	local opts=() wrap=() cpid
+	case $1 in
+	on) opts=(--stamp-cgroup "$cg") ;;
+	shim)
+		opts=(--tx-socket "$out/tx.sock")
+		wrap=(bin/tapless-stamp --tx-socket "$out/tx.sock" --) ;;
+	esac
 	mkdir -p "$out/cap"
 	nsenter --net="/run/netns/$(tl_ns a)" $pin_capd bin/tapless-capd -i lo -w "$out/cap" \
 		-H bench --stats-interval 3600 "${opts[@]}" udp port 9 2> "$out/capd.$1.log" &
@@ -82,7 +91,7 @@ round() {
 		sleep 0.2
 	fi
 	bash -c 'echo $$ > "$0/cgroup.procs" && exec ip netns exec "$1" "${@:2}"' \
-		"$cg" "$(tl_ns a)" $pin sockperf ping-pong --tcp -i 198.18.83.2 -p 11111 \
+		"$cg" "$(tl_ns a)" $pin "${wrap[@]}" sockperf ping-pong --tcp -i 198.18.83.2 -p 11111 \
 		-m 64 -t "$secs" > "$out/sp.$1" 2>&1
 	if [ "$1" = on ]; then
 		id=$("$bpftool" cgroup show "$cg" 2>/dev/null | awk '/sock_ops/ { print $1; exit }')
@@ -100,13 +109,16 @@ round() {
 }
 
 echo "== capd --stamp-cgroup: sockperf ping-pong, TCP, 64 B, veth, $(nproc) cores; half round trip, µs"
-printf '%-6s %-4s %9s %9s %9s\n' round bpf p50 p99 avg
+printf '%-6s %-4s %9s %9s %9s\n' round mode p50 p99 avg
 : > "$out/off"
 : > "$out/on"
+: > "$out/shim"
 for r in $(seq "$rounds"); do
-	# Alternate which side goes first: drift on a shared machine hits
-	# both sides alike.
-	if [ $((r % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+	# Rotate which mode goes first: drift on a shared machine hits all
+	# of them alike.
+	case $((r % 3)) in
+	1) order="off on shim" ;; 2) order="on shim off" ;; *) order="shim off on" ;;
+	esac
 	for m in $order; do
 		read -r p50 p99 avg < <(round "$m")
 		printf '%-6s %-4s %9.3f %9.3f %9.3f\n' "$r" "$m" "$p50" "$p99" "$avg"
@@ -119,10 +131,14 @@ med() {	# FILE COLUMN
 }
 off50=$(med "$out/off" 1); on50=$(med "$out/on" 1)
 off99=$(med "$out/off" 2); on99=$(med "$out/on" 2)
+sh50=$(med "$out/shim" 1); sh99=$(med "$out/shim" 2)
 printf '%-11s %9.3f %9.3f   (median of %d rounds of %d s)\n' "off" "$off50" "$off99" "$rounds" "$secs"
 printf '%-11s %9.3f %9.3f\n' "on" "$on50" "$on99"
 printf '%-11s %+9.3f %+9.3f   (target: p50 <= +0.5 µs on veth)\n' "added" \
 	"$(echo "$on50 - $off50" | bc -l)" "$(echo "$on99 - $off99" | bc -l)"
+printf '%-11s %9.3f %9.3f\n' "shim" "$sh50" "$sh99"
+printf '%-11s %+9.3f %+9.3f   (tapless-stamp, for comparison)\n' "added" \
+	"$(echo "$sh50 - $off50" | bc -l)" "$(echo "$sh99 - $off99" | bc -l)"
 grep "sends stamped" "$out/capd.on.log" | sed 's/^tapless-capd: /last "on" round: capd: /'
 if [ -s "$out/runtime" ]; then
 	# Callbacks: per send SENDMSG, SCHED, SND, ACK (4), plus establishment.
