@@ -838,6 +838,10 @@ static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 		 * that the queues would fill. */
 		if (swemu_unreaped(d) >= SWEMU_REAP_MAX)
 			swemu_reap(d, mono);
+		if (mono >= next_stats) {
+			swemu_housekeeping(d, mono);
+			next_stats = mono + 1000000000LL;
+		}
 		if (got)
 			continue;
 		next = swemu_next_due(d);
@@ -846,10 +850,6 @@ static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 			continue;	/* spin to the departure */
 		if (swemu_unreaped(d))
 			swemu_reap(d, mono);
-		if (mono >= next_stats) {
-			swemu_housekeeping(d, mono);
-			next_stats = mono + 1000000000LL;
-		}
 		/* --poll-us: while frames keep coming, the next one is
 		 * likely soon; waking from a sleep would take longer. */
 		if (d->busy || (!draining && mono - last_rx < d->poll_ns))

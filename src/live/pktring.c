@@ -48,7 +48,7 @@ int pktring_create(struct pktring **out, int fd, size_t frame_bytes,
 	unsigned per_block;
 	void *m;
 
-	if (!frames || !frame_bytes || frame_bytes > (64u << 10))
+	if (!frames || !frame_bytes || frame_bytes > (256u << 10))
 		return -EINVAL;
 	while (slot < need)
 		slot <<= 1;
