@@ -907,6 +907,7 @@ static void swemu_summary(struct swemu *d, const struct opts *o, const char *pre
 		print_uint(pr, "records", "truth: %llu records", qs.written);
 		print_uint(pr, "failed", ", %llu not written", qs.failed);
 		print_uint(pr, "stalls", ", %llu waits for the writer", qs.stalls);
+		print_uint(pr, "boosts", ", %llu boosts", qs.boosts);
 		print_uint(pr, "peak_bytes", ", at most %llu bytes queued\n",
 			   qs.peak_bytes);
 		print_object_end(pr);

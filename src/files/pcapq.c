@@ -53,9 +53,21 @@ struct pcapq {
 	_Atomic uint64_t written, failed;
 	_Atomic int error;
 	_Atomic bool stop;
+	/* Background: the writer at idle priority, raised to normal while
+	 * the ring is more than half full (boosted), so it cannot starve
+	 * behind busy CPUs and stall the producer for good. */
+	_Atomic bool background, boosted;
+	uint64_t boosts;
 	pthread_t thread;
 	bool running;
 };
+
+static void pcapq_policy(struct pcapq *q, int policy)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	(void)pthread_setschedparam(q->thread, policy, &sp);
+}
 
 static size_t pcapq_rec_size(uint32_t caplen)
 {
@@ -93,6 +105,12 @@ static void *pcapq_main(void *arg)
 		uint64_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
 
 		if (h == t) {
+			/* Drained: back to the background. */
+			if (atomic_load_explicit(&q->boosted, memory_order_relaxed)) {
+				atomic_store_explicit(&q->boosted, false,
+						      memory_order_relaxed);
+				pcapq_policy(q, SCHED_IDLE);
+			}
 			/* Stop is set after the last record is published:
 			 * one more look at tail sees it. */
 			if (atomic_load_explicit(&q->stop, memory_order_acquire)) {
@@ -142,6 +160,8 @@ int pcapq_create(struct pcapq **out, size_t bytes)
 	atomic_init(&q->failed, 0);
 	atomic_init(&q->error, 0);
 	atomic_init(&q->stop, false);
+	atomic_init(&q->background, false);
+	atomic_init(&q->boosted, false);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&q->thread, NULL, pcapq_main, q);
@@ -176,8 +196,11 @@ int pcapq_avoid_cpu(struct pcapq *q, int cpu)
 int pcapq_background(struct pcapq *q)
 {
 	struct sched_param sp = { .sched_priority = 0 };
+	int rc = pthread_setschedparam(q->thread, SCHED_IDLE, &sp);
 
-	return -pthread_setschedparam(q->thread, SCHED_IDLE, &sp);
+	if (!rc)
+		atomic_store_explicit(&q->background, true, memory_order_relaxed);
+	return -rc;
 }
 
 int pcapq_packet(struct pcapq *q, struct pcapng_writer *w, uint32_t iface,
@@ -234,6 +257,13 @@ int pcapq_packet(struct pcapq *q, struct pcapng_writer *w, uint32_t iface,
 
 		if (used > q->peak)
 			q->peak = used;
+		if (used > q->size / 2 &&
+		    atomic_load_explicit(&q->background, memory_order_relaxed) &&
+		    !atomic_load_explicit(&q->boosted, memory_order_relaxed)) {
+			atomic_store_explicit(&q->boosted, true, memory_order_relaxed);
+			q->boosts++;
+			pcapq_policy(q, SCHED_OTHER);
+		}
 	}
 	return 0;
 }
@@ -260,6 +290,7 @@ void pcapq_stats(const struct pcapq *q, struct pcapq_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->packets = q->packets;
 	st->stalls = q->stalls;
+	st->boosts = q->boosts;
 	st->peak_bytes = q->peak;
 	st->written = atomic_load_explicit(&m->written, memory_order_relaxed);
 	st->failed = atomic_load_explicit(&m->failed, memory_order_relaxed);

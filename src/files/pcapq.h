@@ -37,6 +37,8 @@ struct pcapq_stats {
 	uint64_t stalls;	/* pcapq_packet() calls that found the ring
 				 * full and waited */
 	uint64_t peak_bytes;	/* most bytes the ring ever held */
+	uint64_t boosts;	/* background writer raised to normal
+				 * priority: the ring was half full */
 	int error;		/* first write error (-errno), 0: none */
 };
 
@@ -52,8 +54,10 @@ int pcapq_avoid_cpu(struct pcapq *q, int cpu);
 /* Run the writer thread at idle priority (SCHED_IDLE): it takes a CPU
  * only when nothing else wants it and gives it up at once to any other
  * thread that wakes, so on a CPU it shares with the producer it never
- * holds a frame back. The cost: on CPUs kept busy by other work it gets
- * little time, and the ring fills. Returns 0 or -errno. */
+ * holds a frame back. On CPUs kept busy by other work it would get little
+ * time and the ring would fill: once the ring is half full the writer
+ * runs at normal priority until it has emptied it (counted, boosts).
+ * Returns 0 or -errno. */
 int pcapq_background(struct pcapq *q);
 
 /* Queue one packet for pcapng_write_packet_id(w, iface, ts_ns, data,

@@ -207,6 +207,37 @@ START_TEST(exact_end)
 }
 END_TEST
 
+/* In the background the writer runs at idle priority, is raised when the
+ * ring fills past half, and still writes everything. */
+START_TEST(background)
+{
+	enum { N = 5000 };
+	char pa[128];
+	struct pcapng_writer *a = open_writer("a", pa);
+	struct pcapq *q;
+	struct pcapq_stats st;
+	uint8_t buf[1600];
+
+	ck_assert_int_eq(pcapq_create(&q, 1), 0);
+	ck_assert_int_eq(pcapq_background(q), 0);
+	for (unsigned i = 0; i < N; i++) {
+		fill(buf, i, len_of(i));
+		ck_assert_int_eq(pcapq_packet(q, a, 0, 1700000000000000000LL + i,
+					      buf, len_of(i), len_of(i) + 4,
+					      i % 3 ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN,
+					      i % 5 != 0, 1000000 + i), 0);
+	}
+	ck_assert_int_eq(pcapq_finish(q), 0);
+	pcapq_stats(q, &st);
+	ck_assert_uint_eq(st.written, N);
+	/* 4 MB through 64 KiB: half full more than once. */
+	ck_assert_uint_gt(st.boosts, 0);
+	pcapq_destroy(q);
+	ck_assert_int_eq(pcapng_close(a, false), 0);
+	check_file(pa, 0, 1, N);
+}
+END_TEST
+
 static Suite *pcapq_suite(void)
 {
 	Suite *s = suite_create("pcapq");
@@ -217,6 +248,7 @@ static Suite *pcapq_suite(void)
 	tcase_add_test(tc, order_and_wraps);
 	tcase_add_test(tc, too_big);
 	tcase_add_test(tc, exact_end);
+	tcase_add_test(tc, background);
 	tcase_add_test(tc, write_error);
 	suite_add_tcase(s, tc);
 	return s;
