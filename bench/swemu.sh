@@ -163,11 +163,16 @@ else
 	src=$out/results
 fi
 case " $designs " in *" before "*)
-	echo "swemu: before / ring (how many times closer to the model's latency the ring holds frames)"
-	awk '{ k = $2 " " $3; if ($1 == "before") { b50[k] = $8; b99[k] = $9 } if ($1 == "ring") { r50[k] = $8; r99[k] = $9; o[++n] = k } }
-	END { for (i = 1; i <= n; i++) { k = o[i]; if (!(k in b50) || b50[k] == "-" || r50[k] == "-" || r50[k] <= 0 || r99[k] <= 0) continue
+	echo "swemu: before -> ring; in brackets the ratio of their excess over the model, how many times closer to it the ring holds frames"
+	# p50 and p99 are the 4th and 3rd fields from the end in both tables.
+	awk -v m="$model" '{ k = $2 " " $3; p50 = $(NF - 3); p99 = $(NF - 2)
+		if ($1 == "before") { b50[k] = p50; b99[k] = p99 }
+		if ($1 == "ring") { r50[k] = p50; r99[k] = p99; o[++n] = k } }
+	function x(b, r) { return r - m > 0 ? sprintf("%.1fx", (b - m) / (r - m)) : "-" }
+	END { for (i = 1; i <= n; i++) { k = o[i]; if (!(k in b50) || b50[k] == "-" || r50[k] == "-") continue
 		split(k, f, " ")
-		printf "  %-5s %7s frames/s: p50 %.0f -> %.0f ns (%.1fx), p99 %.0f -> %.0f ns (%.1fx)\n",
-			f[1], f[2], b50[k], r50[k], b50[k] / r50[k], b99[k], r99[k], b99[k] / r99[k] } }' "$src"
+		printf "  %-5s %7s frames/s: p50 %.0f -> %.0f ns (%s), p99 %.0f -> %.0f ns (%s)\n",
+			f[1], f[2], b50[k], r50[k], x(b50[k], r50[k]), b99[k], r99[k], x(b99[k], r99[k]) } }' "$src"
 	;;
 esac
+echo "swemu: load at the end$(uptime | sed 's/.*load average//')"
