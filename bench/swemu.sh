@@ -143,20 +143,26 @@ for r in $(seq "$repeat"); do
 	done
 done
 
-# Medians over the repeats, then the ratios before / ring.
+# Medians over the repeats, and the least disturbed run's (the lowest
+# figure: other work on the machine only ever adds to a residence); then
+# the ratios before / ring of the medians.
 if [ "$repeat" -gt 1 ]; then
-	echo "swemu: medians of $repeat runs"
-	printf "$fmt" design wait rate runs "" "" "" p50_ns p99_ns p50-model p99-model
-	awk -v m="$model" -v fmt="$fmt" '
-	function median(list,   a, n, i, j, t) {
+	mfmt='%-7s %-6s %7s %4s %9s %9s %9s %9s %9s %9s\n'
+	echo "swemu: medians of $repeat runs, and the lowest of them (min_)"
+	printf "$mfmt" design wait rate runs p50_ns p99_ns p50-model p99-model min_p50 min_p99
+	awk -v m="$model" -v fmt="$mfmt" '
+	function sorted(list, a,   n, i, j, t) {
 		n = split(list, a, " ")
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		return n
 	}
+	function median(list,   a, n) { n = sorted(list, a); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	function least(list,   a) { sorted(list, a); return a[1] }
 	$8 != "-" { k = $1 " " $2 " " $3; if (!(k in n)) order[++nk] = k; n[k]++; p50[k] = p50[k] " " $8; p99[k] = p99[k] " " $9 }
-	END { for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, " "); a = median(p50[k]); b = median(p99[k])
-		printf fmt, f[1], f[2], f[3], n[k], "", "", "", a, b, sprintf("%.0f", a - m), sprintf("%.0f", b - m) } }' \
-		"$out/results" > "$out/medians"
+	END { for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, " ")
+		a = sprintf("%.0f", median(p50[k])); b = sprintf("%.0f", median(p99[k]))
+		printf fmt, f[1], f[2], f[3], n[k], a, b, sprintf("%.0f", a - m), sprintf("%.0f", b - m),
+			least(p50[k]), least(p99[k]) } }' "$out/results" > "$out/medians"
 	cat "$out/medians"
 	src=$out/medians
 else
@@ -164,8 +170,9 @@ else
 fi
 case " $designs " in *" before "*)
 	echo "swemu: before -> ring; in brackets the ratio of their excess over the model, how many times closer to it the ring holds frames"
-	# p50 and p99 are the 4th and 3rd fields from the end in both tables.
-	awk -v m="$model" '{ k = $2 " " $3; p50 = $(NF - 3); p99 = $(NF - 2)
+	# p50 and p99: columns 8 and 9 of a run's row, 5 and 6 of a median's.
+	awk -v m="$model" -v med="$([ "$repeat" -gt 1 ] && echo 1 || echo 0)" '{ k = $2 " " $3
+		p50 = med ? $5 : $8; p99 = med ? $6 : $9
 		if ($1 == "before") { b50[k] = p50; b99[k] = p99 }
 		if ($1 == "ring") { r50[k] = p50; r99[k] = p99; o[++n] = k } }
 	function x(b, r) { return r - m > 0 ? sprintf("%.1fx", (b - m) / (r - m)) : "-" }
