@@ -55,6 +55,20 @@ SYNCD_SRCS := $(wildcard ptp/syncd/*.c)
 PROBE_COMMON := probes/probe.c
 PROBE_MAINS := $(filter-out $(PROBE_COMMON),$(wildcard probes/*.c))
 PROBE_BINS := $(PROBE_MAINS:probes/%.c=bin/tapless-%)
+# tapless-stamp: the wrapper, and the preload library it puts under a
+# program. The library is its own sources and the few library modules it
+# needs (the stamp hand-over, frame parsing, a log level's name), built
+# position-independent into objects of their own: nothing else of
+# libtapless.a (no libnl, no libpcap) enters the programs it is loaded
+# into, and it exports only the functions it interposes. hmap gives the
+# wire hash; xalloc, which hmap's tables need, is linked for them, and
+# --gc-sections drops both tables and xalloc: no path of the library can
+# end the program on an allocation failure.
+SHIMRUN_SRCS := $(wildcard src/shimrun/*.c)
+SHIM_SRCS := $(wildcard src/shim/*.c)
+SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c src/base/hmap.c \
+	src/base/xalloc.c
+SHIM_LIB := bin/libtapless-stamp.so
 
 # capd --stamp-cgroup: the BPF program src/bpf/stamp.bpf.c, compiled by
 # clang against a vmlinux.h that bpftool dumps from the kernel's BTF, and
@@ -89,6 +103,7 @@ endif
 # files of one name in two folders never collide.
 obj = $(patsubst %.c,build/obj/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
+pic = $(patsubst %.c,build/pic/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_SRCS) $(GEN_SRCS))
 SAN_LIB_OBJS := $(call san,$(LIB_SRCS) $(GEN_SRCS))
 TAPLESS_OBJS := $(call obj,$(TAPLESS_SRCS))
@@ -99,8 +114,11 @@ BPF_CHECK_OBJ := $(call obj,src/bpf/bpfstamp_check.c)
 SAN_BPF_CHECK_OBJ := $(call san,src/bpf/bpfstamp_check.c)
 SYNCD_OBJS := $(call obj,$(SYNCD_SRCS))
 PROBE_COMMON_OBJS := $(call obj,$(PROBE_COMMON))
+SHIMRUN_OBJS := $(call obj,$(SHIMRUN_SRCS) src/shim/shim_filter.c)
+SHIM_OBJS := $(call pic,$(SHIM_SRCS) $(SHIM_LIB_SRCS))
 
-PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd $(PROBE_BINS)
+PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp \
+	$(PROBE_BINS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -110,10 +128,11 @@ TOOL_BINS := $(filter-out build/tools/uring_send,$(TOOL_BINS))
 endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) \
-	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS))
+	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS)) \
+	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c)
 
 .PHONY: all check unit replay system manlint layering demo bench fuzz install deps clean lib-srcs FORCE
-all: $(PROGS) $(TOOL_BINS)
+all: $(PROGS) $(SHIM_LIB) $(TOOL_BINS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -121,6 +140,10 @@ build/obj/%.o: %.c
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -MMD -MP -c -o $@ $<
+build/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections \
+		-fdata-sections $(CFLAGS) -MMD -MP -c -o $@ $<
 # Generated sources compile like the others, from build/gen.
 build/obj/build/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -211,6 +234,16 @@ bin/tapless-syncd: $(SYNCD_OBJS) build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
 
+bin/tapless-stamp: $(SHIMRUN_OBJS) build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# -z defs: every symbol it needs is in it or in the C library.
+$(SHIM_LIB): $(SHIM_OBJS)
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now \
+		-Wl,--gc-sections -o $@ $^ -ldl -lpthread
+
 $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
@@ -225,6 +258,14 @@ build/tools/uring_send: tests/tools/uring_send.c
 build/tools/%: tests/tools/%.c build/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# The preload library's pure parts (lists, error queue messages, anchors)
+# are no part of libtapless.a: their test links them itself.
+build/san/unit/test_shim: tests/unit/test_shim.c tests/unit/unit.h \
+		$(call san,src/shim/shim_filter.c src/shim/shim_errq.c) build/san/libtapless.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(CFLAGS) -Itests/unit -o $@ \
+		$< $(filter %.o,$^) build/san/libtapless.a $(LIBS) $(CHECK_LIBS)
 
 # The QuickFIX test engines (tests/qf, C++, Debian's libquickfix-dev), run
 # by tests/system/test_quickfix.sh: build/tools/qf-initiator and
@@ -286,6 +327,7 @@ install: all
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/lib/tapless
 	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
+	install -m 755 $(SHIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -d $(DESTDIR)$(datadir)/tapless/plot
 	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system

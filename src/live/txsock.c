@@ -13,17 +13,27 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/bytes.h"
 #include "base/hmap.h"
-#include "stamp/ts.h"
-#include "base/xalloc.h"
 
 /* A sender that outruns capd keeps about this much queued before dropping:
  * room for a ~1 ms burst at line rate of small frames, bounded memory. */
 #define CLIENT_BUF (1u << 20)
 #define RECONNECT_NS 1000000000LL
+
+/* The client's own clock, not ts.h's: the client runs inside other
+ * programs (tapless-stamp's preload library), which must not pull in the
+ * timestamping core and its netlink libraries for one clock read. */
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 uint64_t txsock_hash(uint64_t h, const void *data, size_t len)
 {
@@ -180,25 +190,25 @@ static void client_drop_conn(struct txsock_client *c)
 	/* A record half written is useless to the daemon, which will see a new
 	 * connection start at a record boundary. */
 	c->head = c->tail = 0;
-	c->next_try = ts_now_mono() + RECONNECT_NS;
+	c->next_try = mono_ns() + RECONNECT_NS;
 }
 
 static void client_try_connect(struct txsock_client *c)
 {
 	int fd;
 
-	if (c->fd >= 0 || ts_now_mono() < c->next_try)
+	if (c->fd >= 0 || mono_ns() < c->next_try)
 		return;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		c->next_try = ts_now_mono() + RECONNECT_NS;
+		c->next_try = mono_ns() + RECONNECT_NS;
 		return;
 	}
 	/* A non-blocking connect on a UNIX stream socket completes or fails
 	 * at once (EAGAIN only when the backlog is full: retry later). */
 	if (connect(fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) < 0) {
 		close(fd);
-		c->next_try = ts_now_mono() + RECONNECT_NS;
+		c->next_try = mono_ns() + RECONNECT_NS;
 		return;
 	}
 	c->fd = fd;
@@ -235,24 +245,32 @@ int txsock_connect(struct txsock_client **out, const char *path)
 	struct txsock_client *c;
 	int err;
 
-	c = xcalloc(1, sizeof(*c));
+	/* malloc, not xalloc: out of memory in a preloaded library must not
+	 * end the program it runs in. */
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
 	err = set_addr(&c->addr, path);
 	if (err) {
 		free(c);
 		return err;
 	}
 	c->fd = -1;
-	c->buf = xmalloc(CLIENT_BUF);
+	c->buf = malloc(CLIENT_BUF);
+	if (!c->buf) {
+		free(c);
+		return -ENOMEM;
+	}
 	client_try_connect(c);
 	*out = c;
 	return 0;
 }
 
-int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
+/* Queue r without writing. Returns 0 or -ENOBUFS (dropped, counted). */
+static int client_queue(struct txsock_client *c, const struct txsock_rec *r)
 {
 	int n;
 
-	client_try_connect(c);
 	if (c->fd < 0) {
 		c->st.dropped++;
 		return -ENOBUFS;
@@ -267,22 +285,51 @@ int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
 	n = txsock_encode(c->buf + c->tail, CLIENT_BUF - c->tail, r);
 	if (n < 0) {
 		c->st.dropped++;
-		client_push(c);
 		return -ENOBUFS;
 	}
 	c->tail += (size_t)n;
 	c->st.sent++;
-	client_push(c);
 	return 0;
+}
+
+int txsock_send(struct txsock_client *c, const struct txsock_rec *r)
+{
+	int err;
+
+	client_try_connect(c);
+	err = client_queue(c, r);
+	client_push(c);
+	return err;
+}
+
+size_t txsock_send_batch(struct txsock_client *c, const struct txsock_rec *r,
+			 size_t n)
+{
+	size_t queued = 0;
+
+	client_try_connect(c);
+	for (size_t i = 0; i < n; i++) {
+		/* Full: write what the socket takes, then try again. */
+		if (client_queue(c, &r[i]) == 0) {
+			queued++;
+		} else if (c->fd >= 0) {
+			c->st.dropped--;
+			client_push(c);
+			if (client_queue(c, &r[i]) == 0)
+				queued++;
+		}
+	}
+	client_push(c);
+	return queued;
 }
 
 int txsock_flush(struct txsock_client *c, int timeout_ms)
 {
-	int64_t end = ts_now_mono() + (int64_t)timeout_ms * 1000000LL;
+	int64_t end = mono_ns() + (int64_t)timeout_ms * 1000000LL;
 
 	while (c->fd >= 0 && c->head < c->tail) {
 		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-		int64_t left = end - ts_now_mono();
+		int64_t left = end - mono_ns();
 		int err;
 
 		if (left <= 0)
@@ -300,6 +347,11 @@ void txsock_client_stats(const struct txsock_client *c,
 			 struct txsock_client_stats *st)
 {
 	*st = c->st;
+}
+
+int txsock_client_fd(const struct txsock_client *c)
+{
+	return c->fd;
 }
 
 void txsock_close(struct txsock_client *c)

@@ -139,12 +139,19 @@ struct txsock_client_stats {
 
 /* Connect to capd's socket at path. A daemon that is not there yet is not
  * an error: the client retries at most once a second on later sends, and
- * counts what it drops meanwhile. Returns 0 or -errno (bad path). */
+ * counts what it drops meanwhile. Returns 0 or -errno (bad path, -ENOMEM:
+ * the client never aborts the program it runs in). */
 int txsock_connect(struct txsock_client **out, const char *path);
 
 /* Queue one record and write what the socket takes, without blocking.
  * Returns 0, or -ENOBUFS when the record was dropped (counted). */
 int txsock_send(struct txsock_client *c, const struct txsock_rec *r);
+
+/* Queue n records and write them with as few system calls as the socket
+ * allows (a sender that reads many stamps at once). Returns how many
+ * were queued; the rest were dropped, counted. */
+size_t txsock_send_batch(struct txsock_client *c, const struct txsock_rec *r,
+			 size_t n);
 
 /* Write what is queued, waiting up to timeout_ms for the daemon to take it
  * (at exit). Returns 0 when everything is written, else -errno. */
@@ -152,6 +159,9 @@ int txsock_flush(struct txsock_client *c, int timeout_ms);
 
 void txsock_client_stats(const struct txsock_client *c,
 			 struct txsock_client_stats *st);
+/* The descriptor of the connection, or -1 while there is none: a preload
+ * library keeps the program it runs in from closing it. */
+int txsock_client_fd(const struct txsock_client *c);
 void txsock_close(struct txsock_client *c);
 
 /* The daemon's side: a listening socket at path, owned by the caller's uid

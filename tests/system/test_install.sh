@@ -33,8 +33,9 @@ rebuilt=$(grep -- ' -c -o ' "$d/install.log" | grep -v -c -- '-o build/obj/build
 [ "$rebuilt" -eq 0 ] || fail "make install recompiled $rebuilt objects besides the generated ones"
 grep -q -- '-o build/obj/build/gen/paths.o' "$d/install.log" ||
 	fail "make install did not rebuild the installed paths"
-for f in bin/tapless bin/tapless-capd bin/tapless-syncd lib/tapless/lab \
-	 share/tapless/plot/latency-rate.gp share/man/man8/tapless.8; do
+for f in bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp lib/tapless/lab \
+	 lib/tapless/libtapless-stamp.so share/tapless/plot/latency-rate.gp \
+	 share/man/man8/tapless.8 share/man/man8/tapless-stamp.8; do
 	[ -e "$dest$prefix/$f" ] || fail "not installed: $f"
 done
 
@@ -58,6 +59,14 @@ unshare -m sh -c '{ [ ! -d /usr/local ] || mount -t tmpfs none /usr/local; } &&
 grep -q "no plot templates" "$d/report.err" &&
 	fail "the installed tapless did not find its templates: $(cat "$d/report.err")"
 ls "$R"/report/plots/*.png > /dev/null 2>&1 || fail "no plots drawn: $(ls "$R/report/plots" 2>&1)"
+# The installed tapless-stamp preloads the installed library, not the
+# build tree's.
+unshare -m sh -c '{ [ ! -d /usr/local ] || mount -t tmpfs none /usr/local; } &&
+	mount --bind "$1" "$2" && "$2/bin/tapless-stamp" -- sh -c "echo \$LD_PRELOAD"' sh \
+	"$dest$prefix" "$prefix" > "$d/stamp.out" 2> "$d/stamp.err" ||
+	fail "installed tapless-stamp: exit $?: $(cat "$d/stamp.err")"
+[ "$(cat "$d/stamp.out")" = "$prefix/lib/tapless/libtapless-stamp.so" ] ||
+	fail "installed tapless-stamp preloads '$(cat "$d/stamp.out")'"
 # Nothing was left mounted in this namespace.
 grep -q " $prefix " /proc/self/mounts && fail "$prefix still mounted"
 

@@ -218,10 +218,13 @@ sent() {
 
 check_run() {
 	local d=$out/$1 m=$1 c
-	[ "$(cat "$d/trader.rc")" = 0 ] ||
-		fail "$m: trader exit $(cat "$d/trader.rc"): $(cat "$d/trader.out" "$d/trader.err")"
-	[ "$(cat "$d/venue.rc")" = 0 ] ||
-		fail "$m: venue exit $(cat "$d/venue.rc"): $(cat "$d/venue.out" "$d/venue.err")"
+	# A failed engine's own account, and the last of its QuickFIX event
+	# log (a socket error, a Logout's reason).
+	for r in trader venue; do
+		[ "$(cat "$d/$r.rc")" = 0 ] ||
+			fail "$m: $r exit $(cat "$d/$r.rc"): $(cat "$d/$r.out" "$d/$r.err")" \
+				"$(tail -n 3 "$d/$r"/FIX.4.4-*.event.current.log 2>/dev/null)"
+	done
 	[ "$(summary "$m" trader orders_sent)" = $((2 * N)) ] &&
 		[ "$(summary "$m" trader new)" = $((2 * N)) ] &&
 		[ "$(summary "$m" trader filled)" = $((2 * N)) ] ||

@@ -1,0 +1,441 @@
+/* shim.h — the inside of libtapless-stamp.so, shared by its files.
+ *
+ * Not an interface: the library exports nothing but the C library
+ * functions it interposes (each marked SHIM_EXPORT; everything else is
+ * hidden by -fvisibility=hidden). See tapless-stamp(8) for what it does;
+ * the comments here say how.
+ *
+ * Per descriptor, a word in a two-level table (shim_table): unknown (never
+ * looked at, or reset when the number was reused), ignored (not a socket
+ * we stamp), or a pointer to the socket's state (struct shim_sock), shared
+ * by the descriptors dup() made of it. Socket states are never freed while
+ * the program runs, only recycled, so a thread that read a pointer just
+ * before another closed the descriptor touches valid memory.
+ *
+ * Locks: none on the send path but the socket's own (a UDP socket's ring
+ * when the kernel cannot take the id from us); reaping a socket's error
+ * queue is guarded by a per-socket flag taken with test-and-set (a thread
+ * that finds it taken leaves the reaping to the holder); the hand-over to
+ * capd is under one mutex, taken only to queue stamps.
+ */
+#ifndef TAPLESS_SHIM_H
+#define TAPLESS_SHIM_H
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "files/frame.h"
+#include "shim/shim_errq.h"
+#include "shim/shim_filter.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+#define SHIM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SHIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Interposed functions no header of ours declares (the fortified
+ * variants, liburing's set-up). */
+ssize_t __recv_chk(int, void *, size_t, size_t, int);
+ssize_t __recvfrom_chk(int, void *, size_t, size_t, int, struct sockaddr *,
+		       socklen_t *);
+ssize_t __read_chk(int, void *, size_t, size_t);
+int __poll_chk(struct pollfd *, nfds_t, int, size_t);
+int __ppoll_chk(struct pollfd *, nfds_t, const struct timespec *,
+		const sigset_t *, size_t);
+int io_uring_queue_init(unsigned, void *, unsigned);
+int execvpe(const char *, char *const[], char *const[]);
+int io_uring_queue_init_params(unsigned, void *, void *);
+
+/* ---- the C library's own functions (shim_real.c) ---- */
+
+struct shim_real {
+	int (*socket)(int, int, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*fcntl)(int, int, ...);
+	int (*fcntl64)(int, int, ...);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+			  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	ssize_t (*sendfile64)(int, int, off_t *, size_t);
+	ssize_t (*splice)(int, off_t *, int, off_t *, size_t, unsigned);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+			    socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int,
+				struct sockaddr *, socklen_t *);
+	ssize_t (*read_chk)(int, void *, size_t, size_t);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+		     const sigset_t *);
+	int (*poll_chk)(struct pollfd *, nfds_t, int, size_t);
+	int (*ppoll_chk)(struct pollfd *, nfds_t, const struct timespec *,
+			 const sigset_t *, size_t);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *,
+		       const struct timespec *, const sigset_t *);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int,
+			   const sigset_t *);
+	int (*epoll_pwait2)(int, struct epoll_event *, int,
+			    const struct timespec *, const sigset_t *);
+	int (*io_uring_queue_init)(unsigned, void *, unsigned);
+	int (*io_uring_queue_init_params)(unsigned, void *, void *);
+};
+
+extern struct shim_real shim_real;
+
+/* Look every function up (dlsym(RTLD_NEXT)); idempotent and thread-safe.
+ * The constructor calls it; a wrapper called before the constructor ran
+ * (another library's constructor) calls it through REAL(). */
+void shim_real_resolve(void);
+
+/* The next definition of name, for the rarely called (exec). */
+void *shim_real_next(const char *name);
+
+#define REAL(f) (SHIM_LIKELY(shim_real.f != NULL) ? shim_real.f : \
+		 (shim_real_resolve(), shim_real.f))
+
+/* ---- configuration, log, counters (shim.c) ---- */
+
+enum shim_mode { SHIM_MODE_AUTO, SHIM_MODE_HW, SHIM_MODE_SW };
+
+struct shim_conf {
+	bool on;		/* a valid configuration was read */
+	enum shim_mode mode;
+	char tx_socket[108];
+	struct shim_filter filter;
+	bool tcp_ok;		/* looped packets reach us (anchoring) */
+	atomic_bool udp_off;	/* io_uring in use: UDP ids not ours */
+	bool udp_kernel_ids;	/* never SCM_TS_OPT_ID (tests) */
+};
+
+extern struct shim_conf shim_conf;
+
+/* Why a socket was left alone or stepped aside from. */
+enum shim_aside {
+	SHIM_ASIDE_APP_TSTAMP,	/* the program stamps it itself */
+	SHIM_ASIDE_RECVERR,	/* IP_RECVERR: ICMP errors on the queue */
+	SHIM_ASIDE_ZEROCOPY,	/* SO_ZEROCOPY completions on the queue */
+	SHIM_ASIDE_ERRQUEUE,	/* the program reads MSG_ERRQUEUE */
+	SHIM_ASIDE_CORK,	/* UDP corking or GSO: datagrams not 1:1 */
+	SHIM_ASIDE_ANCHOR,	/* TCP: no agreed sequence base */
+	SHIM_ASIDE_UNSTAMPABLE,	/* UDP sent by sendfile, splice, io_uring */
+	SHIM_ASIDE_FAILED,	/* the kernel refused, or out of memory */
+	SHIM_ASIDE_COUNT
+};
+
+/* Counters of the process. Per-socket counts are added in when a socket
+ * is closed, and by shim_stats_sum() for the live ones. */
+struct shim_stats {
+	_Atomic uint64_t sends;		/* sends on stamped sockets */
+	_Atomic uint64_t stamps;	/* TX stamps read */
+	_Atomic uint64_t unkeyed;	/* stamps we could not key */
+	_Atomic uint64_t filtered;	/* UDP stamps of datagrams not wanted */
+	_Atomic uint64_t lost;		/* UDP datagrams whose stamp never came */
+	_Atomic uint64_t mismatch;	/* TCP: a looped packet disagreeing
+					 * with the base (should stay 0) */
+	_Atomic uint64_t foreign;	/* non-stamp messages read (lost) */
+	_Atomic uint64_t handed;	/* records queued to capd */
+	_Atomic uint64_t dropped;	/* records dropped: capd gone or slow */
+	_Atomic uint64_t armed_tcp, armed_udp, adopted;
+	_Atomic uint64_t aside[SHIM_ASIDE_COUNT];
+	_Atomic uint64_t masked;	/* POLLERR/EPOLLERR hidden */
+	_Atomic uint64_t real_err;	/* POLLERR left: a real error */
+	_Atomic uint64_t sendfile, splice, io_uring;
+};
+
+extern struct shim_stats shim_stats;
+
+#define SHIM_COUNT(field) \
+	atomic_fetch_add_explicit(&shim_stats.field, 1, memory_order_relaxed)
+
+void shim_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The level is debug: a line per stamp. */
+extern bool shim_log_debug;
+/* Log once per process (per flag). */
+#define shim_log_once(level, ...) \
+	do { static atomic_flag once_ = ATOMIC_FLAG_INIT; \
+	     if (!atomic_flag_test_and_set(&once_)) \
+		     shim_log((level), __VA_ARGS__); } while (0)
+
+/* Settle the process's accounts (exit, exec): read every stamped
+ * socket's queue, write what is queued to capd (waiting briefly), log
+ * the summary (when says when), and start the counts afresh. */
+void shim_settle_all(const char *when);
+
+/* Hand n keyed records to capd (never blocks). */
+struct txsock_rec;
+void shim_hand(const struct txsock_rec *r, size_t n);
+
+/* The shim's own descriptors (log file, capd connection): the program
+ * may not close them under us (see close()). */
+bool shim_own_fd(int fd);
+/* Them, in ascending order; returns how many (0-2). */
+int shim_own_fds(int out[2]);
+/* The program moved fd onto one of ours (dup2): let ours go. */
+void shim_own_fd_lost(int fd);
+
+/* The process the state belongs to: a vfork() child shares our memory
+ * and must not change it. */
+extern pid_t shim_pid;
+static inline bool shim_in_vfork_child(void)
+{
+	return getpid() != shim_pid;
+}
+
+/* ---- descriptor tables (shim_table.c) ---- */
+
+#define SHIM_FD_UNKNOWN ((uintptr_t)0)
+#define SHIM_FD_IGNORED ((uintptr_t)1)	/* not a socket we stamp */
+#define SHIM_FD_APP ((uintptr_t)2)	/* its stamps or error queue are the
+					 * program's: never touched */
+#define SHIM_FD_BUSY ((uintptr_t)3)	/* a thread is looking at it */
+/* Above these: a struct shim_sock. */
+#define SHIM_FD_SOCK(v) ((v) > SHIM_FD_BUSY)
+#define SHIM_TABLE_BITS 12
+#define SHIM_TABLE_PAGES 256	/* descriptors below 2^20 */
+
+struct shim_table {
+	_Atomic(_Atomic uintptr_t *) pages[SHIM_TABLE_PAGES];
+};
+
+extern struct shim_table shim_socks;	/* fd → struct shim_sock */
+extern struct shim_table shim_eps;	/* epoll fd → struct shim_ep */
+
+/* The word of fd; NULL for a descriptor out of range (or, with create, when
+ * memory for its page ran out). */
+_Atomic uintptr_t *shim_table_slot(struct shim_table *t, int fd, bool create);
+
+static inline uintptr_t shim_table_get(struct shim_table *t, int fd)
+{
+	_Atomic uintptr_t *page;
+
+	if (SHIM_UNLIKELY(fd < 0 || (unsigned)fd >> SHIM_TABLE_BITS >=
+			  SHIM_TABLE_PAGES))
+		return SHIM_FD_IGNORED;
+	page = atomic_load_explicit(&t->pages[(unsigned)fd >> SHIM_TABLE_BITS],
+				    memory_order_acquire);
+	if (!page)
+		return SHIM_FD_UNKNOWN;
+	return atomic_load_explicit(&page[fd & ((1 << SHIM_TABLE_BITS) - 1)],
+				    memory_order_acquire);
+}
+
+/* Call fn for every descriptor with a pointer in t. */
+void shim_table_each(struct shim_table *t,
+		     void (*fn)(int fd, uintptr_t v, void *arg), void *arg);
+
+/* ---- per-socket state (shim_sock.c) ---- */
+
+enum shim_state { SHIM_FREE, SHIM_ARMED, SHIM_ASIDE };
+
+#define SHIM_UDP_RING 1024	/* datagrams awaiting their stamp */
+#define SHIM_STASH 16		/* UDP stamps that came before their record */
+#define SHIM_UDP_ID0 0x80000000u	/* our ids; the kernel's count from 0 */
+
+struct shim_udp_slot {
+	_Atomic uint32_t tag;	/* id + 1 of the datagram; 0 while written */
+	atomic_bool stamped;	/* its stamp came */
+	bool wanted;		/* the filter takes its flow */
+	uint32_t len;
+	uint64_t hash;
+	struct frame_flow flow;
+};
+
+struct shim_route {		/* unconnected UDP: source for a destination */
+	int family;
+	uint8_t dst[16], src[16];
+};
+
+struct shim_sock {
+	_Atomic int refs;		/* descriptors naming it */
+	_Atomic int state;		/* enum shim_state */
+	atomic_flag reaping;
+	bool tcp;
+	bool connected;			/* flow.dst is the peer */
+	bool src_fixed;			/* UDP bound to one address */
+	unsigned so_flags;		/* SO_TIMESTAMPING in force */
+	struct frame_flow flow;		/* local → peer (local only when not
+					 * connected) */
+	/* TCP */
+	struct shim_anchor anchor;
+	bool tsonly;
+	/* UDP */
+	bool ids_ours;			/* ids chosen per send (SCM_TS_OPT_ID) */
+	pthread_mutex_t mtx;		/* ring records, routes; the send too
+					 * when the kernel counts the ids */
+	_Atomic uint32_t next_id;
+	struct shim_udp_slot *ring;	/* SHIM_UDP_RING, kept when recycled */
+	struct {
+		uint32_t id;
+		struct shim_errq_stamp st;
+	} stash[SHIM_STASH];
+	unsigned nstash;
+	struct shim_route routes[4];
+	unsigned nroutes;
+	/* Outstanding stamps: sent beyond stamped (TCP bytes, UDP ids). */
+	_Atomic uint32_t sent_mark;
+	uint32_t stamped_mark;
+	/* Hardware stamps: the egress interface's PHC, found once. */
+	bool phc_known;
+	int phc;
+	uint32_t ifindex;
+	/* Counters, added to shim_stats when it is recycled. */
+	_Atomic uint64_t sends;
+	_Atomic uint64_t lost;		/* UDP: recorded, never stamped */
+	uint64_t stamps, unkeyed, filtered, mismatch;
+	struct shim_sock *next_free;
+};
+
+/* The armed socket of fd, or NULL: the wrappers' fast path. */
+static inline struct shim_sock *shim_sock_armed(int fd)
+{
+	uintptr_t v = shim_table_get(&shim_socks, fd);
+	struct shim_sock *sk;
+
+	if (!SHIM_FD_SOCK(v))
+		return NULL;
+	sk = (struct shim_sock *)v;
+	return atomic_load_explicit(&sk->state, memory_order_relaxed) ==
+	       SHIM_ARMED ? sk : NULL;
+}
+
+/* Look at a descriptor seen for the first time (or reset): arm it when it
+ * is a TCP or UDP socket we are to stamp, else remember to ignore it.
+ * Returns the armed socket or NULL. A TCP socket not connected yet is
+ * left unknown, to be looked at again. */
+struct shim_sock *shim_classify(int fd);
+
+/* The armed socket of fd for a send: classifies unknown descriptors. */
+static inline struct shim_sock *shim_sock_for_send(int fd)
+{
+	uintptr_t v = shim_table_get(&shim_socks, fd);
+
+	if (SHIM_LIKELY(v == SHIM_FD_IGNORED || v == SHIM_FD_APP))
+		return NULL;
+	if (v == SHIM_FD_UNKNOWN || v == SHIM_FD_BUSY)
+		return shim_classify(fd);
+	return shim_sock_armed(fd);
+}
+
+/* Step aside from sk (fd): read what is queued, switch our stamping off,
+ * count and log once why. Safe to call on a socket already aside. The
+ * _locked form is for a caller that holds sk->reaping. */
+void shim_aside(struct shim_sock *sk, int fd, enum shim_aside why);
+void shim_aside_locked(struct shim_sock *sk, int fd, enum shim_aside why);
+
+/* fd names something new (socket(), accept(), a received descriptor) or
+ * is about to name nothing (close(), dup2() onto it): forget what we knew
+ * of the number; reap: it still names the old socket, whose last stamps
+ * are read first. */
+void shim_fd_reset(int fd, bool reap);
+/* newfd is now a copy of oldfd (dup2, F_DUPFD). */
+void shim_fd_copy(int oldfd, int newfd);
+/* The program takes fd's stamps or error queue for itself (setsockopt,
+ * MSG_ERRQUEUE): step aside from it, or never arm it. */
+void shim_fd_app(int fd, enum shim_aside why);
+/* No more UDP sockets: step aside from those armed (io_uring). */
+void shim_sock_udp_off(void);
+/* A UDP socket was connected or disconnected (connect()). */
+void shim_sock_connected(struct shim_sock *sk, int fd);
+
+/* Move the live sockets' counters into shim_stats. */
+void shim_stats_sum(void);
+/* After fork(), in the child: fresh locks and counters. */
+void shim_sock_after_fork(void);
+/* At exit: read every armed socket's last stamps. */
+void shim_sock_reap_all(void);
+
+/* ---- reaping (shim_reap.c) ---- */
+
+/* Read the error queue of sk if no other thread is; hand stamps over.
+ * Returns the number of messages read (0 when another thread holds it). */
+int shim_reap_try(struct shim_sock *sk, int fd);
+/* Read it, waiting for another thread's reading to end. */
+int shim_reap(struct shim_sock *sk, int fd);
+/* Read it; the caller holds sk->reaping. Steps aside on trouble (a
+ * message not ours, no TCP anchor). */
+int shim_reap_locked(struct shim_sock *sk, int fd);
+/* Read everything queued and hand it over, never stepping aside; the
+ * caller holds sk->reaping (stepping aside itself). */
+int shim_reap_drain(struct shim_sock *sk, int fd);
+/* A poll said POLLERR for sk: read our stamps off the queue and poll it
+ * again for events; returns the socket's events now (POLLERR in them: a
+ * real error, or something not ours). */
+short shim_settle(struct shim_sock *sk, int fd, short events);
+/* Stamps may still come for what was sent (cheap test). */
+static inline bool shim_outstanding(struct shim_sock *sk)
+{
+	return (int32_t)(atomic_load_explicit(&sk->sent_mark,
+					      memory_order_relaxed) -
+			 sk->stamped_mark) > 0;
+}
+/* After a successful send of n (TCP bytes) on sk. */
+void shim_tcp_sent(struct shim_sock *sk, int fd, size_t n);
+/* Record datagram id (UDP) sent through m (its name, or the peer), n
+ * bytes. Call with sk->mtx held. */
+void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,
+		     const struct msghdr *m, size_t n);
+
+/* Probe once whether the kernel takes SCM_TS_OPT_ID (Linux 6.13). */
+bool shim_have_ts_opt_id(void);
+/* Copy m's control messages into buf (cap bytes) and add SCM_TS_OPT_ID
+ * with id. Returns the new control length, or -1 when it does not fit. */
+int shim_udp_ctl_add(const struct msghdr *m, void *buf, size_t cap,
+		     uint32_t id);
+
+/* ---- epoll registrations (shim_ep.c) ---- */
+
+struct shim_ep;
+void shim_ep_hold(struct shim_ep *ep);
+void shim_ep_release(struct shim_ep *ep);
+/* After a successful epoll_ctl. */
+void shim_ep_ctl(int epfd, int op, int fd, const struct epoll_event *ev);
+/* The descriptor and events registered on epfd with data; -1 if unknown. */
+int shim_ep_lookup(int epfd, uint64_t data, uint32_t *events);
+void shim_ep_after_fork(void);
+
+/* ---- time ---- */
+
+static inline int64_t shim_mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+#endif

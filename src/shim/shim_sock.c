@@ -1,0 +1,597 @@
+/* shim_sock.c — which descriptors are stamped sockets, arming them and
+ * stepping aside; see shim.h. */
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/missing.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+
+static pthread_mutex_t pool_mtx = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_sock *pool;
+/* What the running kernel refused once (probed on the first socket). */
+static atomic_bool no_id_tcp, no_rx_filter;
+
+static const char *const aside_why[SHIM_ASIDE_COUNT] = {
+	[SHIM_ASIDE_APP_TSTAMP] = "the program sets SO_TIMESTAMPING itself "
+		"(its stamps stay its own)",
+	[SHIM_ASIDE_RECVERR] = "IP_RECVERR/IPV6_RECVERR is on (ICMP errors "
+		"share the error queue, and are the program's)",
+	[SHIM_ASIDE_ZEROCOPY] = "SO_ZEROCOPY is on (its completions share "
+		"the error queue)",
+	[SHIM_ASIDE_ERRQUEUE] = "the program reads MSG_ERRQUEUE itself",
+	[SHIM_ASIDE_CORK] = "UDP corking (MSG_MORE, UDP_CORK) or UDP_SEGMENT "
+		"(a datagram is not one send)",
+	[SHIM_ASIDE_ANCHOR] = "TCP: no agreed sequence base from the "
+		"looped packets",
+	[SHIM_ASIDE_UNSTAMPABLE] = "UDP sent by sendfile, splice or io_uring "
+		"(datagram ids no longer ours to count)",
+	[SHIM_ASIDE_FAILED] = "the kernel refused SO_TIMESTAMPING, or out "
+		"of memory",
+};
+
+static unsigned mode_flags(void)
+{
+	switch (shim_conf.mode) {
+	case SHIM_MODE_HW:
+		return SOF_TIMESTAMPING_TX_HARDWARE |
+		       SOF_TIMESTAMPING_RAW_HARDWARE;
+	case SHIM_MODE_SW:
+		return SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	default:
+		/* Both: the driver that stamps in hardware marks the packet,
+		 * and the kernel then skips the software stamp; elsewhere the
+		 * software one comes. */
+		return SOF_TIMESTAMPING_TX_HARDWARE |
+		       SOF_TIMESTAMPING_RAW_HARDWARE |
+		       SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	}
+}
+
+/* Flags a tapless-stamp of any mode may have set: a socket inherited
+ * across exec() with these is adopted, not left as the program's. */
+static bool flags_ours(unsigned f)
+{
+	unsigned ours = SOF_TIMESTAMPING_TX_HARDWARE |
+		SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_TX_SOFTWARE |
+		SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+		SOF_TIMESTAMPING_OPT_TSONLY | TAPLESS_SOF_OPT_ID_TCP |
+		TAPLESS_SOF_OPT_RX_FILTER;
+
+	return (f & SOF_TIMESTAMPING_OPT_ID) && !(f & ~ours);
+}
+
+static int set_flags(int fd, unsigned f)
+{
+	return REAL(setsockopt)(fd, SOL_SOCKET, SO_TIMESTAMPING, &f,
+				sizeof(f)) ? -errno : 0;
+}
+
+static int get_int(int fd, int level, int name, int *v)
+{
+	socklen_t len = sizeof(*v);
+
+	*v = 0;
+	return REAL(getsockopt)(fd, level, name, v, &len) ? -errno : 0;
+}
+
+/* ---- the pool ---- */
+
+static struct shim_sock *sock_alloc(bool tcp)
+{
+	struct shim_sock *sk;
+	struct shim_udp_slot *ring;
+
+	pthread_mutex_lock(&pool_mtx);
+	sk = pool;
+	if (sk)
+		pool = sk->next_free;
+	pthread_mutex_unlock(&pool_mtx);
+	if (!sk) {
+		sk = calloc(1, sizeof(*sk));
+		if (!sk)
+			return NULL;
+	}
+	ring = sk->ring;
+	memset(sk, 0, sizeof(*sk));
+	pthread_mutex_init(&sk->mtx, NULL);
+	atomic_flag_clear(&sk->reaping);
+	sk->ring = ring;
+	sk->tcp = tcp;
+	sk->phc = -1;
+	atomic_store(&sk->refs, 1);
+	if (!tcp) {
+		if (!sk->ring)
+			sk->ring = calloc(SHIM_UDP_RING, sizeof(*sk->ring));
+		else
+			memset(sk->ring, 0, SHIM_UDP_RING * sizeof(*sk->ring));
+		if (!sk->ring) {
+			pthread_mutex_lock(&pool_mtx);
+			sk->next_free = pool;
+			pool = sk;
+			pthread_mutex_unlock(&pool_mtx);
+			return NULL;
+		}
+	}
+	return sk;
+}
+
+static void sum_one(int fd, uintptr_t v, void *arg);
+static void sock_final(struct shim_sock *sk, int fd);
+
+static void sock_free(struct shim_sock *sk)
+{
+	sum_one(-1, (uintptr_t)sk, NULL);
+	atomic_store(&sk->state, SHIM_FREE);
+	pthread_mutex_lock(&pool_mtx);
+	sk->next_free = pool;
+	pool = sk;
+	pthread_mutex_unlock(&pool_mtx);
+}
+
+/* Drop one descriptor's hold on sk; the last reads the final stamps
+ * (fd still open) when reap. */
+static void sock_put(struct shim_sock *sk, int fd, bool reap)
+{
+	if (atomic_fetch_sub(&sk->refs, 1) != 1)
+		return;
+	if (reap)
+		sock_final(sk, fd);
+	sock_free(sk);
+}
+
+/* ---- arming ---- */
+
+static int arm(struct shim_sock *sk, int fd, bool adopt)
+{
+	unsigned f = mode_flags() | SOF_TIMESTAMPING_OPT_ID;
+	int err;
+
+	/* Adopting: clear OPT_ID first, so setting it again restarts the
+	 * key from now (TCP: write_seq; UDP: 0), which we then know. */
+	if (adopt)
+		set_flags(fd, 0);
+	if (sk->tcp) {
+		if (!atomic_load(&no_id_tcp))
+			f |= TAPLESS_SOF_OPT_ID_TCP;
+	} else {
+		f |= SOF_TIMESTAMPING_OPT_TSONLY;
+	}
+	/* No RX stamps in the program's own control messages: only those
+	 * the device filter asked for, and we ask for none. */
+	if (!atomic_load(&no_rx_filter))
+		f |= TAPLESS_SOF_OPT_RX_FILTER;
+	for (;;) {
+		err = set_flags(fd, f);
+		if (err != -EINVAL)
+			break;
+		if (f & TAPLESS_SOF_OPT_ID_TCP) {
+			atomic_store(&no_id_tcp, true);
+			f &= ~TAPLESS_SOF_OPT_ID_TCP;
+		} else if (f & TAPLESS_SOF_OPT_RX_FILTER) {
+			atomic_store(&no_rx_filter, true);
+			f &= ~TAPLESS_SOF_OPT_RX_FILTER;
+			shim_log_once(LOG_NOTICE, "the kernel has no "
+				      "SOF_TIMESTAMPING_OPT_RX_FILTER (Linux "
+				      "6.9): a program reading control messages "
+				      "may see SCM_TIMESTAMPING with its data");
+		} else {
+			break;
+		}
+	}
+	if (err)
+		return err;
+	sk->so_flags = f;
+	if (!sk->tcp) {
+		sk->ids_ours = shim_have_ts_opt_id();
+		atomic_store(&sk->next_id, sk->ids_ours ? SHIM_UDP_ID0 : 0);
+		sk->stamped_mark = atomic_load(&sk->next_id);
+		atomic_store(&sk->sent_mark, sk->stamped_mark);
+	}
+	atomic_store(&sk->state, SHIM_ARMED);
+	if (sk->tcp)
+		SHIM_COUNT(armed_tcp);
+	else
+		SHIM_COUNT(armed_udp);
+	if (adopt)
+		SHIM_COUNT(adopted);
+	return 0;
+}
+
+static atomic_flag aside_logged[SHIM_ASIDE_COUNT];
+
+static void aside_count(int fd, enum shim_aside why)
+{
+	SHIM_COUNT(aside[why]);
+	if (!atomic_flag_test_and_set(&aside_logged[why]))
+		shim_log(why == SHIM_ASIDE_ANCHOR || why == SHIM_ASIDE_FAILED ?
+			 LOG_WARNING : LOG_NOTICE,
+			 "fd %d: stepping aside (and from every socket like it): "
+			 "%s", fd, aside_why[why]);
+	else
+		shim_log(LOG_INFO, "fd %d: stepping aside: %s", fd,
+			 aside_why[why]);
+}
+
+/* Whether the socket's error queue is, or will be, the program's. */
+static int queue_taken(int fd, int family, bool tcp)
+{
+	int v;
+
+	if (!get_int(fd, SOL_IP, IP_RECVERR, &v) && v)
+		return SHIM_ASIDE_RECVERR;
+	if (family == AF_INET6 && !get_int(fd, SOL_IPV6, IPV6_RECVERR, &v) && v)
+		return SHIM_ASIDE_RECVERR;
+	if (!get_int(fd, SOL_SOCKET, SO_ZEROCOPY, &v) && v)
+		return SHIM_ASIDE_ZEROCOPY;
+	if (!tcp && ((!get_int(fd, SOL_UDP, UDP_CORK, &v) && v) ||
+		     (!get_int(fd, SOL_UDP, UDP_SEGMENT, &v) && v)))
+		return SHIM_ASIDE_CORK;
+	return -1;
+}
+
+static bool addr_any(int family, const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, family == AF_INET ? 4 : 16);
+}
+
+/* Wait for another thread's look at slot to end (bounded: a signal
+ * handler sending on the socket its own thread is looking at must not
+ * spin for ever). Returns the word it left, or SHIM_FD_BUSY. */
+static uintptr_t wait_busy(_Atomic uintptr_t *slot)
+{
+	uintptr_t v = atomic_load(slot);
+
+	for (int i = 0; v == SHIM_FD_BUSY && i < 100000; i++) {
+		sched_yield();
+		v = atomic_load(slot);
+	}
+	return v;
+}
+
+/* The look at a descriptor: the thread that holds its word at BUSY. */
+static struct shim_sock *look(int fd, _Atomic uintptr_t *slot)
+{
+	int type, dom, proto, v, why, err;
+	struct frame_flow flow;
+	struct shim_sock *sk;
+	bool tcp, adopt = false;
+
+	if (!shim_conf.on)
+		goto ignore;
+	if (get_int(fd, SOL_SOCKET, SO_TYPE, &type)) {
+		if (errno == EBADF) {
+			atomic_store(slot, SHIM_FD_UNKNOWN);	/* nothing there */
+			return NULL;
+		}
+		goto ignore;
+	}
+	if (get_int(fd, SOL_SOCKET, SO_DOMAIN, &dom) ||
+	    get_int(fd, SOL_SOCKET, SO_PROTOCOL, &proto) ||
+	    (dom != AF_INET && dom != AF_INET6))
+		goto ignore;
+	tcp = type == SOCK_STREAM && proto == IPPROTO_TCP;
+	if (!tcp && !(type == SOCK_DGRAM && proto == IPPROTO_UDP))
+		goto ignore;
+	if (tcp && !get_int(fd, SOL_SOCKET, SO_ACCEPTCONN, &v) && v)
+		goto ignore;
+	if (!tcp && atomic_load(&shim_conf.udp_off))
+		goto ignore;
+	err = frame_flow_of_socket(&flow, fd, 0);
+	if (err == -ENOTCONN) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+
+		if (tcp) {
+			/* Connecting: looked at again later. */
+			atomic_store(slot, SHIM_FD_UNKNOWN);
+			return NULL;
+		}
+		/* Unconnected UDP: each datagram has its own peer, so the
+		 * filter is applied per datagram. */
+		memset(&flow, 0, sizeof(flow));
+		flow.family = dom;
+		flow.proto = IPPROTO_UDP;
+		if (getsockname(fd, (struct sockaddr *)&ss, &len))
+			goto ignore;
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			memcpy(flow.src, &a->sin_addr, 4);
+			flow.sport = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			memcpy(flow.src, &a->sin6_addr, 16);
+			flow.sport = ntohs(a->sin6_port);
+		}
+	} else if (err) {
+		goto ignore;
+	} else if (!shim_filter_match(&shim_conf.filter, flow.family, flow.dst,
+				      flow.sport, flow.dport)) {
+		goto ignore;
+	}
+	if (tcp && !shim_conf.tcp_ok) {
+		shim_log_once(LOG_WARNING, "TCP sockets are not stamped: "
+			      "net.core.tstamp_allow_data is 0 and the program "
+			      "lacks CAP_NET_RAW, so the kernel hands it no "
+			      "looped packet to anchor sequence numbers with; "
+			      "set sysctl net.core.tstamp_allow_data=1");
+		goto ignore;
+	}
+	if (!get_int(fd, SOL_SOCKET, SO_TIMESTAMPING, &v) && v) {
+		if (!flags_ours((unsigned)v)) {
+			aside_count(fd, SHIM_ASIDE_APP_TSTAMP);
+			goto app;
+		}
+		adopt = true;	/* armed by us before an exec() */
+	}
+	why = queue_taken(fd, dom, tcp);
+	if (why >= 0) {
+		if (adopt)
+			set_flags(fd, 0);
+		aside_count(fd, (enum shim_aside)why);
+		goto app;
+	}
+	sk = sock_alloc(tcp);
+	if (!sk) {
+		shim_log_once(LOG_WARNING, "out of memory: sockets left "
+			      "unstamped");
+		SHIM_COUNT(aside[SHIM_ASIDE_FAILED]);
+		goto ignore;
+	}
+	sk->flow = flow;
+	sk->connected = err == 0;
+	sk->src_fixed = !tcp && !sk->connected && !addr_any(dom, flow.src);
+	err = arm(sk, fd, adopt);
+	if (err) {
+		shim_log_once(LOG_WARNING, "fd %d: SO_TIMESTAMPING refused: %s",
+			      fd, strerror(-err));
+		SHIM_COUNT(aside[SHIM_ASIDE_FAILED]);
+		sock_free(sk);
+		goto ignore;
+	}
+	atomic_store(slot, (uintptr_t)sk);
+	shim_log(LOG_DEBUG, "fd %d: stamping %s%s, flags 0x%x", fd,
+		 tcp ? "TCP" : "UDP", adopt ? " (adopted)" : "", sk->so_flags);
+	return sk;
+app:
+	atomic_store(slot, SHIM_FD_APP);
+	return NULL;
+ignore:
+	atomic_store(slot, SHIM_FD_IGNORED);
+	return NULL;
+}
+
+struct shim_sock *shim_classify(int fd)
+{
+	_Atomic uintptr_t *slot;
+	uintptr_t cur;
+
+	if (shim_in_vfork_child())
+		return NULL;
+	slot = shim_table_slot(&shim_socks, fd, true);
+	if (!slot)
+		return NULL;
+	for (;;) {
+		cur = atomic_load(slot);
+		if (cur == SHIM_FD_UNKNOWN &&
+		    atomic_compare_exchange_strong(slot, &cur, SHIM_FD_BUSY))
+			return look(fd, slot);
+		if (cur == SHIM_FD_BUSY && (cur = wait_busy(slot)) == SHIM_FD_BUSY)
+			return NULL;
+		if (cur != SHIM_FD_UNKNOWN)
+			return SHIM_FD_SOCK(cur) ? shim_sock_armed(fd) : NULL;
+	}
+}
+
+/* ---- stepping aside ---- */
+
+void shim_aside_locked(struct shim_sock *sk, int fd, enum shim_aside why)
+{
+	if (atomic_load(&sk->state) != SHIM_ARMED)
+		return;
+	/* Stamps already queued are ours: read them first, then clear the
+	 * flags (OPT_ID too, so the program's own keys start afresh). */
+	shim_reap_drain(sk, fd);
+	set_flags(fd, 0);
+	atomic_store(&sk->state, SHIM_ASIDE);
+	aside_count(fd, why);
+}
+
+void shim_aside(struct shim_sock *sk, int fd, enum shim_aside why)
+{
+	while (atomic_flag_test_and_set_explicit(&sk->reaping,
+						 memory_order_acquire))
+		sched_yield();
+	shim_aside_locked(sk, fd, why);
+	atomic_flag_clear_explicit(&sk->reaping, memory_order_release);
+}
+
+/* ---- descriptor numbers ---- */
+
+void shim_fd_reset(int fd, bool reap)
+{
+	_Atomic uintptr_t *slot = shim_table_slot(&shim_socks, fd, false);
+	uintptr_t v;
+
+	if (slot) {
+		v = atomic_exchange(slot, SHIM_FD_UNKNOWN);
+		if (SHIM_FD_SOCK(v))
+			sock_put((struct shim_sock *)v, fd, reap);
+	}
+	slot = shim_table_slot(&shim_eps, fd, false);
+	if (slot) {
+		v = atomic_exchange(slot, SHIM_FD_UNKNOWN);
+		if (SHIM_FD_SOCK(v))
+			shim_ep_release((struct shim_ep *)v);
+	}
+}
+
+void shim_fd_copy(int oldfd, int newfd)
+{
+	_Atomic uintptr_t *slot;
+	uintptr_t v, prev;
+
+	v = shim_table_get(&shim_socks, oldfd);
+	if (v == SHIM_FD_BUSY)
+		v = SHIM_FD_UNKNOWN;	/* looked at again through newfd */
+	slot = shim_table_slot(&shim_socks, newfd, v != SHIM_FD_UNKNOWN);
+	if (slot) {
+		if (SHIM_FD_SOCK(v))
+			atomic_fetch_add(&((struct shim_sock *)v)->refs, 1);
+		prev = atomic_exchange(slot, v);
+		if (SHIM_FD_SOCK(prev))
+			sock_put((struct shim_sock *)prev, newfd, false);
+	}
+	v = shim_table_get(&shim_eps, oldfd);
+	slot = shim_table_slot(&shim_eps, newfd, SHIM_FD_SOCK(v));
+	if (slot) {
+		if (SHIM_FD_SOCK(v))
+			shim_ep_hold((struct shim_ep *)v);
+		prev = atomic_exchange(slot, SHIM_FD_SOCK(v) ? v : 0);
+		if (SHIM_FD_SOCK(prev))
+			shim_ep_release((struct shim_ep *)prev);
+	}
+}
+
+void shim_fd_app(int fd, enum shim_aside why)
+{
+	_Atomic uintptr_t *slot = shim_table_slot(&shim_socks, fd, true);
+	uintptr_t v;
+
+	if (!slot)
+		return;
+	for (;;) {
+		v = wait_busy(slot);
+		if (v == SHIM_FD_BUSY)
+			return;
+		if (SHIM_FD_SOCK(v)) {
+			shim_aside((struct shim_sock *)v, fd, why);
+			return;
+		}
+		/* Never armed: remember, so that no later look (connect,
+		 * exec) takes its stamps for ours. */
+		if (v == SHIM_FD_APP ||
+		    atomic_compare_exchange_weak(slot, &v, SHIM_FD_APP))
+			return;
+	}
+}
+
+static void udp_off_one(int fd, uintptr_t v, void *arg)
+{
+	struct shim_sock *sk = (struct shim_sock *)v;
+
+	(void)arg;
+	if (!sk->tcp && atomic_load(&sk->state) == SHIM_ARMED)
+		shim_aside(sk, fd, SHIM_ASIDE_UNSTAMPABLE);
+}
+
+void shim_sock_udp_off(void)
+{
+	shim_table_each(&shim_socks, udp_off_one, NULL);
+}
+
+void shim_sock_connected(struct shim_sock *sk, int fd)
+{
+	struct frame_flow flow;
+
+	pthread_mutex_lock(&sk->mtx);
+	if (frame_flow_of_socket(&flow, fd, 0) == 0) {
+		sk->flow = flow;
+		sk->connected = true;
+	} else {
+		sk->connected = false;
+	}
+	sk->nroutes = 0;
+	pthread_mutex_unlock(&sk->mtx);
+}
+
+/* ---- the whole process ---- */
+
+static void sum_one(int fd, uintptr_t v, void *arg)
+{
+	struct shim_sock *sk = (struct shim_sock *)v;
+
+	(void)fd;
+	(void)arg;
+	/* Moved into the process's counters, so a socket shared by dup()s
+	 * is counted once. */
+	if (atomic_load(&sk->state) == SHIM_FREE)
+		return;
+	atomic_fetch_add(&shim_stats.sends, atomic_exchange(&sk->sends, 0));
+	atomic_fetch_add(&shim_stats.lost, atomic_exchange(&sk->lost, 0));
+	atomic_fetch_add(&shim_stats.stamps, sk->stamps);
+	atomic_fetch_add(&shim_stats.unkeyed, sk->unkeyed);
+	atomic_fetch_add(&shim_stats.filtered, sk->filtered);
+	atomic_fetch_add(&shim_stats.mismatch, sk->mismatch);
+	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = 0;
+}
+
+void shim_stats_sum(void)
+{
+	shim_table_each(&shim_socks, sum_one, NULL);
+}
+
+static void fork_one(int fd, uintptr_t v, void *arg)
+{
+	struct shim_sock *sk = (struct shim_sock *)v;
+
+	(void)fd;
+	(void)arg;
+	pthread_mutex_init(&sk->mtx, NULL);
+	atomic_flag_clear(&sk->reaping);
+	atomic_store(&sk->sends, 0);
+	atomic_store(&sk->lost, 0);
+	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = 0;
+}
+
+void shim_sock_after_fork(void)
+{
+	pthread_mutex_init(&pool_mtx, NULL);
+	shim_table_each(&shim_socks, fork_one, NULL);
+}
+
+/* The socket's last stamps: everything queued, and the accounts of what
+ * never came (a stamp whose datagram record never came is not keyed; a
+ * datagram recorded whose stamp never came is lost). */
+static void sock_final(struct shim_sock *sk, int fd)
+{
+	for (int i = 0; i < 1000 && atomic_load(&sk->state) == SHIM_ARMED &&
+	     shim_reap(sk, fd) > 0; i++)
+		;
+	sk->unkeyed += sk->nstash;
+	sk->nstash = 0;
+	if (!sk->tcp && sk->ring)
+		for (unsigned i = 0; i < SHIM_UDP_RING; i++)
+			if (atomic_load(&sk->ring[i].tag) &&
+			    !atomic_load(&sk->ring[i].stamped)) {
+				atomic_fetch_add(&sk->lost, 1);
+				atomic_store(&sk->ring[i].stamped, true);
+			}
+}
+
+static void reap_one(int fd, uintptr_t v, void *arg)
+{
+	(void)arg;
+	sock_final((struct shim_sock *)v, fd);
+}
+
+void shim_sock_reap_all(void)
+{
+	shim_table_each(&shim_socks, reap_one, NULL);
+}
