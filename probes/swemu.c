@@ -7,13 +7,21 @@
  * Per port: one AF_PACKET socket (SOCK_RAW, all protocols, promiscuous,
  * never seeing its own sends), stamped through ts.h like any probe socket,
  * so a port with a PHC gives hardware stamps and a veth software ones.
+ * Frames come in through the socket's receive ring (pktring.h: no system
+ * call per frame; the stamp is in the ring beside the frame), or with
+ * --io socket one recvmsg each, with the stamp in its control message.
  *
  * Per frame: t_in is its RX stamp; it is due at t_in + the model's delay;
  * it waits in the egress port's FIFO (allocated once) and is sent when the
- * scheduling clock reaches due; its TX stamp comes back on the error queue
- * (OPT_ID: the socket's frame counter) and is written as the egress. The
- * truth is what happened, not what was asked: an emulator late on its
- * schedule shows up in the achieved residence, never in the files' stamps.
+ * scheduling clock reaches due, the last stretch spun, not slept; its TX
+ * stamp comes back on the error queue (OPT_ID: the socket's frame counter)
+ * and is written as the egress. Stamps are read in batches when nothing is
+ * due, never between a frame's arrival and its departure. The truth is
+ * what happened, not what was asked: an emulator late on its schedule shows
+ * up in the achieved residence, never in the files' stamps.
+ *
+ * The files are written by a thread of their own (pcapq.h): the forwarding
+ * loop only copies each record into a ring.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,21 +47,28 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "base/opts.h"
-#include "files/pcapng.h"
-#include "base/prog.h"
-#include "stamp/phc.h"
 #include "base/print.h"
+#include "base/prog.h"
 #include "base/summary.h"
-#include "sim/swmodel.h"
-#include "files/topo.h"
-#include "stamp/ts.h"
 #include "base/xalloc.h"
+#include "files/pcapng.h"
+#include "files/pcapq.h"
+#include "files/topo.h"
+#include "live/pktring.h"
+#include "sim/swmodel.h"
+#include "stamp/phc.h"
+#include "stamp/ts.h"
 
 #define SWEMU_VERSION prog_version()	/* "tapless-swemu VERSION" */
 #define SWEMU_MAX_PORTS 16
 #define SWEMU_BATCH 64		/* frames read from one port per round */
 #define SWEMU_MAC_MAX 4096	/* learned addresses, at most */
-#define SWEMU_RCVBUF (8 << 20)	/* socket receive buffer, bytes */
+#define SWEMU_RCVBUF (8 << 20)	/* receive buffer or ring per port, bytes */
+#define SWEMU_TRUTHQ (32 << 20)	/* records waiting for the writer thread */
+/* TX stamps read at the latest once this many wait on a port, even while
+ * frames keep coming: each waits on the error queue, which holds what the
+ * receive buffer holds, and a stamp that finds it full is lost. */
+#define SWEMU_REAP_MAX 64
 #define SWEMU_WAIT_MAX_NS 100000000LL	/* never sleep longer: stop, timeouts */
 #define SWEMU_PHC_EVERY_NS 1000000000LL	/* PHC-system offset refresh */
 /* Every frame read or sent on a port socket starts with this header
@@ -63,6 +78,8 @@
 static const char *const swemu_stamp_choices[] = { "auto", "hw", "sw", NULL };
 static const char *const swemu_modes[] = { "cut-through", "store-and-forward", NULL };
 static const char *const swemu_dists[] = { "normal", "exponential", "uniform", NULL };
+enum swemu_io { SWEMU_IO_RING, SWEMU_IO_SOCKET };
+static const char *const swemu_ios[] = { "ring", "socket", NULL };
 
 static const struct opt_def swemu_opts[] = {
 	{ "port", 'i', OPT_LIST, NULL, 0, 0, NULL, "IFACE", "a switch port (at least two)", 0 },
@@ -77,7 +94,9 @@ static const struct opt_def swemu_opts[] = {
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, swemu_stamp_choices, "SOURCE", "stamps: auto, hw or sw", 0 },
 	{ "queue", 0, OPT_INT, "4096", 16, 1048576, NULL, "N", "frames each egress port holds", 0 },
 	{ "spin-us", 0, OPT_INT, "20", 0, 100000, NULL, "US", "spin instead of sleeping this close to a departure", 0 },
+	{ "poll-us", 0, OPT_INT, "0", 0, 1000000, NULL, "US", "keep polling this long after a frame before sleeping", 0 },
 	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "never sleep (one CPU at 100 %)", 0 },
+	{ "io", 0, OPT_ENUM, "ring", 0, 0, swemu_ios, "IO", "receive through a ring (no syscall per frame) or socket (recvmsg per frame)", 0 },
 	{ "mac-age", 0, OPT_INT, "300", 1, 86400, NULL, "SECONDS", "forget a learned address after SECONDS", 0 },
 	{ "stamp-timeout-ms", 0, OPT_INT, "1000", 10, 60000, NULL, "MS", "a TX stamp not in by then is lost", 0 },
 	{ "snaplen", 's', OPT_INT, "65535", 64, 262144, NULL, "BYTES", "bytes kept of each frame in the files", 0 },
@@ -116,6 +135,7 @@ struct swemu_slot {
 struct swemu_counters {
 	uint64_t rx, tx, dropped, overflow, oversize, filtered;
 	uint64_t rx_unstamped, stamps_lost, stamp_mismatch, kernel_drops;
+	uint64_t rx_copy_stamped;	/* stamped by the ring's copy (pktring.h) */
 	uint64_t unsent;	/* still queued when the run ended */
 };
 
@@ -126,6 +146,7 @@ struct swemu_port {
 	struct ts_sock *ts;
 	struct ts_info info;
 	enum ts_stage rx_stage, tx_stage;
+	struct pktring *ring;	/* --io ring; NULL: recvmsg */
 	/* Hardware stamps: PHC time - CLOCK_REALTIME, for scheduling. */
 	struct phc *phc;
 	int64_t phc_off, phc_next;
@@ -152,10 +173,13 @@ struct swemu {
 	int64_t mac_age_ns;
 	uint32_t cap;		/* slots per FIFO */
 	size_t slot_bytes;	/* largest frame taken */
-	uint8_t *rxbuf;
+	uint32_t snaplen;	/* bytes of a frame in the files */
+	uint8_t *rxbuf;		/* --io socket: the frame read */
 	uint64_t next_id, received, max_frames;
-	int64_t spin_ns;
+	int64_t spin_ns, poll_ns;
 	bool busy, write_failed;
+	enum swemu_io io;
+	struct pcapq *truth;	/* NULL: no files */
 	/* Residence and model target per (ingress, egress) pair. */
 	struct hist *res[SWEMU_MAX_PORTS][SWEMU_MAX_PORTS];
 	struct hist *target[SWEMU_MAX_PORTS][SWEMU_MAX_PORTS];
@@ -171,17 +195,14 @@ static void swemu_signal(int sig)
 
 /* ---- ports -------------------------------------------------------------- */
 
-/* The packet socket of a port: bound before anything is read, so it never
- * holds a frame of another interface, and stamped before it is bound. */
+/* A port's packet socket, stamped, not yet bound: nothing is queued on it
+ * until swemu_port_start(), which needs every port's MTU first. */
 static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout,
 			   uint32_t window, char *err, size_t len)
 {
-	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_protocol = htons(ETH_P_ALL) };
 	struct ts_config cfg;
 	struct ifreq ifr;
-	int one = 1, buf = SWEMU_RCVBUF, rc;
+	int one = 1, rc;
 
 	p->ifindex = (int)if_nametoindex(p->name);
 	if (!p->ifindex) {
@@ -201,6 +222,9 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->name);
 	p->mtu = ioctl(p->fd, SIOCGIFMTU, &ifr) ? 1500 : (unsigned)ifr.ifr_mtu;
 
+	/* RX stamping stays on in the socket even with the ring: it is what
+	 * keeps the kernel stamping every frame on arrival (ts.h), the
+	 * stamp the ring then carries. */
 	ts_config_init(&cfg);
 	cfg.mode = (enum ts_mode)mode;
 	cfg.ifname = p->name;
@@ -224,17 +248,43 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 			 strerror(errno));
 		return rc;
 	}
+	return 0;
+}
+
+/* Receive on the port: the ring or the socket's buffer, sized for frames of
+ * slot bytes, then bind, then promiscuous mode. */
+static int swemu_port_start(struct swemu_port *p, enum swemu_io io, size_t slot,
+			    char *err, size_t len)
+{
+	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	int one = 1, buf = SWEMU_RCVBUF, rc;
+
 	/* A frame from a local sender (veth, a bridge) may still carry a
 	 * checksum to be completed (CHECKSUM_PARTIAL): it would leave us
 	 * with a wrong one and be dropped by the receiver. The virtio header
 	 * says where the checksum goes, so we complete it as a NIC would;
 	 * our sends carry an empty header. */
-	if (setsockopt(p->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
+	if (io == SWEMU_IO_RING) {
+		/* One slot per frame, SWEMU_RCVBUF bytes in all, as the
+		 * socket's buffer: a burst waits there while we sleep. */
+		rc = pktring_create(&p->ring, p->fd, slot,
+				    (unsigned)(SWEMU_RCVBUF / (slot + 128)), true,
+				    p->info.source == TS_SOURCE_HW);
+		if (rc) {
+			snprintf(err, len, "%s: receive ring: %s", p->name,
+				 strerror(-rc));
+			return rc;
+		}
+	} else if (setsockopt(p->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
 		rc = -errno;
 		snprintf(err, len, "%s: PACKET_VNET_HDR: %s", p->name, strerror(errno));
 		return rc;
 	}
-	/* A burst must wait in the socket, not be dropped, while we sleep. */
+	/* A burst must wait in the socket, not be dropped, while we sleep;
+	 * with the ring, the buffer still holds the TX stamps (the error
+	 * queue), which must not be dropped while a burst is forwarded. */
 	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
 		(void)setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	sll.sll_ifindex = p->ifindex;
@@ -262,6 +312,7 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 
 static void swemu_port_close(struct swemu_port *p)
 {
+	pktring_destroy(p->ring);
 	ts_sock_destroy(p->ts);
 	if (p->fd >= 0)
 		close(p->fd);
@@ -379,23 +430,22 @@ static struct swemu_slot *swemu_slot(const struct swemu *d, struct swemu_port *p
 	return &p->q[k];
 }
 
+/* A block for the truth: copied into the writer thread's ring. */
 static void swemu_write(struct swemu *d, struct swemu_port *p, int64_t ts,
 			const uint8_t *frame, uint32_t len, enum pcapng_dir dir,
 			uint64_t id)
 {
-	int rc;
-
 	if (!p->w)
 		return;
-	rc = pcapng_write_packet_id(p->w, p->wid, ts, frame, len, len, dir, &id);
-	if (rc && !d->write_failed) {
+	if (pcapq_packet(d->truth, p->w, p->wid, ts, frame,
+			 len < d->snaplen ? len : d->snaplen, len, dir, true, id) &&
+	    !d->write_failed) {
 		d->write_failed = true;
-		log_err("%s: writing the truth: %s", p->name, strerror(-rc));
+		log_err("%s: writing the truth: %u-byte frame: %s", p->name, len,
+			strerror(EMSGSIZE));
 	}
 }
 
-/* One received frame: record its arrival, learn, queue it on its egress
- * ports with its due time. */
 /* Finish a checksum the sender left to the NIC: the one's complement sum
  * from start to the end (the field holds the pseudo-header's sum), folded
  * and inverted into the field (skb_checksum_help()'s rule). */
@@ -422,23 +472,17 @@ static void swemu_csum_complete(uint8_t *f, uint32_t len, unsigned start,
 	f[start + off + 1] = (uint8_t)c;
 }
 
-static void swemu_frame(struct swemu *d, unsigned in, uint32_t len,
-			const struct ts_stamp *st, int nst, int64_t mono)
+/* One received frame f (checksum completed), stamped t_in (0: not stamped):
+ * record its arrival, learn, queue it on its egress ports with its due
+ * time. */
+static void swemu_frame(struct swemu *d, unsigned in, const uint8_t *f,
+			uint32_t len, int64_t t_in, int64_t mono)
 {
 	struct swemu_port *p = &d->port[in];
-	uint8_t *f = d->rxbuf + SWEMU_VNET;
-	struct virtio_net_hdr vh;
-	int64_t t_in = 0, when, delay;
+	int64_t when, delay;
 	uint64_t id = ++d->next_id;
 	int out;
 
-	for (int i = 0; i < nst; i++)
-		if (st[i].stage == p->rx_stage)
-			t_in = st[i].ns;
-	memcpy(&vh, d->rxbuf, sizeof(vh));
-	if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-		swemu_csum_complete(f, len, le16toh(vh.csum_start),
-				    le16toh(vh.csum_offset));
 	if (t_in) {
 		swemu_write(d, p, t_in, f, len, PCAPNG_DIR_IN, id);
 		when = t_in - p->phc_off;	/* on CLOCK_REALTIME */
@@ -480,39 +524,104 @@ static void swemu_frame(struct swemu *d, unsigned in, uint32_t len,
 	}
 }
 
-static void swemu_receive(struct swemu *d, unsigned in, int64_t mono)
+static void swemu_oversize(struct swemu_port *p, size_t n)
+{
+	p->c.oversize++;
+	log_warn_rl("%s: a %zu-byte frame is larger than the MTU: turn TSO/GSO "
+		    "off on the sending host (ethtool -K IFACE tso off gso off)",
+		    p->name, n);
+}
+
+/* --io ring: the frames waiting in the port's ring, at most a batch; no
+ * system call. Returns how many were read. */
+static unsigned swemu_receive_ring(struct swemu *d, unsigned in, int64_t mono)
 {
 	struct swemu_port *p = &d->port[in];
+	bool hw = p->info.source == TS_SOURCE_HW;
+	struct pktring_frame f;
+	int64_t t_in;
+	unsigned k;
 
-	for (int k = 0; k < SWEMU_BATCH; k++) {
+	for (k = 0; k < SWEMU_BATCH; k++) {
+		if (d->max_frames && d->received >= d->max_frames)
+			break;
+		if (!pktring_next(p->ring, &f))
+			break;
+		p->c.rx++;
+		d->received++;
+		if (f.len > d->slot_bytes || f.caplen < f.len) {
+			swemu_oversize(p, f.len);
+		} else {
+			if (f.needs_csum)
+				swemu_csum_complete(f.data, f.len, f.csum_start,
+						    f.csum_offset);
+			/* A hardware port's truth is the NIC's stamp alone
+			 * (PHC time); a software port's the kernel's stamp
+			 * on arrival or, for a frame that came without one
+			 * (a local TCP sender's, pktring.h), its stamp as
+			 * the kernel handed it to the port. */
+			t_in = 0;
+			if (hw ? f.kind == PKTRING_TS_HW : f.kind != PKTRING_TS_HW)
+				t_in = f.ns;
+			if (!hw && f.kind == PKTRING_TS_COPY)
+				p->c.rx_copy_stamped++;
+			swemu_frame(d, in, f.data, f.len, t_in, mono);
+		}
+		pktring_release(p->ring);
+	}
+	return k;
+}
+
+/* --io socket: one recvmsg per frame until none is left, at most a batch.
+ * Returns how many were read. */
+static unsigned swemu_receive_socket(struct swemu *d, unsigned in, int64_t mono)
+{
+	struct swemu_port *p = &d->port[in];
+	unsigned k;
+
+	for (k = 0; k < SWEMU_BATCH; k++) {
+		struct virtio_net_hdr vh;
 		struct ts_stamp st[2];
+		uint8_t *f = d->rxbuf + SWEMU_VNET;
+		int64_t t_in = 0;
 		int nst;
 		ssize_t n;
 
 		if (d->max_frames && d->received >= d->max_frames)
-			return;
+			break;
 		/* MSG_TRUNC: the length on the wire even when it is more than
 		 * the buffer, so an oversize frame is seen as one. */
 		n = ts_recv(p->ts, d->rxbuf, SWEMU_VNET + d->slot_bytes,
 			    MSG_DONTWAIT | MSG_TRUNC, st, &nst);
 		if (n == -EAGAIN || n == -EINTR)
-			return;
+			break;
 		if (n < 0) {
 			log_warn_rl("%s: receiving: %s", p->name, strerror((int)-n));
-			return;
+			break;
 		}
 		p->c.rx++;
 		d->received++;
 		n -= (ssize_t)SWEMU_VNET;
 		if (n < 0 || (size_t)n > d->slot_bytes) {
-			p->c.oversize++;
-			log_warn_rl("%s: a %zd-byte frame is larger than the MTU: "
-				    "turn TSO/GSO off on the sending host (ethtool "
-				    "-K IFACE tso off gso off)", p->name, n);
+			swemu_oversize(p, n < 0 ? 0 : (size_t)n);
 			continue;
 		}
-		swemu_frame(d, in, (uint32_t)n, st, nst, mono);
+		memcpy(&vh, d->rxbuf, sizeof(vh));
+		if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			swemu_csum_complete(f, (uint32_t)n, le16toh(vh.csum_start),
+					    le16toh(vh.csum_offset));
+		for (int i = 0; i < nst; i++)
+			if (st[i].stage == p->rx_stage)
+				t_in = st[i].ns;
+		swemu_frame(d, in, f, (uint32_t)n, t_in, mono);
 	}
+	return k;
+}
+
+static unsigned swemu_receive(struct swemu *d, unsigned in, int64_t mono)
+{
+	return d->io == SWEMU_IO_RING ? swemu_receive_ring(d, in, mono)
+				      : swemu_receive_socket(d, in, mono);
 }
 
 /* Send what is due on port e. A send refused for lack of buffer (EAGAIN)
@@ -633,19 +742,66 @@ static bool swemu_idle(const struct swemu *d)
 	return true;
 }
 
+/* Sent frames whose stamps are not read yet: the most on one port. */
+static uint64_t swemu_unreaped(const struct swemu *d)
+{
+	uint64_t most = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->port[i].sent - d->port[i].head > most)
+			most = d->port[i].sent - d->port[i].head;
+	return most;
+}
+
+static void swemu_reap(struct swemu *d, int64_t mono)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		swemu_stamps(d, &d->port[i], mono);
+}
+
+/* Once a second: the kernel's drop counters, the PHC offsets, the writer
+ * thread's health. */
+static void swemu_housekeeping(struct swemu *d, int64_t mono)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		swemu_kernel_drops(&d->port[i]);
+		swemu_phc_refresh(&d->port[i], mono);
+	}
+	if (d->truth && pcapq_error(d->truth) && !d->write_failed) {
+		d->write_failed = true;
+		log_err("writing the truth: %s", strerror(-pcapq_error(d->truth)));
+	}
+}
+
 /* Switch until a signal, --duration or --count; then stop reading, send
  * what is queued at its due time and wait for its stamps (at most the
- * latest due time plus the stamp timeout); a second signal ends at once. */
+ * latest due time plus the stamp timeout); a second signal ends at once.
+ *
+ * Each round reads every port's new frames, sends what is due, and looks
+ * again at once if anything came. With nothing new, a departure near (the
+ * spin window) is waited for by spinning on the clock; further off, the
+ * round reads the TX stamps of what was sent and the loop sleeps in ppoll
+ * until the spin window of the next departure or the next frame, or, with
+ * --busy-poll (or for --poll-us after a frame), looks again without
+ * sleeping. */
 static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 		      const sigset_t *waitmask)
 {
 	struct pollfd pfd[SWEMU_MAX_PORTS];
 	int64_t drain_until = -1, next_stats = ts_now_mono() + 1000000000LL;
+	int64_t last_rx = 0;
 	bool draining = false;
 
+	/* A busy loop never sleeps in ppoll, the only place signals are
+	 * taken otherwise: let them in at any time. */
+	if (d->busy)
+		sigprocmask(SIG_SETMASK, waitmask, NULL);
+	for (unsigned i = 0; i < d->n; i++)
+		swemu_phc_refresh(&d->port[i], ts_now_mono());
 	for (;;) {
 		int64_t now, mono = ts_now_mono(), next, wait;
 		struct timespec tmo;
+		unsigned got = 0;
 		int np;
 
 		if (!draining && (swemu_stop || (end_mono && mono >= end_mono) ||
@@ -670,39 +826,50 @@ static void swemu_run(struct swemu *d, int64_t end_mono, int64_t stamp_timeout,
 		if (draining && (swemu_stop > 1 || swemu_idle(d) || mono >= drain_until))
 			break;
 
+		if (!draining)
+			for (unsigned i = 0; i < d->n; i++)
+				got += swemu_receive(d, i, mono);
+		if (got)
+			last_rx = mono;
+		now = ts_now_real();
+		for (unsigned i = 0; i < d->n; i++)
+			swemu_send_due(d, &d->port[i], now);
+		/* Stamps are read when there is time, unless so many wait
+		 * that the queues would fill. */
+		if (swemu_unreaped(d) >= SWEMU_REAP_MAX)
+			swemu_reap(d, mono);
+		if (mono >= next_stats) {
+			swemu_housekeeping(d, mono);
+			next_stats = mono + 1000000000LL;
+		}
+		if (got)
+			continue;
+		next = swemu_next_due(d);
+		now = ts_now_real();
+		if (next - now <= d->spin_ns)
+			continue;	/* spin to the departure */
+		if (swemu_unreaped(d))
+			swemu_reap(d, mono);
+		/* --poll-us: while frames keep coming, the next one is
+		 * likely soon; waking from a sleep would take longer. */
+		if (d->busy || (!draining && mono - last_rx < d->poll_ns))
+			continue;
+
+		/* Sleep: every stamp in is read (one waiting would wake
+		 * ppoll at once, POLLERR). */
 		for (unsigned i = 0; i < d->n; i++)
 			pfd[i] = (struct pollfd){ .fd = d->port[i].fd,
 						  .events = draining ? 0 : POLLIN };
 		now = ts_now_real();
-		next = swemu_next_due(d);
-		wait = 0;
-		if (!d->busy && next > now) {
-			wait = next == INT64_MAX ? SWEMU_WAIT_MAX_NS : next - now - d->spin_ns;
-			if (wait > SWEMU_WAIT_MAX_NS)
-				wait = SWEMU_WAIT_MAX_NS;
-			if (wait < 0)
-				wait = 0;	/* spin: poll without sleeping */
-		}
+		wait = next == INT64_MAX ? SWEMU_WAIT_MAX_NS : next - now - d->spin_ns;
+		if (wait > SWEMU_WAIT_MAX_NS)
+			wait = SWEMU_WAIT_MAX_NS;
+		if (wait < 0)
+			wait = 0;
 		tmo = (struct timespec){ wait / 1000000000LL, wait % 1000000000LL };
 		np = ppoll(pfd, d->n, &tmo, waitmask);
 		if (np < 0 && errno != EINTR)
 			log_warn_rl("ppoll: %m");
-		mono = ts_now_mono();
-		for (unsigned i = 0; i < d->n; i++) {
-			swemu_phc_refresh(&d->port[i], mono);
-			if (np > 0 && (pfd[i].revents & POLLIN))
-				swemu_receive(d, i, mono);
-		}
-		now = ts_now_real();
-		for (unsigned i = 0; i < d->n; i++)
-			swemu_send_due(d, &d->port[i], now);
-		for (unsigned i = 0; i < d->n; i++)
-			swemu_stamps(d, &d->port[i], mono);
-		if (mono >= next_stats) {
-			for (unsigned i = 0; i < d->n; i++)
-				swemu_kernel_drops(&d->port[i]);
-			next_stats = mono + 1000000000LL;
-		}
 	}
 	/* The end: stamps still missing are lost, frames never sent are
 	 * counted, and neither is written as an egress. */
@@ -729,6 +896,22 @@ static void swemu_summary(struct swemu *d, const struct opts *o, const char *pre
 	print_str(pr, "version", NULL, SWEMU_VERSION);
 	print_uint(pr, "frames", "%llu frames", d->received);
 	print_double(pr, "seconds", " in %.1f s\n", secs);
+	print_str(pr, "io", "io: %s", swemu_ios[d->io]);
+	print_bool(pr, "busy_poll", ", busy-poll %s", d->busy);
+	print_int(pr, "cpu", ", cpu %lld\n", opts_int(o, "cpu"));
+	if (d->truth) {
+		struct pcapq_stats qs;
+
+		pcapq_stats(d->truth, &qs);
+		print_object_begin(pr, "truth");
+		print_uint(pr, "records", "truth: %llu records", qs.written);
+		print_uint(pr, "failed", ", %llu not written", qs.failed);
+		print_uint(pr, "stalls", ", %llu waits for the writer", qs.stalls);
+		print_uint(pr, "boosts", ", %llu boosts", qs.boosts);
+		print_uint(pr, "peak_bytes", ", at most %llu bytes queued\n",
+			   qs.peak_bytes);
+		print_object_end(pr);
+	}
 	print_object_begin(pr, "model");
 	print_text(pr, "model: ");
 	print_str(pr, "preset", "preset %s, ", preset);
@@ -757,6 +940,8 @@ static void swemu_summary(struct swemu *d, const struct opts *o, const char *pre
 		print_uint(pr, "oversize", ", oversize %llu", p->c.oversize);
 		print_uint(pr, "filtered", ", filtered %llu", p->c.filtered);
 		print_uint(pr, "rx_unstamped", ", rx unstamped %llu", p->c.rx_unstamped);
+		print_uint(pr, "rx_copy_stamped", ", rx stamped on delivery %llu",
+			   p->c.rx_copy_stamped);
 		print_uint(pr, "tx_stamps_lost", ", tx stamps lost %llu", p->c.stamps_lost);
 		print_uint(pr, "tx_stamp_mismatch", ", mismatched %llu", p->c.stamp_mismatch);
 		print_uint(pr, "unsent_at_stop", ", unsent at stop %llu\n", p->c.unsent);
@@ -848,7 +1033,7 @@ int main(int argc, char **argv)
 	char err[512], host[256];
 	int64_t start, end_mono = 0;
 	unsigned maxmtu = 0;
-	int rc = 1, first;
+	int rc = 1, first, err_no;
 	size_t nport;
 
 	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++)
@@ -923,20 +1108,22 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d->spin_ns = opts_int(o, "spin-us") * 1000LL;
+	d->poll_ns = opts_int(o, "poll-us") * 1000LL;
 	d->busy = opts_flag(o, "busy-poll");
+	d->io = (enum swemu_io)opts_enum(o, "io");
+	d->snaplen = (uint32_t)opts_int(o, "snaplen");
 	d->max_frames = (uint64_t)opts_int(o, "count");
 	for (size_t i = 0; i < nport; i++) {
 		struct swemu_port *p = &d->port[d->n];
-		int e;
 
 		snprintf(p->name, sizeof(p->name), "%s", names[i]);
 		d->n++;
-		e = swemu_port_open(p, modes[opts_enum(o, "stamps")],
-				    opts_int(o, "stamp-timeout-ms") * 1000000LL,
-				    d->cap, err, sizeof(err));
-		if (e) {
+		err_no = swemu_port_open(p, modes[opts_enum(o, "stamps")],
+					 opts_int(o, "stamp-timeout-ms") * 1000000LL,
+					 d->cap, err, sizeof(err));
+		if (err_no) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
-			rc = e == -ENODEV ? 1 : 2;
+			rc = err_no == -ENODEV ? 1 : 2;
 			goto out;
 		}
 		if (p->mtu > maxmtu)
@@ -949,6 +1136,12 @@ int main(int argc, char **argv)
 	d->slot_bytes = ((size_t)maxmtu + ETH_HLEN + 4 + 63) & ~(size_t)63;
 	d->rxbuf = xmalloc(SWEMU_VNET + d->slot_bytes);
 	for (unsigned i = 0; i < d->n; i++) {
+		if (swemu_port_start(&d->port[i], d->io, d->slot_bytes, err,
+				     sizeof(err))) {
+			fprintf(stderr, "tapless-swemu: %s\n", err);
+			rc = 2;
+			goto out;
+		}
 		d->port[i].q = xcalloc(d->cap, sizeof(*d->port[i].q));
 		/* calloc: the virtio headers stay zero, sends need no offload. */
 		d->port[i].data = xcalloc(d->cap, SWEMU_VNET + d->slot_bytes);
@@ -964,6 +1157,15 @@ int main(int argc, char **argv)
 				rc = 2;
 				goto out;
 			}
+		/* Started before the pinning below: the writer thread is
+		 * free to run on another CPU. */
+		err_no = pcapq_create(&d->truth, SWEMU_TRUTHQ);
+		if (err_no) {
+			fprintf(stderr, "tapless-swemu: the truth writer: %s\n",
+				strerror(-err_no));
+			rc = 2;
+			goto out;
+		}
 	}
 	if (opts_int(o, "cpu") >= 0) {
 		cpu_set_t set;
@@ -976,6 +1178,14 @@ int main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+		/* Not on the forwarding CPU, where it would preempt a busy
+		 * loop: anywhere else. */
+		if (d->truth)
+			(void)pcapq_avoid_cpu(d->truth, (int)opts_int(o, "cpu"));
+	} else if (d->truth) {
+		/* Sharing CPUs with the forwarding thread: never in its
+		 * way (it takes what the forwarding thread leaves). */
+		(void)pcapq_background(d->truth);
 	}
 	/* Sleeps end when asked, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -1000,6 +1210,12 @@ int main(int argc, char **argv)
 		   preset ? ", preset " : "", preset ? preset : "");
 	swemu_run(d, end_mono, opts_int(o, "stamp-timeout-ms") * 1000000LL, &waitmask);
 	rc = 0;
+	if (d->truth && pcapq_finish(d->truth)) {
+		if (!d->write_failed)
+			log_err("writing the truth: %s",
+				strerror(-pcapq_error(d->truth)));
+		d->write_failed = true;
+	}
 	for (unsigned i = 0; i < d->n; i++) {
 		if (d->port[i].w && pcapng_close(d->port[i].w, false)) {
 			log_err("%s: the truth file could not be completed", d->port[i].name);
@@ -1011,6 +1227,8 @@ int main(int argc, char **argv)
 		rc = 2;
 	swemu_summary(d, o, preset, &mc, (double)(ts_now_mono() - start) / 1e9);
 out:
+	/* The writer thread lets go of the writers first. */
+	pcapq_destroy(d->truth);
 	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++) {
 		if (d->port[i].w)
 			pcapng_close(d->port[i].w, true);

@@ -3,17 +3,20 @@
 # to the switch namespace s (ports p1 and p2), swemu switching p1 <-> p2.
 # Stamped UDP both ways arrives; swemu's counts match what was sent; the
 # truth files read in tshark, every egress has its ingress (same packet id,
-# other port, earlier stamp); a 200 us latency is honoured (never less, mean
-# not absurdly more); store-and-forward at 100M adds the serialisation; the
-# preset shows in --json; bad input fails with a clear message; a short run
-# is valgrind-clean. Timing figures are sanity bounds, not goals.
+# other port, earlier stamp), the writer thread wrote every record; all of
+# it through the receive ring, through recvmsg (--io socket), busy-polling
+# on a pinned CPU and with --poll-us; a 200 us latency is honoured (never
+# less, mean not absurdly more); store-and-forward at 100M adds the
+# serialisation; the preset shows in --json; bad input fails with a clear
+# message; a short run is valgrind-clean, in both receive modes. Timing
+# figures are sanity bounds, not goals.
 set -u
 . scripts/netns.sh
-tl_setup swemu 198.18.41	# tl_setup's pair is unused: the switch lab below
+tl_setup swemu 198.18.90	# tl_setup's pair is unused: the switch lab below
 out=$TL_OUT
 tsx=build/tools/tsx
 swemu=bin/tapless-swemu
-net=198.18.42
+net=198.18.91
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -58,13 +61,14 @@ stop() {
 	kill -TERM "$SW"
 	wait "$SW" || fail "$1: swemu exited $? after SIGTERM: $(cat "$out/$1.log")"
 }
-# send FROM TO_ADDR PORT COUNT SIZE NAME: stamped UDP through the switch.
+# send FROM TO_ADDR PORT COUNT SIZE NAME: stamped UDP (TCP with PROTO=tcp)
+# through the switch.
 send() {
-	tl_bg "$2" "$tsx" recv --proto udp --bind "$3:$4" --count "$5" \
+	tl_bg "$2" "$tsx" recv --proto "${PROTO:-udp}" --bind "$3:$4" --count "$5" \
 		--out "$out/$7.rx" > "$out/$7.ready" 2>/dev/null
 	local r=$TL_LAST_PID
 	for _ in $(seq 100); do grep -q ready "$out/$7.ready" && break; sleep 0.05; done
-	tl_exec "$1" "$tsx" send --proto udp --to "$3:$4" --count "$5" --rate 2000 \
+	tl_exec "$1" "$tsx" send --proto "${PROTO:-udp}" --to "$3:$4" --count "$5" --rate 2000 \
 		--min-size "$6" --max-size "$6" --out "$out/$7.tx" 2>/dev/null
 	wait "$r" || fail "$7: the receiver did not get all $5 messages"
 	"$tsx" join --tx "$out/$7.tx" --rx "$out/$7.rx" --count "$5" \
@@ -100,38 +104,88 @@ residences() {
 	}' "$1"
 }
 
-# 1. Latency 0: both ways, counts, truth files.
-start zero --latency 0
-send ha hb "$net.2" 9411 500 200 ab
-send hb ha "$net.1" 9412 300 200 ba
-stop zero
+# both NAME ARGS...: a run with ARGS, 500 frames a -> b and 300 b -> a at
+# latency 0, checked: counts, no loss, truth files whole, read by tshark,
+# every egress with its earlier ingress on the other port, the summary's
+# residence the files'.
+both() {
+	local name=$1 j fmean jmean
+	shift
+	start "$name" --latency 0 "$@"
+	send ha hb "$net.2" 9411 500 200 "$name-ab"
+	send hb ha "$net.1" 9412 300 200 "$name-ba"
+	stop "$name"
+	j=$out/$name.json
+	jq -e . "$j" > /dev/null 2>&1 || fail "$name: the summary is not JSON: $(cat "$j")"
+	[ "$(jq '.ports[] | select(.name == "p1") | .rx' "$j")" = 500 ] || fail "$name: p1 rx is not 500: $(jq -c .ports "$j")"
+	[ "$(jq '.ports[] | select(.name == "p2") | .tx' "$j")" = 500 ] || fail "$name: p2 tx is not 500"
+	[ "$(jq '.ports[] | select(.name == "p2") | .rx' "$j")" = 300 ] || fail "$name: p2 rx is not 300"
+	[ "$(jq '.ports[] | select(.name == "p1") | .tx' "$j")" = 300 ] || fail "$name: p1 tx is not 300"
+	[ "$(jq '[.ports[] | .tx_stamps_lost + .dropped + .queue_overflow + .rx_unstamped] | add' "$j")" = 0 ] ||
+		fail "$name: frames dropped or stamps lost: $(jq -c .ports "$j")"
+	[ "$(jq '.pairs[] | select(.in == "p1" and .out == "p2") | .residence_ns.count' "$j")" = 500 ] ||
+		fail "$name: p1->p2 residence count is not 500"
+	# The writer thread wrote every record it was given: 800 in, 800 out.
+	[ "$(jq '.truth.records' "$j")" = 1600 ] && [ "$(jq '.truth.failed' "$j")" = 0 ] ||
+		fail "$name: truth records $(jq -c .truth "$j"), want 1600 written"
+	ls "$out/$name"/*.part > /dev/null 2>&1 && fail "$name: a .part file was left behind"
+	for p in p1 p2; do
+		build/tools/capdump "$out/$name/$p.pcapng" > "$out/$p.dump" 2>&1 || fail "$name: $p.pcapng not whole"
+		grep -q "name=$p .*source=sw" "$out/$p.dump" || fail "$name: $p.pcapng: interface not $p with host stamps"
+		# Inbound blocks are written as frames arrive: in time order.
+		awk '$3 == "in" { if ($1 < last) bad++; last = $1 } END { exit bad > 0 }' "$out/$p.dump" ||
+			fail "$name: $p.pcapng: inbound blocks out of time order"
+	done
+	truth "$out/$name" > "$out/$name.truth"
+	[ "$(grep -c ' p1 in ' "$out/$name.truth")" = 500 ] || fail "$name: tshark: p1 ingress EPBs are not 500"
+	[ "$(grep -c ' p2 out ' "$out/$name.truth")" = 500 ] || fail "$name: tshark: p2 egress EPBs are not 500"
+	[ "$(grep -c ' p1 out ' "$out/$name.truth")" = 300 ] || fail "$name: tshark: p1 egress EPBs are not 300"
+	residences "$out/$name.truth" > "$out/$name.res"
+	[ "$(cat "$out/bad")" = 0 ] || fail "$name: $(cat "$out/bad") egress EPBs without an earlier ingress on the other port"
+	[ "$(wc -l < "$out/$name.res")" = 800 ] || fail "$name: $(wc -l < "$out/$name.res") residences, want 800"
+	# The files and the summary say the same.
+	fmean=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$out/$name.res")
+	jmean=$(jq '[.pairs[] | .residence_ns.mean * .residence_ns.count] | add / 800 | round' "$j")
+	[ "${fmean:-x}" = "$jmean" ] || fail "$name: mean residence $fmean ns in the files, $jmean ns in the summary"
+	echo "swemu: $name ($*): residence mean $jmean ns, p50 $(jq '.pairs[0].residence_ns.p50' "$j") ns, p99 $(jq '.pairs[0].residence_ns.p99' "$j") ns"
+}
+
+# 1. UDP at latency 0: both ways, counts, truth files; through the receive ring
+# (the default), through recvmsg, busy-polling on the last CPU, polling a
+# while after each frame.
+both zero
+jq -e '.io == "ring" and .busy_poll == false and .cpu == -1' "$out/zero.json" > /dev/null ||
+	fail "zero: io, busy_poll, cpu not the defaults: $(jq -c '{io, busy_poll, cpu}' "$out/zero.json")"
+both sock --io socket
+jq -e '.io == "socket"' "$out/sock.json" > /dev/null || fail "sock: io is not socket"
+lastcpu=$(( $(nproc) - 1 ))
+both busy --busy-poll --cpu "$lastcpu"
+jq -e --argjson c "$lastcpu" '.io == "ring" and .busy_poll == true and .cpu == $c' "$out/busy.json" > /dev/null ||
+	fail "busy: io, busy_poll, cpu: $(jq -c '{io, busy_poll, cpu}' "$out/busy.json")"
+both poll --poll-us 500
 j=$out/zero.json
-jq -e . "$j" > /dev/null 2>&1 || fail "zero: the summary is not JSON: $(cat "$j")"
-[ "$(jq '.ports[] | select(.name == "p1") | .rx' "$j")" = 500 ] || fail "zero: p1 rx is not 500: $(jq -c .ports "$j")"
-[ "$(jq '.ports[] | select(.name == "p2") | .tx' "$j")" = 500 ] || fail "zero: p2 tx is not 500"
-[ "$(jq '.ports[] | select(.name == "p2") | .rx' "$j")" = 300 ] || fail "zero: p2 rx is not 300"
-[ "$(jq '.ports[] | select(.name == "p1") | .tx' "$j")" = 300 ] || fail "zero: p1 tx is not 300"
-[ "$(jq '[.ports[] | .tx_stamps_lost + .dropped + .queue_overflow] | add' "$j")" = 0 ] ||
-	fail "zero: frames dropped or stamps lost: $(jq -c .ports "$j")"
-[ "$(jq '.pairs[] | select(.in == "p1" and .out == "p2") | .residence_ns.count' "$j")" = 500 ] ||
-	fail "zero: p1->p2 residence count is not 500"
-ls "$out/zero"/*.part > /dev/null 2>&1 && fail "zero: a .part file was left behind"
-for p in p1 p2; do
-	build/tools/capdump "$out/zero/$p.pcapng" > "$out/$p.dump" 2>&1 || fail "zero: $p.pcapng not whole"
-	grep -q "name=$p .*source=sw" "$out/$p.dump" || fail "zero: $p.pcapng: interface not $p with host stamps"
+
+# 1b. TCP: a local TCP sender's frames cross the veth with its departure
+# time (EDT) where the arrival stamp would be, so the ring stamps them as
+# the kernel hands them over; none is left unstamped, each egress has its
+# earlier ingress, in both receive modes.
+for io in ring socket; do
+	start "tcp-$io" --latency 0 --io "$io"
+	PROTO=tcp send ha hb "$net.2" 9417 300 200 "tcp-$io"
+	stop "tcp-$io"
+	jt=$out/tcp-$io.json
+	[ "$(jq '[.ports[] | .rx_unstamped + .tx_stamps_lost + .dropped] | add' "$jt")" = 0 ] ||
+		fail "tcp-$io: frames unstamped, dropped or without TX stamp: $(jq -c .ports "$jt")"
+	if [ "$io" = ring ]; then
+		[ "$(jq '.ports[] | select(.name == "p1") | .rx_copy_stamped' "$jt")" -gt 0 ] ||
+			fail "tcp-ring: no TCP frame counted as stamped on delivery: $(jq -c .ports "$jt")"
+	fi
+	truth "$out/tcp-$io" > "$out/tcp-$io.truth"
+	residences "$out/tcp-$io.truth" > "$out/tcp-$io.res"
+	[ "$(cat "$out/bad")" = 0 ] || fail "tcp-$io: $(cat "$out/bad") egress EPBs without an earlier ingress on the other port"
+	[ "$(wc -l < "$out/tcp-$io.res")" = "$(jq '[.ports[] | .tx] | add' "$jt")" ] ||
+		fail "tcp-$io: $(wc -l < "$out/tcp-$io.res") residences, $(jq '[.ports[] | .tx] | add' "$jt") frames sent"
 done
-truth "$out/zero" > "$out/zero.truth"
-[ "$(grep -c ' p1 in ' "$out/zero.truth")" = 500 ] || fail "zero: tshark: p1 ingress EPBs are not 500"
-[ "$(grep -c ' p2 out ' "$out/zero.truth")" = 500 ] || fail "zero: tshark: p2 egress EPBs are not 500"
-[ "$(grep -c ' p1 out ' "$out/zero.truth")" = 300 ] || fail "zero: tshark: p1 egress EPBs are not 300"
-residences "$out/zero.truth" > "$out/zero.res"
-[ "$(cat "$out/bad")" = 0 ] || fail "zero: $(cat "$out/bad") egress EPBs without an earlier ingress on the other port"
-[ "$(wc -l < "$out/zero.res")" = 800 ] || fail "zero: $(wc -l < "$out/zero.res") residences, want 800"
-# The files and the summary say the same.
-fmean=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$out/zero.res")
-jmean=$(jq '[.pairs[] | .residence_ns.mean * .residence_ns.count] | add / 800 | round' "$j")
-[ "${fmean:-x}" = "$jmean" ] || fail "zero: mean residence $fmean ns in the files, $jmean ns in the summary"
-echo "swemu: latency 0: residence mean $jmean ns, p99 $(jq '.pairs[0].residence_ns.p99' "$j") ns"
 
 # 2. 200 us constant: never less, mean not absurdly more.
 start lat --latency 200000 --jitter 0
@@ -179,19 +233,26 @@ bad "give 2 to" -i p1
 bad "tl-none: no such interface" -i p1 -i tl-none
 bad "speed" -i p1 -i p2 --speed 7Q
 bad "jitter-dist" -i p1 -i p2 --jitter-dist cauchy
+bad "io" -i p1 -i p2 --io xdp
+bad "cpu" -i p1 -i p2 --cpu 4095
 bad "unknown\|unrecognized\|invalid" -i p1 -i p2 --no-such-option
 
-# 6. Valgrind: a short run with traffic, no leak, no error.
+# 6. Valgrind: a short run with traffic, no leak, no error (the writer
+# thread included), in both receive modes.
 if command -v valgrind > /dev/null; then
-	mkdir -p "$out/vg"
-	tl_bg s valgrind -q --leak-check=full --error-exitcode=99 "$swemu" -i p1 -i p2 \
-		-w "$out/vg" --latency 1000 --duration 3 > /dev/null 2> "$out/vg.log"
-	vg=$TL_LAST_PID
-	sleep 1.5
-	send ha hb "$net.2" 9416 100 200 vg
-	wait "$vg"
-	rc=$?
-	[ "$rc" = 0 ] || fail "valgrind: exit $rc: $(head -20 "$out/vg.log")"
+	for io in ring socket; do
+		mkdir -p "$out/vg-$io"
+		tl_bg s valgrind -q --leak-check=full --error-exitcode=99 "$swemu" -i p1 -i p2 \
+			-w "$out/vg-$io" --io "$io" --latency 1000 --duration 3 > /dev/null 2> "$out/vg.log"
+		vg=$TL_LAST_PID
+		sleep 1.5
+		send ha hb "$net.2" 9416 100 200 "vg-$io"
+		wait "$vg"
+		rc=$?
+		[ "$rc" = 0 ] || fail "valgrind --io $io: exit $rc: $(head -20 "$out/vg.log")"
+		[ "$(build/tools/capdump "$out/vg-$io/p2.pcapng" | grep -c ' out ')" = 100 ] ||
+			fail "valgrind --io $io: p2.pcapng does not hold 100 egress blocks"
+	done
 fi
 
 [ "$fails" -eq 0 ] || exit 1
