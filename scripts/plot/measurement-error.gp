@@ -3,7 +3,8 @@
 # frame (the switch emulator's own egress - ingress stamps). Left, per
 # rate: box p25-p75, bar p50, whiskers p1-p99, inside a grey band of +/-
 # the error bound the samples came with (p50), labelled with the share of
-# samples inside their own bound. Right: the error's CDF per rate, the
+# samples inside their own bound (and, in red, a rate the venue could not
+# send at: the rate it did). Right: the error's CDF per rate, the
 # bounds dashed, on an axis no wider than twice the bounds (the tails beyond
 # are off it: the curve's height at its edges says how much). Reads data/rates.dat (by column name) and
 # data/cdf-error-RATE.dat.
@@ -52,7 +53,9 @@ do for [fmt in 'png svg'] {
 	     '' using (column('rate')):(column('error_p50')):(column('error_p50')):(column('error_p50')):(column('error_p50')):(bw(column('rate'))) \
 		with candlesticks lc rgb 'black' lw 2.5 title 'p50', \
 	     '' using (column('rate')):(-column('bound_p50')):(sprintf('%.1f %% inside', column('coverage_switch'))) \
-		with labels offset 0, -0.8 font ',9' notitle
+		with labels offset 0, -0.8 font ',9' notitle, \
+	     '' using (column('rate')):(-column('bound_p50')):(column('sent_rate') < 0.95 * column('rate') ? sprintf('capped: %.1fk/s sent', column('sent_rate') / 1e3) : '') \
+		with labels offset 0, -1.8 font ',9' tc rgb 'red' notitle
 	set datafile nocolumnheaders
 	unset arrow 1
 	unset label 100

@@ -568,7 +568,8 @@ const char *report_plot_caption(const struct report *r, size_t i, char *buf,
 			 "emulator's own egress minus ingress stamp); stamps: %s. Left: box p25-p75, "
 			 "bar p50, whiskers p1-p99; grey band: +/- the error bound the "
 			 "samples came with (p50); label: share of samples inside their own "
-			 "bound. Right: the error's CDF per rate, bounds dashed.", st);
+			 "bound (in red: a rate the venue could not send at, and what it "
+			 "sent). Right: the error's CDF per rate, bounds dashed.", st);
 		break;
 	case P_RATE:
 		snprintf(buf, len, "Left: BUY (tick to trade: the algo's RX stamp of the "
@@ -754,7 +755,8 @@ static void report_err_range(const struct report *r, bool near, double *lo,
 		*lo -= 5;
 		*hi += 5;
 	}
-	*lo -= (*hi - *lo) * 0.08;
+	/* Room below for the labels under the bands. */
+	*lo -= (*hi - *lo) * (near ? 0.08 : 0.14);
 	*hi += (*hi - *lo) * 0.08;
 }
 
