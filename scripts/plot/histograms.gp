@@ -23,8 +23,8 @@ do for [fmt in 'png svg'] {
 		set terminal svg size 1100,1200 dynamic enhanced font 'sans,10' background rgb 'white'
 	}
 	set output out.'.'.fmt
-	set multiplot layout 3,1 title title margins 0.08,0.97,0.1,0.94 spacing 0.07
-	set label 100 caption at screen 0.01, screen 0.055 left noenhanced font ',9'
+	set multiplot layout 3,1 title title margins 0.08,0.97,0.12,0.94 spacing 0.07
+	set label 100 caption at screen 0.01, screen 0.05 left noenhanced font ',9'
 	set grid
 	set key top right
 	set yrange [0:*]
