@@ -16,6 +16,10 @@
 #   tl_exec NAME CMD...     run CMD in namespace NAME
 #   tl_bg NAME CMD...       run CMD in namespace NAME in the background;
 #                           its pid is in TL_LAST_PID
+#   tl_cgroup NAME          a cgroup v2 tapless-$TL_ID-NAME below the
+#                           cgroup2 mount, its path in TL_CGROUP (fails
+#                           without cgroup v2); tl_cleanup kills what
+#                           runs in it and removes it
 #   tl_cleanup              remove everything (also run by the trap)
 #   tl_setup NAME NET       the usual start of a script: without root say
 #                           "NAME: skipped" and exit 0 (TL_SKIP_STATUS
@@ -26,6 +30,7 @@
 TL_NS=()
 TL_LINKS=()
 TL_PIDS=()
+TL_CGROUPS=()
 
 tl_init() {
 	# Short enough that "tl${TL_ID}a" fits IFNAMSIZ (15 characters).
@@ -102,8 +107,24 @@ tl_bridge() {
 	done
 }
 
+tl_cgroup() {
+	local root
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || return 1
+	TL_CGROUP=$root/tapless-$TL_ID-$1
+	mkdir "$TL_CGROUP" && TL_CGROUPS+=("$TL_CGROUP")
+}
+
 tl_cleanup() {
-	local p n l
+	local p n l c
+	# A cgroup goes once empty: kill what runs in it, wait for it to be
+	# gone (cgroup files all say size 0: read them).
+	for c in "${TL_CGROUPS[@]}"; do
+		echo 1 > "$c/cgroup.kill" 2>/dev/null
+		for _ in $(seq 100); do grep -q . "$c/cgroup.procs" 2>/dev/null || break; sleep 0.05; done
+		rmdir "$c" 2>/dev/null || echo "netns.sh: could not remove $c" >&2
+	done
+	TL_CGROUPS=()
 	for p in "${TL_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done

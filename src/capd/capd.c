@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf/bpfstamp.h"
 #include "live/capture.h"
 #include "stamp/iface.h"
 #include "base/log.h"
@@ -56,7 +57,9 @@ static const struct opt_def capd_opts[] = {
 	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
-	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket)", 0 },
+	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
+	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
+	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket or --stamp-cgroup)", 0 },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
@@ -142,6 +145,10 @@ struct capd {
 	struct txmatch *tm;
 	int64_t now;		/* the clock reading of the batch at hand */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
+	/* Sender stamps come (--tx-socket, --stamp-cgroup): the files get
+	 * sender-stamped interfaces, frames are held for reordering. */
+	bool tx;
+	struct bpfstamp *bs;	/* --stamp-cgroup */
 };
 
 static volatile sig_atomic_t capd_stop, capd_hup;
@@ -206,7 +213,7 @@ static int capd_open_file(struct capd *d)
 		 * their own, flagged as sender-stamped: their stamps are of
 		 * another kind than what the packet socket saw leave. The
 		 * note says so to people. */
-		for (int hw = 0; !err && d->lfd >= 0 && hw <= 1; hw++) {
+		for (int hw = 0; !err && d->tx && hw <= 1; hw++) {
 			struct pcapng_iface pi = {
 				.name = d->ifc[i].name,
 				.linktype = (uint16_t)info.linktype,
@@ -546,6 +553,80 @@ static void capd_clients(struct capd *d, const struct pollfd *ready, int64_t now
 			capd_client_drop(d, k);
 }
 
+/* ---- TX stamps of a cgroup's sends, taken by the kernel for BPF ---- */
+
+static void capd_bpf_stamp(void *arg, const struct txsock_rec *r)
+{
+	struct capd *d = arg;
+
+	txmatch_stamp(d->tm, r, d->now);
+}
+
+/* A connection that was up before the program was attached. */
+static void capd_bpf_conn(void *arg, const struct bpfstamp_conn *c)
+{
+	(void)arg;
+	if (c->err)
+		log_warn("--stamp-cgroup: %s, up before the program was "
+			 "attached, is left unstamped: the kernel refused to "
+			 "arm it (%s)", c->text, strerror(-c->err));
+	else
+		log_info("--stamp-cgroup: armed %s, up before the program was "
+			 "attached", c->text);
+}
+
+/* --stamp-cgroup: the program on every cgroup given, and the connections
+ * already up armed. Asked for and impossible is an error: exit 2 (1 for a
+ * bad port list). */
+static int capd_stamp_cgroups(struct capd *d, struct opts *o)
+{
+	const char *const *cgs;
+	size_t ncg = opts_list(o, "stamp-cgroup", &cgs);
+	struct bpfstamp_config bc = { .on_stamp = capd_bpf_stamp, .arg = d };
+	uint16_t *ports = NULL;
+	char err[512];
+	int rc = 2, n;
+
+	if (bpfstamp_check(err, sizeof(err))) {
+		fprintf(stderr, "tapless-capd: --stamp-cgroup: %s\n", err);
+		return rc;
+	}
+	if (opts_str(o, "stamp-ports")) {
+		ports = xcalloc(65536, sizeof(*ports));
+		if (bpfstamp_parse_ports(opts_str(o, "stamp-ports"), ports,
+					 &bc.n_ports, err, sizeof(err))) {
+			fprintf(stderr, "tapless-capd: --stamp-ports: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+		bc.ports = ports;
+	}
+	if (bpfstamp_open(&d->bs, &bc, err, sizeof(err))) {
+		fprintf(stderr, "tapless-capd: --stamp-cgroup: %s\n", err);
+		goto out;
+	}
+	for (size_t i = 0; i < ncg; i++)
+		if (bpfstamp_attach(d->bs, cgs[i], err, sizeof(err))) {
+			fprintf(stderr, "tapless-capd: --stamp-cgroup %s\n", err);
+			goto out;
+		}
+	n = bpfstamp_arm_existing(d->bs, capd_bpf_conn, d, err, sizeof(err));
+	if (n < 0)
+		log_warn("--stamp-cgroup: connections up before now are left "
+			 "unstamped: %s", err);
+	for (size_t i = 0; i < ncg; i++)
+		log_notice("stamping the TCP sends of cgroup %s%s%s", cgs[i],
+			   bc.n_ports ? ", ports " : "",
+			   bc.n_ports ? opts_str(o, "stamp-ports") : "");
+	if (n > 0)
+		log_notice("--stamp-cgroup: armed %d connections that were up "
+			   "already", n);
+	rc = 0;
+out:
+	free(ports);
+	return rc;
+}
+
 /* Keyed stamps that found no frame, as they are found out (rate-limited),
  * and the whole account at the end. */
 static void capd_log_keyed(struct capd *d, bool end)
@@ -816,14 +897,14 @@ int main(int argc, char **argv)
 {
 	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
 	struct capd *d = xcalloc(1, sizeof(*d));
-	const char *const *ifnames, *tx_path = NULL;
+	const char *const *ifnames, *const *cgroups, *tx_path = NULL;
 	struct opts *o;
 	struct sigaction sa;
 	struct stat st;
 	int64_t end_ns = 0, next_stats;
 	char *filter = NULL;
 	int first, rc = 1;
-	size_t nif;
+	size_t nif, ncg;
 	int poll_ms = 100;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
 	char lock[4400], note[PIDFILE_NOTE_MAX];
@@ -836,6 +917,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	nif = opts_list(o, "interface", &ifnames);
+	ncg = opts_list(o, "stamp-cgroup", &cgroups);
+	d->tx = opts_str(o, "tx-socket") || ncg;
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
 			CAPD_MAX_IFACES);
@@ -880,7 +963,7 @@ int main(int argc, char **argv)
 			/* The ring hands over a block of frames when it is
 			 * full or this old: under the reorder hold, or late
 			 * frames of a quiet link would miss their place. */
-			.timeout_ms = opts_str(o, "tx-socket") ?
+			.timeout_ms = d->tx ?
 				      (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
 					    opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100,
 		};
@@ -943,9 +1026,13 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		tx_path = path;
-		err = reorder_create(&d->ro, CAPD_REORDER_BYTES,
-				     CAPD_REORDER_ENTRIES, 1 + d->n,
-				     opts_int(o, "reorder-ms") * 1000000LL);
+		log_notice("taking TX stamps of instrumented senders on %s", path);
+	}
+	if (d->tx) {
+		int err = reorder_create(&d->ro, CAPD_REORDER_BYTES,
+					 CAPD_REORDER_ENTRIES, 1 + d->n,
+					 opts_int(o, "reorder-ms") * 1000000LL);
+
 		if (err) {
 			fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
 				strerror(-err));
@@ -964,7 +1051,15 @@ int main(int argc, char **argv)
 				strerror(-err));
 			goto out;
 		}
-		log_notice("taking TX stamps of instrumented senders on %s", path);
+	}
+	/* Before privileges go: loading BPF needs CAP_BPF and friends. */
+	if (ncg) {
+		int srv = capd_stamp_cgroups(d, o);
+
+		if (srv) {
+			rc = srv;
+			goto out;
+		}
 	}
 	/* The interfaces are open: nothing after this needs privileges. */
 	if (opts_str(o, "user") && capd_drop_privileges(opts_str(o, "user")))
@@ -993,7 +1088,7 @@ int main(int argc, char **argv)
 		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
 				opts_int(o, "reorder-ms") / 4 + 1 : 100);
 	while (!capd_stop) {
-		struct pollfd pfd[2 * CAPD_MAX_IFACES + 2 + CAPD_MAX_CLIENTS];
+		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
 		unsigned np = 2 * d->n, wi = 0;
 		int64_t now;
 
@@ -1016,6 +1111,9 @@ int main(int argc, char **argv)
 			pfd[np++] = (struct pollfd){ .fd = iface_watch_fd(d->watch),
 						     .events = POLLIN };
 		}
+		if (d->bs)
+			pfd[np++] = (struct pollfd){ .fd = bpfstamp_fd(d->bs),
+						     .events = POLLIN };
 		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
 			log_warn_rl("poll: %m");
 		now = ts_now_mono();
@@ -1047,6 +1145,10 @@ int main(int argc, char **argv)
 			capd_clients(d, pfd + 2 * d->n + 1, now);
 			if (pfd[2 * d->n].revents)
 				capd_accept(d);
+		}
+		if (d->bs) {
+			d->now = now;
+			bpfstamp_consume(d->bs);
 		}
 		if (d->tm) {
 			txmatch_expire(d->tm, now);
@@ -1118,6 +1220,10 @@ int main(int argc, char **argv)
 		}
 		if (d->lfd >= 0)
 			capd_clients(d, NULL, now);
+		if (d->bs) {
+			d->now = now;
+			bpfstamp_consume(d->bs);
+		}
 		usleep(10000);
 	}
 	if (d->tm) {
@@ -1134,6 +1240,19 @@ int main(int argc, char **argv)
 			   "full)", (unsigned long long)d->tx_records,
 			   (unsigned long long)d->tx_unmatched,
 			   (unsigned long long)d->forced);
+	if (d->bs) {
+		struct bpfstamp_stats bst;
+
+		if (!bpfstamp_stats(d->bs, &bst))
+			log_notice("--stamp-cgroup: %llu connections armed "
+				   "(%llu refused), %llu sends stamped, %llu "
+				   "stamps taken, %llu lost (ring buffer full)",
+				   (unsigned long long)bst.armed,
+				   (unsigned long long)bst.arm_failed,
+				   (unsigned long long)bst.sends,
+				   (unsigned long long)bst.taken,
+				   (unsigned long long)bst.ring_full);
+	}
 	if (d->write_errors || d->unwritten)
 		log_err("%llu frames lost to write errors: %llu refused or in a "
 			"failed write, %llu captured while no file could be "
@@ -1149,6 +1268,8 @@ out:
 		close(d->lfd);
 		unlink(tx_path);
 	}
+	/* Detaches the program: its links die with their descriptors. */
+	bpfstamp_close(d->bs);
 	pidfile_release(tx_lock);
 	pidfile_release(out_lock);
 	reorder_destroy(d->ro);

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 
+#include "bpf/bpfstamp.h"
 #include "cli/cmd.h"
 #include "stamp/hwtstamp.h"
 #include "stamp/iface.h"
@@ -173,10 +174,22 @@ int cmd_ifinfo(int argc, char **argv)
 	print_object_begin(p, "kernel");
 	print_str(p, "release", "kernel %s", uname(&un) ? NULL : un.release);
 	print_bool(p, "opt_id_tcp", ", TCP stamps keyed from write_seq "
-		   "(OPT_ID_TCP): %s\n\n",
+		   "(OPT_ID_TCP): %s\n",
 		   ts_kernel_accepts(SOF_TIMESTAMPING_SOFTWARE |
 				     SOF_TIMESTAMPING_OPT_ID |
 				     TAPLESS_SOF_OPT_ID_TCP, SOCK_DGRAM));
+	/* Whether capd can stamp a cgroup's sends with BPF, and if not, why
+	 * (the reason names the fallback, tapless-stamp). */
+	{
+		char why[512];
+		bool can = !bpfstamp_check(why, sizeof(why));
+
+		print_bool(p, "cgroup_stamping", "cgroup stamping (tapless-capd "
+			   "--stamp-cgroup): %s", can);
+		print_str(p, "cgroup_stamping_why", can ? NULL : ": %s",
+			  can ? NULL : why);
+		print_text(p, "\n\n");
+	}
 	print_object_end(p);
 
 	print_array_begin(p, "interfaces");
