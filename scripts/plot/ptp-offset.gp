@@ -5,17 +5,19 @@
 # A template: tapless report fills in the @KEY@ values.
 title = '@TITLE@'
 out = '@OUT@'
+caption = @CAPTION@
 series = '@PTP_SERIES@'
 set datafile missing '-'
 
 do for [fmt in 'png svg'] {
 	if (fmt eq 'png') {
-		set terminal pngcairo size 1000,800 enhanced font 'sans,10'
+		set terminal pngcairo size 1100,900 enhanced font 'sans,10'
 	} else {
-		set terminal svg size 1000,800 dynamic enhanced font 'sans,10' background rgb 'white'
+		set terminal svg size 1100,900 dynamic enhanced font 'sans,10' background rgb 'white'
 	}
 	set output out.'.'.fmt
-	set multiplot layout 2,1 title title
+	set multiplot layout 2,1 title title margins 0.08,0.82,0.14,0.93 spacing 0.1
+	set label 100 caption at screen 0.01, screen 0.07 left noenhanced font ',9'
 	set grid
 	set key outside right
 	set xlabel 'time since the first journal sample (s)'
@@ -24,6 +26,7 @@ do for [fmt in 'png svg'] {
 	set ylabel 'offset (ns)'
 	plot for [i = 1:words(series)] sprintf('data/ptp-%s.dat', word(series, i)) \
 		using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i)
+	unset label 100
 
 	set title 'Error bound while in sync (|clock − PTP time| ≤ bound)'
 	set ylabel 'bound (ns)'

@@ -151,3 +151,42 @@ char *gnuplot_quote(const char *s)
 	*o = 0;
 	return q;
 }
+
+char *gnuplot_dquote_wrap(const char *s, size_t width)
+{
+	size_t n = strlen(s);
+	char *q = xmalloc(4 * n + 3), *o = q;
+	size_t col = 0;
+
+	*o++ = '"';
+	while (*s) {
+		const char *w = s;
+		size_t chars = 0;
+
+		/* The next word and its width in characters. */
+		while (*w && *w != ' ') {
+			if (((unsigned char)*w & 0xc0) != 0x80)
+				chars++;
+			w++;
+		}
+		if (col && col + 1 + chars > width) {
+			*o++ = '\\';
+			*o++ = 'n';
+			col = 0;
+		} else if (col) {
+			*o++ = ' ';
+			col++;
+		}
+		for (; s < w; s++) {
+			if (*s == '"' || *s == '\\')
+				*o++ = '\\';
+			*o++ = *s == '\n' ? ' ' : *s;
+		}
+		col += chars;
+		while (*s == ' ')
+			s++;
+	}
+	*o++ = '"';
+	*o = 0;
+	return q;
+}

@@ -29,4 +29,10 @@ void gnuplot_fill(FILE *out, const char *text, const struct gnuplot_sub *subs,
  * as a blank. Returns a new string (xmalloc). */
 char *gnuplot_quote(const char *s);
 
+/* s as a gnuplot double-quoted string, quotes included: " and \\ escaped,
+ * and broken into lines of at most width characters (at blanks; UTF-8
+ * sequences count as one) joined by \\n, for a caption gnuplot draws as
+ * it is given. Returns a new string (xmalloc). */
+char *gnuplot_dquote_wrap(const char *s, size_t width);
+
 #endif

@@ -27,8 +27,8 @@ const char *const report_series_key[S_COUNT] = {
 /* lab.conf keys the report knows, in the order index.md lists them. */
 const char *const report_conf_keys[] = {
 	"id", "date", "rates", "duration", "stamps", "switch", "switch_mode",
-	"switch_latency_ns", "switch_jitter_ns", "switch_speed", "md_source",
-	"hosts", NULL,
+	"switch_latency_ns", "switch_jitter_ns", "switch_speed", "switch_poll",
+	"switch_cpu", "switch_poll_why", "md_source", "hosts", NULL,
 };
 
 void report_notef(struct report *r, bool warning, const char *fmt, ...)
@@ -112,7 +112,8 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 		snprintf(rt->path, sizeof(rt->path), "%s/rate-%ld/samples.txt",
 			 dir, rt->rate);
 		report_samples_load(r, rt);
-		report_truth_load(r, rt);
+		report_run_load(r, rt);
+		report_pair_load(r, rt);
 		if (!rt->truth.have)
 			report_notef(r, false, "rate %s: no truth: %s", rt->label,
 				     rt->truth.why);
@@ -138,6 +139,12 @@ void report_destroy(struct report *r)
 			hist_destroy(r->rate[i].truth.res);
 		if (r->rate[i].truth.topo)
 			hist_destroy(r->rate[i].truth.topo);
+		for (int k = 0; k < E_COUNT; k++) {
+			if (r->rate[i].pair.e[k].err)
+				hist_destroy(r->rate[i].pair.e[k].err);
+			if (r->rate[i].pair.e[k].bound)
+				hist_destroy(r->rate[i].pair.e[k].bound);
+		}
 	}
 	for (size_t i = 0; i < r->nclk; i++) {
 		free(r->clk[i].ts);
@@ -190,11 +197,65 @@ const char *report_note(const struct report *r, size_t i, bool *warning)
 
 /* ---- the figures ---- */
 
+struct report_qwalk {
+	struct report_q *q;
+	uint64_t n, cum;
+	int next;
+};
+
+static const double report_q_pct[] = { 1, 5, 25, 50, 75, 95, 99 };
+#define REPORT_NQ (sizeof(report_q_pct) / sizeof(report_q_pct[0]))
+
+static int report_qwalk_add(int64_t lo, int64_t hi, uint64_t count, void *arg)
+{
+	struct report_qwalk *w = arg;
+	int64_t *out[REPORT_NQ] = {
+		&w->q->p1, &w->q->p5, &w->q->p25, &w->q->p50, &w->q->p75,
+		&w->q->p95, &w->q->p99,
+	};
+
+	(void)hi;
+	w->cum += count;
+	/* Nearest rank: the smallest value with at least pct % of the
+	 * samples at or below it (a bin's lower edge, as hist.h's). */
+	while (w->next < (int)REPORT_NQ) {
+		double rank = ceil(report_q_pct[w->next] / 100 * (double)w->n);
+
+		if (rank < 1)
+			rank = 1;
+		if ((double)w->cum < rank)
+			break;
+		*out[w->next++] = lo;
+	}
+	return w->next == (int)REPORT_NQ;
+}
+
+void report_quantiles(const struct hist *h, struct report_q *q)
+{
+	struct report_qwalk w = { q, hist_count(h), 0, 0 };
+
+	memset(q, 0, sizeof(*q));
+	if (w.n)
+		hist_foreach(h, report_qwalk_add, &w);
+}
+
 void report_figures(const struct report_rate *rt, struct report_figures *f)
 {
 	memset(f, 0, sizeof(*f));
-	for (int k = 0; k < S_COUNT; k++)
+	for (int k = 0; k < S_COUNT; k++) {
 		hist_summary(rt->s[k].h, &f->s[k]);
+		report_quantiles(rt->s[k].h, &f->q[k]);
+	}
+	for (int k = 0; k < E_COUNT; k++) {
+		const struct report_err *e = &rt->pair.e[k];
+
+		f->coverage[k] = e->bounded ? (double)e->inside / (double)e->bounded : NAN;
+		if (!e->err)
+			continue;
+		hist_summary(e->err, &f->err[k]);
+		hist_summary(e->bound, &f->bound[k]);
+		report_quantiles(e->err, &f->q_err[k]);
+	}
 	/* The FTTC way: through the switch minus back to back; the
 	 * variances subtract too, as tapless correlate --baseline does. */
 	if (f->s[S_HOP].n && f->s[S_HOP_BASE].n) {
@@ -203,10 +264,14 @@ void report_figures(const struct report_rate *rt, struct report_figures *f)
 		f->base_sd = sqrt(fmax(0, f->s[S_HOP].sd * f->s[S_HOP].sd -
 				      f->s[S_HOP_BASE].sd * f->s[S_HOP_BASE].sd));
 	}
-	if (rt->truth.have)
+	if (rt->truth.have) {
 		hist_summary(rt->truth.res, &f->truth_res);
-	if (rt->truth.have_topo)
+		report_quantiles(rt->truth.res, &f->q_res);
+	}
+	if (rt->truth.have_topo) {
 		hist_summary(rt->truth.topo, &f->truth_topo);
+		report_quantiles(rt->truth.topo, &f->q_topo);
+	}
 	if (rt->truth.have_topo && f->s[S_SWITCH].n) {
 		f->have_diff_topo = true;
 		f->diff_topo = f->s[S_SWITCH].mean - f->truth_topo.mean;
@@ -223,4 +288,79 @@ bool report_any_truth(const struct report *r)
 		if (r->rate[i].truth.have)
 			return true;
 	return false;
+}
+
+char *report_ns(char *buf, size_t len, double v, bool sign)
+{
+	double a = fabs(v);
+	const char *sg = !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : "+";
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a < 1e3)
+		snprintf(buf, len, "%s%.0f ns", sg, a);
+	else if (a < 1e4)
+		snprintf(buf, len, "%s%.2f us", sg, a / 1e3);
+	else if (a < 1e5)
+		snprintf(buf, len, "%s%.1f us", sg, a / 1e3);
+	else if (a < 1e6)
+		snprintf(buf, len, "%s%.0f us", sg, a / 1e3);
+	else if (a < 1e7)
+		snprintf(buf, len, "%s%.2f ms", sg, a / 1e6);
+	else if (a < 1e8)
+		snprintf(buf, len, "%s%.1f ms", sg, a / 1e6);
+	else if (a < 1e9)
+		snprintf(buf, len, "%s%.0f ms", sg, a / 1e6);
+	else
+		snprintf(buf, len, "%s%.2f s", sg, a / 1e9);
+	return buf;
+}
+
+void report_switch_name(const struct report *r, char *buf, size_t len)
+{
+	const char *sw = report_conf_or(r, "switch");
+	const char *lat = report_conf(r, "switch_latency_ns");
+	const char *mode = report_conf(r, "switch_mode");
+
+	/* The emulator stands in for the switch: say so, and what it was
+	 * told to be, never its name alone. */
+	if (report_any_truth(r) && lat)
+		snprintf(buf, len, "swemu, modelled on %s (%s ns)", sw, lat);
+	else if (report_any_truth(r))
+		snprintf(buf, len, "swemu, modelled on %s", sw);
+	else if (mode)
+		snprintf(buf, len, "%s (%s)", sw, mode);
+	else
+		snprintf(buf, len, "%s", sw);
+}
+
+bool report_capped(const struct report *r, const struct report_rate *rt,
+		   char *why, size_t len)
+{
+	const double *v = rt->run;
+	char lab[16];
+
+	(void)r;
+	*why = 0;
+	if (!rt->have_run || isnan(v[RUN_SW_OFFERED]) || isnan(v[RUN_SW_PUBLISHED]) ||
+	    v[RUN_SW_PUBLISHED] >= 0.95 * v[RUN_SW_OFFERED])
+		return false;
+	snprintf(lab, sizeof(lab), "%.1fk", isnan(v[RUN_SW_RATE]) ? 0 :
+		 v[RUN_SW_RATE] / 1e3);
+	/* Back to back the same venue and algo, without the emulator: if
+	 * that kept up, the emulator's forwarding held the venue back (its
+	 * TCP sends blocked), else the machine itself could not. */
+	if (!isnan(v[RUN_B2B_PUBLISHED]) && !isnan(v[RUN_B2B_OFFERED]) &&
+	    v[RUN_B2B_PUBLISHED] >= 0.95 * v[RUN_B2B_OFFERED])
+		snprintf(why, len, "offered %s msg/s, the venue published %s/s "
+			 "through the switch (%.0f of %.0f messages): back to back "
+			 "it kept up, so the switch emulator's forwarding is the "
+			 "cap (the venue's TCP sends waited for it)", rt->label, lab,
+			 v[RUN_SW_PUBLISHED], v[RUN_SW_OFFERED]);
+	else
+		snprintf(why, len, "offered %s msg/s, the venue published %s/s "
+			 "through the switch (%.0f of %.0f messages), and back to "
+			 "back no more: this machine's CPUs are the cap", rt->label,
+			 lab, v[RUN_SW_PUBLISHED], v[RUN_SW_OFFERED]);
+	return true;
 }

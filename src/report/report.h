@@ -58,10 +58,10 @@ const char *report_note(const struct report *r, size_t i, bool *warning);
 int report_write_data(struct report *r, const char *outdir,
 		      char err[REPORT_ERRBUF]);
 
-/* The plots, in order: their names (latency-rate, histograms, cdf,
- * latency-time, ptp-offset, switch-truth). A plot whose data is missing
- * (no journals, no truth) is not wanted: report_plot_wanted() says why in
- * *why. */
+/* The plots, in order: their names (measurement-error, latency-rate,
+ * switch-truth, cdf, histograms, latency-time, ptp-offset). A plot whose
+ * data is missing (no journals, no truth) is not wanted:
+ * report_plot_wanted() says why in *why. */
 size_t report_plot_count(void);
 const char *report_plot_name(size_t i);
 bool report_plot_wanted(const struct report *r, size_t i, const char **why);
@@ -74,6 +74,11 @@ int report_plot_script(const struct report *r, size_t i,
 		       const char *template_dir, const char *outdir,
 		       char err[REPORT_ERRBUF]);
 
+/* What plot i shows, measured how, with which stamps: the caption under
+ * it in index.md and in the picture. Returns buf. */
+const char *report_plot_caption(const struct report *r, size_t i, char *buf,
+				size_t len);
+
 /* Whether plot i was drawn, and if not why (kept for index.md and
  * report.json; msg is copied). */
 void report_plot_result(struct report *r, size_t i, bool ok, const char *msg);
@@ -83,8 +88,10 @@ void report_plot_result(struct report *r, size_t i, bool ok, const char *msg);
 int report_write_index(const struct report *r, const char *outdir,
 		       char err[REPORT_ERRBUF]);
 
-/* Every figure through the printer: text is the headline (per rate BUY and
- * SELL mean, switch latency measured against the truth), JSON all of it. */
+/* Every figure through the printer: text is the headline (per rate the
+ * measurement error against the emulator's truth and how often its bound
+ * holds, the emulator's achieved residence beside its model, BUY and
+ * SELL), JSON all of it. */
 void report_print(struct printer *p, const struct report *r,
 		  const char *index_path);
 

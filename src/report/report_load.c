@@ -1,7 +1,8 @@
 /* report_load.c — reading a run directory (report_private.h): lab.conf,
- * then per rate the samples file (one pass for the figures; a second, when
- * the data files are written, for the per-sample time series, which need
- * the run's start first), the emulator's port captures, and the journals.
+ * then per rate the samples file (one pass for the figures; report_pair.c
+ * reads it again beside the emulator's captures, and a last pass, when the
+ * data files are written, gives the per-sample time series, which need the
+ * run's start first), the run's facts, and the journals.
  */
 #include "report/report_private.h"
 
@@ -27,12 +28,6 @@
 #include "base/opts.h"
 #include "files/topo.h"
 #include "base/xalloc.h"
-
-#define REPORT_MAX_PORTS 64
-/* A truth residence outside [0, 1 s] is not a switch's: the emulator's one
- * clock stamps egress after ingress, and no switch holds a frame for a
- * second (a one-bit flip in a stamp's bit 30 or above gives more). */
-#define REPORT_MAX_RESIDENCE_NS 1000000000LL
 
 static bool report_double(const char *s, double *v)
 {
@@ -354,221 +349,62 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 	fclose(f);
 }
 
-/* ---- truth: the switch emulator's ingress and egress stamps ---- */
+/* ---- what the workload did ---- */
 
-/* A frame inside the switch: in the map of those, by packet id. */
-struct report_frame {
-	uint64_t id;
-	int64_t in_ns, out_ns;		/* INT64_MIN until seen */
-	uint32_t len;
-	unsigned in_file, out_file;	/* where the stamps were: port file */
-	unsigned long long in_pkt, out_pkt;	/* and packet, from 1 */
+const char *const report_run_keys[RUN_COUNT] = {
+	[RUN_SW_OFFERED] = "switch_md_offered",
+	[RUN_SW_PUBLISHED] = "switch_md_published",
+	[RUN_SW_RECEIVED] = "switch_md_received",
+	[RUN_SW_RATE] = "switch_md_rate",
+	[RUN_B2B_OFFERED] = "b2b_md_offered",
+	[RUN_B2B_PUBLISHED] = "b2b_md_published",
+	[RUN_B2B_RECEIVED] = "b2b_md_received",
+	[RUN_B2B_RATE] = "b2b_md_rate",
 };
 
-/* The frame with packet id id, added (not yet seen either way) if new. */
-static struct report_frame *report_inflight(struct hmap *fl, uint64_t id)
+void report_run_load(struct report *r, struct report_rate *rt)
 {
-	struct report_frame *e;
-	void *v;
+	char path[PATH_MAX + 32], *line = NULL;
+	size_t cap = 0;
+	int lineno = 0;
+	FILE *f;
 
-	if (hmap_add(fl, &id, &v) == 1) {
-		e = v;
-		*e = (struct report_frame){ .id = id, .in_ns = INT64_MIN,
-					    .out_ns = INT64_MIN };
-	}
-	return v;
-}
+	for (int k = 0; k < RUN_COUNT; k++)
+		rt->run[k] = NAN;
+	snprintf(path, sizeof(path), "%s/rate-%ld/run.conf", r->dir, rt->rate);
+	f = fopen(path, "r");
+	if (!f)
+		return;		/* optional: a run laid out by hand */
+	while (getline(&line, &cap, f) >= 0) {
+		char *s, *key, *val, *hash = strchr(line, '#');
+		double d;
+		int k;
 
-/* A frame from md_source (any port when it says '*'): TCP with payload. */
-static bool report_is_md(const struct report *r, const struct cap_reader *c,
-			 const struct cap_packet *p)
-{
-	const struct cap_iface *ifc = cap_iface(c, p->iface);
-	struct frame_info fi;
-
-	if (!ifc || frame_parse(p->data, p->caplen, ifc->linktype, &fi))
-		return false;
-	return fi.flow.proto == IPPROTO_TCP && fi.payload_wire > 0 &&
-	       fi.flow.family == r->md_family &&
-	       (!r->md_port || fi.flow.sport == r->md_port) &&
-	       !memcmp(fi.flow.src, r->md_addr, r->md_family == AF_INET ? 4 : 16);
-}
-
-static void report_truth_pair(struct report *r, struct report_truth *t,
-			      const struct report_frame *e)
-{
-	int64_t res;
-
-	/* Stamps from a damaged file may be anything. */
-	if (__builtin_sub_overflow(e->out_ns, e->in_ns, &res)) {
-		t->unpaired++;
-		return;
-	}
-	hist_add(t->res, res);
-	/* A store-and-forward switch cannot start sending before the last
-	 * bit is in, so the hosts' topology method takes serialisation out;
-	 * the truth it is compared with must too. */
-	if (r->mode == 1 && r->speed_bps > 0) {
-		int64_t topo;
-
-		if (!__builtin_sub_overflow(res, llround(topo_serialisation_ns(e->len,
-				r->speed_bps)), &topo))
-			hist_add(t->topo, topo);
-	} else if (r->mode != 1) {
-		hist_add(t->topo, res);
-	}
-}
-
-void report_truth_load(struct report *r, struct report_rate *rt)
-{
-	struct report_truth *t = &rt->truth;
-	struct cap_reader *in[REPORT_MAX_PORTS];
-	struct cap_packet pkt[REPORT_MAX_PORTS];
-	bool live[REPORT_MAX_PORTS];
-	struct hmap *fl;
-	char pattern[PATH_MAX + 64], errbuf[CAP_ERRBUF];
-	unsigned long long pkts[REPORT_MAX_PORTS] = { 0 };
-	char bad[PATH_MAX * 2 + 200] = "";
-	glob_t g;
-	size_t n = 0;
-
-	t->res = hist_create();
-	t->topo = hist_create();
-	snprintf(pattern, sizeof(pattern), "%s/rate-%ld/switch/swemu/*.pcapng",
-		 r->dir, rt->rate);
-	if (glob(pattern, 0, NULL, &g)) {
-		snprintf(t->why, sizeof(t->why), "no emulator captures "
-			 "(rate-%ld/switch/swemu/*.pcapng)", rt->rate);
-		return;
-	}
-	if (!r->have_md) {
-		snprintf(t->why, sizeof(t->why), "lab.conf has no md_source, so "
-			 "the market data frames cannot be told apart");
-		globfree(&g);
-		return;
-	}
-	for (size_t i = 0; i < g.gl_pathc && n < REPORT_MAX_PORTS; i++) {
-		if (cap_open(&in[n], g.gl_pathv[i], errbuf)) {
-			report_notef(r, true, "%s", errbuf);
+		lineno++;
+		if (hash)
+			*hash = 0;
+		s = opts_trim(line);
+		if (!*s)
+			continue;
+		key = s;
+		val = key + strcspn(key, " \t");
+		if (*val)
+			*val++ = 0;
+		val = opts_trim(val);
+		for (k = 0; k < RUN_COUNT && strcmp(key, report_run_keys[k]); k++)
+			;
+		if (k == RUN_COUNT)
+			continue;	/* a newer lab's: not ours */
+		if (!report_double(val, &d) || d < 0) {
+			report_notef(r, true, "%s:%d: %s: '%s' is not a number "
+				     ">= 0: not used", path, lineno, key, val);
 			continue;
 		}
-		live[n] = true;
-		n++;
+		rt->run[k] = d;
+		rt->have_run = true;
 	}
-	if (g.gl_pathc > REPORT_MAX_PORTS)
-		report_notef(r, true, "%s: more than %d port captures; the rest "
-			     "are not read", pattern, REPORT_MAX_PORTS);
-	globfree(&g);
-	t->files = (unsigned)n;
-	/* Fixed sizes: cannot fail. */
-	hmap_create(&fl, sizeof(uint64_t), sizeof(struct report_frame), 512,
-		    false);
-	for (size_t i = 0; i < n; i++) {
-		int rc = cap_next(in[i], &pkt[i]);
-
-		live[i] = rc == 1;
-		pkts[i] += rc == 1;
-		if (rc < 0)
-			report_notef(r, true, "%s", cap_error(in[i]));
-	}
-	/* Merge the ports in stamp order: a frame's egress comes after its
-	 * ingress, so only frames inside the switch wait in the table. */
-	for (;;) {
-		struct report_frame *e;
-		struct cap_packet *p;
-		size_t m = n;
-		int rc;
-
-		for (size_t i = 0; i < n; i++)
-			if (live[i] && (m == n || pkt[i].ts_ns < pkt[m].ts_ns))
-				m = i;
-		if (m == n)
-			break;
-		p = &pkt[m];
-		if (!p->has_packet_id) {
-			t->no_id++;
-		} else if ((p->dir == PCAPNG_DIR_IN || p->dir == PCAPNG_DIR_OUT) &&
-			   report_is_md(r, in[m], p)) {
-			e = report_inflight(fl, p->packet_id);
-			if (p->dir == PCAPNG_DIR_IN) {
-				if (e->in_ns != INT64_MIN)
-					t->unpaired++;	/* the id again */
-				e->in_ns = p->ts_ns;
-				e->len = p->origlen;
-				e->in_file = (unsigned)m;
-				e->in_pkt = pkts[m];
-			} else {
-				if (e->out_ns != INT64_MIN)
-					t->unpaired++;
-				e->out_ns = p->ts_ns;
-				e->out_file = (unsigned)m;
-				e->out_pkt = pkts[m];
-			}
-			if (e->in_ns != INT64_MIN && e->out_ns != INT64_MIN) {
-				int64_t res;
-
-				/* A damaged stamp: not the switch's residence. */
-				if (!__builtin_sub_overflow(e->out_ns, e->in_ns, &res) &&
-				    (res < 0 || res > REPORT_MAX_RESIDENCE_NS)) {
-					if (!t->implausible++)
-						snprintf(bad, sizeof(bad), "packet id %llu "
-							 "(ingress %s packet %llu, egress "
-							 "%s packet %llu): residence %lld ns "
-							 "(%.3f s)",
-							 (unsigned long long)e->id,
-							 cap_path(in[e->in_file]), e->in_pkt,
-							 cap_path(in[e->out_file]), e->out_pkt,
-							 (long long)res, (double)res / 1e9);
-				} else {
-					report_truth_pair(r, t, e);
-					t->md_frames++;
-				}
-				hmap_del_val(fl, e);
-			}
-		}
-		rc = cap_next(in[m], p);
-		live[m] = rc == 1;
-		pkts[m] += rc == 1;
-		if (rc < 0)
-			report_notef(r, true, "%s", cap_error(in[m]));
-	}
-	t->unpaired += hmap_count(fl);
-	hmap_destroy(fl);
-	for (size_t i = 0; i < n; i++)
-		cap_close(in[i]);
-	if (t->implausible)
-		report_notef(r, true, "rate %s: truth: market data frame %s is "
-			     "implausible (below 0 or over 1 s): dropped from the "
-			     "truth (%llu such frames dropped)", rt->label, bad,
-			     t->implausible);
-	if (!t->md_frames && t->implausible) {
-		snprintf(t->why, sizeof(t->why), "every market data frame's "
-			 "residence in rate-%ld/switch/swemu is implausible (below "
-			 "0 or over 1 s)", rt->rate);
-		return;
-	}
-	if (!t->md_frames) {
-		snprintf(t->why, sizeof(t->why), "no market data frame from "
-			 "md_source with both an ingress and an egress stamp in "
-			 "rate-%ld/switch/swemu", rt->rate);
-		return;
-	}
-	t->have = true;
-	if (hist_count(t->topo)) {
-		t->have_topo = true;
-	} else {
-		snprintf(t->why, sizeof(t->why), "store-and-forward without "
-			 "switch_speed in lab.conf: serialisation unknown");
-		report_notef(r, true, "rate %s: %s", rt->label, t->why);
-	}
-	if (r->mode < 0)
-		report_notef(r, false, "rate %s: switch_mode unknown; the truth "
-			     "is the residence as stamped (as for cut-through)",
-			     rt->label);
-	if (t->unpaired)
-		report_notef(r, true, "rate %s: %llu market data frames of the "
-			     "emulator had an ingress or an egress stamp only",
-			     rt->label, t->unpaired);
+	free(line);
+	fclose(f);
 }
 
 /* ---- journals ---- */

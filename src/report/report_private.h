@@ -3,8 +3,10 @@
  *
  *   report.c        the lifecycle: report_load() runs the readers, the
  *                   notes, lab.conf look-ups, the figures of a rate
- *   report_load.c   the readers: lab.conf, the samples files, the switch
- *                   emulator's truth, the sync journals
+ *   report_load.c   the readers: lab.conf, the samples files, the runs'
+ *                   facts, the sync journals
+ *   report_truth.c  the switch emulator's truth, frame by frame
+ *   report_pair.c   each switch and hop sample beside its frame's truth
  *   report_table.c  the tables (text and Markdown) and the printer calls
  *                   behind report.json and the headline
  *   report_write.c  the data files, the plot scripts and index.md
@@ -20,6 +22,8 @@
 
 #include "base/summary.h"
 
+struct cap_packet;
+struct cap_reader;
 struct hist;
 struct samples_rec;
 
@@ -42,7 +46,7 @@ enum {
 extern const char *const report_series_key[S_COUNT];
 
 /* The plots: template names, in the order of report.h. */
-enum { P_RATE, P_HIST, P_CDF, P_TIME, P_PTP, P_TRUTH, P_COUNT };
+enum { P_ERROR, P_RATE, P_TRUTH, P_CDF, P_HIST, P_TIME, P_PTP, P_COUNT };
 extern const char *const report_plot_names[P_COUNT];
 
 /* lab.conf keys the report knows, in the order index.md lists them;
@@ -64,6 +68,43 @@ struct report_truth {
 	unsigned long long implausible;	/* residences dropped (< 0, > 1 s) */
 };
 
+/* Per-sample measurement error against the truth (report_pair.c), for the
+ * switch samples (truth: the residence, less serialisation for a
+ * store-and-forward switch) and the hop samples (truth: the residence plus
+ * the topology's cables). */
+enum { E_SWITCH, E_HOP, E_COUNT };
+
+struct report_err {
+	struct hist *err;		/* measured - truth, not out of sync */
+	struct hist *bound;		/* the bounds of those with one */
+	unsigned long long paired;	/* samples given their frame's truth */
+	unsigned long long out;		/* of those, out of sync (no error) */
+	unsigned long long bounded;	/* of those, in sync with a bound */
+	unsigned long long inside;	/* of those, |error| <= bound */
+};
+
+struct report_pairing {
+	bool have;			/* some sample was paired */
+	char why[2 * PATH_MAX], why_hop[2 * PATH_MAX];	/* when not */
+	struct report_err e[E_COUNT];
+	unsigned long long looked;	/* switch and hop samples */
+	unsigned long long no_frame;	/* no venue frame has its stamp */
+	unsigned long long no_truth;	/* its frame not in the truth */
+	unsigned long long ambiguous;	/* its frame's identity twice */
+	bool have_prop;
+	double prop_ns;			/* the cables venue -> algo */
+};
+
+/* What the workload did at a rate (rate-R/run.conf, written by the lab):
+ * messages offered, published, received and the rate achieved, per path;
+ * NAN where not known. */
+enum {
+	RUN_SW_OFFERED, RUN_SW_PUBLISHED, RUN_SW_RECEIVED, RUN_SW_RATE,
+	RUN_B2B_OFFERED, RUN_B2B_PUBLISHED, RUN_B2B_RECEIVED, RUN_B2B_RATE,
+	RUN_COUNT
+};
+extern const char *const report_run_keys[RUN_COUNT];
+
 struct report_rate {
 	long rate;
 	char label[16];			/* "100k", "500" */
@@ -76,6 +117,9 @@ struct report_rate {
 	int64_t t0;			/* the first stamp of the main run */
 	bool have_t0;
 	struct report_truth truth;
+	struct report_pairing pair;
+	bool have_run;
+	double run[RUN_COUNT];
 };
 
 struct report_kv {
@@ -124,14 +168,26 @@ struct report {
 };
 
 
+/* The percentiles the plots draw (box p25..p75, whiskers p1..p99) beside
+ * those of struct summary; nearest rank, as hist_summary() gives them. */
+struct report_q {
+	int64_t p1, p5, p25, p50, p75, p95, p99;
+};
+
 /* A rate's figures, as every table, data file and report.json shows them. */
 struct report_figures {
 	struct summary s[S_COUNT];
+	struct report_q q[S_COUNT];
 	struct summary truth_res, truth_topo;
+	struct report_q q_res, q_topo;
 	bool have_base;			/* baseline method computable */
 	double base_mean, base_sd;
 	bool have_diff_topo, have_diff_base;
 	double diff_topo, diff_base;
+	/* Per sample, measured - truth, and the bounds given with them. */
+	struct summary err[E_COUNT], bound[E_COUNT];
+	struct report_q q_err[E_COUNT];
+	double coverage[E_COUNT];	/* inside / bounded; NAN: none */
 };
 
 /* ---- report.c ---- */
@@ -148,10 +204,22 @@ int report_fail(char *err, int rc, const char *fmt, ...)
 const char *report_conf(const struct report *r, const char *key);
 /* The same, "unknown" where lab.conf does not say. */
 const char *report_conf_or(const struct report *r, const char *key);
+/* The percentiles of h (all 0 when it is empty). */
+void report_quantiles(const struct hist *h, struct report_q *q);
 /* Compute f from rt's histograms and truth. */
 void report_figures(const struct report_rate *rt, struct report_figures *f);
 /* Whether any rate has the emulator's truth. */
 bool report_any_truth(const struct report *r);
+/* v nanoseconds in a unit fit for its size ("577 ns", "3.95 us", "20.5 us",
+ * "1.56 ms"), with its sign when sign (+ and -). Returns buf. */
+char *report_ns(char *buf, size_t len, double v, bool sign);
+/* The switch as the report names it: "swemu, modelled on PRESET (576.9 ns)"
+ * when the emulator's truth is there, else lab.conf's switch (and mode). */
+void report_switch_name(const struct report *r, char *buf, size_t len);
+/* Whether rate rt ran below its offered rate, and why, in why (len
+ * bytes): false when it kept up or nobody said (no run.conf). */
+bool report_capped(const struct report *r, const struct report_rate *rt,
+		   char *why, size_t len);
 
 /* ---- report_load.c: every reader notes what it skipped (report_notef) and
  * keeps going; only lab.conf can fail. ---- */
@@ -166,11 +234,48 @@ int report_series_of(const struct report *r, const struct samples_rec *s);
 bool report_sample_dropped(int series, const struct samples_rec *s);
 /* Read rt->path into rt's series; rt->have_samples when it was read. */
 void report_samples_load(struct report *r, struct report_rate *rt);
-/* Read the port captures of DIR/rate-R/switch/swemu into rt->truth;
- * rt->truth.why says why there is none. */
-void report_truth_load(struct report *r, struct report_rate *rt);
+/* Read DIR/rate-R/run.conf into rt->run (rt->have_run). */
+void report_run_load(struct report *r, struct report_rate *rt);
 /* Read the journals of DIR/journals into r's clocks. */
 void report_journals_load(struct report *r);
+
+/* ---- report_truth.c ---- */
+
+/* The identity of a market data frame (TCP with payload from md_source),
+ * whichever capture holds it: a hash of its flow, TCP sequence number and
+ * payload length. False when p is not one. */
+bool report_md_key(const struct report *r, const struct cap_reader *c,
+		   const struct cap_packet *p, uint64_t *key);
+
+/* A market data frame the emulator forwarded, with both stamps. */
+struct report_tframe {
+	uint64_t key;			/* report_md_key() */
+	int64_t in_ns, res_ns;		/* ingress; egress - ingress */
+	int64_t topo_ns;		/* the truth of a switch sample */
+	bool have_topo;
+};
+
+struct report_truth_rd;
+
+/* Open the port captures of DIR/rate-R/switch/swemu; NULL, with
+ * rt->truth.why saying why, when there are none to read. */
+struct report_truth_rd *report_truth_open(struct report *r,
+					  struct report_rate *rt);
+/* The stamp the merge of the ports reads next; INT64_MAX at the end. */
+int64_t report_truth_pos(const struct report_truth_rd *t);
+/* The next frame, in the order their egress is read (also counted into
+ * rt->truth): 1, or 0 at the end (or t NULL). */
+int report_truth_next(struct report_truth_rd *t, struct report_tframe *f);
+/* Read what is left, close, and settle rt->truth (have, why, notes);
+ * t may be NULL. */
+void report_truth_close(struct report_truth_rd *t, struct report_rate *rt,
+			struct report *r);
+
+/* ---- report_pair.c ---- */
+
+/* Pair rt's switch and hop samples with the truth of their frames into
+ * rt->pair, reading the truth whole into rt->truth on the way. */
+void report_pair_load(struct report *r, struct report_rate *rt);
 
 /* ---- report_table.c ---- */
 

@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/report_private.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 struct report_table {
 	const char *title, *key;
+	int labels;			/* columns of labels, left-aligned */
 	char *cell[TAB_ROWS][TAB_COLS];
 	int rows, cols;
 };
@@ -79,104 +81,117 @@ static void report_count(char *buf, size_t len, unsigned long long v)
 static void report_table1(const struct report *r, struct report_table *t)
 {
 	static const char *const rows[] = {
-		"BUY", "SELL", "SD B", "SD S", "Samples B", "Samples S",
-		"Out of sync B/S",
+		"BUY", "SELL", "SD B", "SD S", "p50 B", "p99 B", "p50 S",
+		"p99 S", "Samples B", "Samples S", "Out of sync B/S",
 	};
+	const int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
 
 	memset(t, 0, sizeof(*t));
+	t->labels = 3;
 	t->title = "Table 1. BUY and SELL latency (microseconds) by market data rate (messages/s)";
-	t->key = "BUY: market data received -> BUY order sent (tick_to_trade), at the algo host. "
-		 "SELL: BUY fill received -> SELL order sent (fill_to_sell). SD: standard deviation. "
+	t->key = "BUY: market data received -> BUY order sent (tick_to_trade), at the algo host: "
+		 "its RX stamp of the market data to its TX stamp of the order. SELL: BUY fill "
+		 "received -> SELL order sent (fill_to_sell). BUY and SELL rows are means, as in "
+		 "the FTTC tables; SD: standard deviation; p50, p99: percentiles. "
 		 "Samples out of sync are counted, not averaged in.";
 	tab_set(t, 0, 0, " ");
 	tab_set(t, 0, 1, "Hosts");
 	tab_set(t, 0, 2, "Stamps");
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		tab_set(t, (int)i + 1, 0, "%s", rows[i]);
-		tab_set(t, (int)i + 1, 1, "%s", i ? "" : report_conf_or(r, "hosts"));
-		tab_set(t, (int)i + 1, 2, "%s", i ? "" : report_conf_or(r, "stamps"));
+	for (int i = 0; i < nrows; i++) {
+		tab_set(t, i + 1, 0, "%s", rows[i]);
+		tab_set(t, i + 1, 1, "%s", i ? "" : report_conf_or(r, "hosts"));
+		tab_set(t, i + 1, 2, "%s", i ? "" : report_conf_or(r, "stamps"));
 	}
 	for (size_t i = 0; i < r->nrates; i++) {
 		const struct report_rate *rt = &r->rate[i];
+		const struct summary *b, *sl;
+		const struct report_q *qb, *qs;
 		struct report_figures f;
 		int c = 3 + (int)i;
 		char n1[32], n2[32];
 
 		report_figures(rt, &f);
+		b = &f.s[S_BUY];
+		sl = &f.s[S_SELL];
+		qb = &f.q[S_BUY];
+		qs = &f.q[S_SELL];
 		tab_set(t, 0, c, "%s", rt->label);
-		if (!rt->have_samples) {
-			for (int k = 1; k <= 7; k++)
-				tab_set(t, k, c, "-");
+		for (int k = 1; k <= nrows; k++)
+			tab_set(t, k, c, "-");
+		if (!rt->have_samples)
 			continue;
+		if (b->n) {
+			tab_set(t, 1, c, "%.3f", b->mean / 1e3);
+			tab_set(t, 5, c, "%.3f", (double)qb->p50 / 1e3);
+			tab_set(t, 6, c, "%.3f", (double)qb->p99 / 1e3);
 		}
-		if (f.s[S_BUY].n)
-			tab_set(t, 1, c, "%.3f", f.s[S_BUY].mean / 1e3);
-		else
-			tab_set(t, 1, c, "-");
-		if (f.s[S_SELL].n)
-			tab_set(t, 2, c, "%.3f", f.s[S_SELL].mean / 1e3);
-		else
-			tab_set(t, 2, c, "-");
-		if (f.s[S_BUY].n > 1)
-			tab_set(t, 3, c, "%.3f", f.s[S_BUY].sd / 1e3);
-		else
-			tab_set(t, 3, c, "-");
-		if (f.s[S_SELL].n > 1)
-			tab_set(t, 4, c, "%.3f", f.s[S_SELL].sd / 1e3);
-		else
-			tab_set(t, 4, c, "-");
-		report_count(n1, sizeof(n1), f.s[S_BUY].n);
-		report_count(n2, sizeof(n2), f.s[S_SELL].n);
-		tab_set(t, 5, c, "%s", n1);
-		tab_set(t, 6, c, "%s", n2);
-		tab_set(t, 7, c, "%llu/%llu", rt->s[S_BUY].out, rt->s[S_SELL].out);
+		if (sl->n) {
+			tab_set(t, 2, c, "%.3f", sl->mean / 1e3);
+			tab_set(t, 7, c, "%.3f", (double)qs->p50 / 1e3);
+			tab_set(t, 8, c, "%.3f", (double)qs->p99 / 1e3);
+		}
+		if (b->n > 1)
+			tab_set(t, 3, c, "%.3f", b->sd / 1e3);
+		if (sl->n > 1)
+			tab_set(t, 4, c, "%.3f", sl->sd / 1e3);
+		report_count(n1, sizeof(n1), b->n);
+		report_count(n2, sizeof(n2), sl->n);
+		tab_set(t, 9, c, "%s", n1);
+		tab_set(t, 10, c, "%s", n2);
+		tab_set(t, 11, c, "%llu/%llu", rt->s[S_BUY].out, rt->s[S_SELL].out);
 	}
 }
 
 static void report_table2(const struct report *r, struct report_table *t)
 {
 	enum {
-		R_HEAD, R_MEAN_T, R_SD_T, R_N_T, R_MEAN_B, R_SD_B, R_N_B, R_OUT,
-		R_TRUTH_M, R_TRUTH_SD, R_TRUTH_N, R_TRUTH_TOPO, R_DIFF_T, R_DIFF_B,
+		R_HEAD, R_MODEL, R_ACH_50, R_ACH_99, R_TRUTH_M, R_TRUTH_SD,
+		R_TRUTH_N, R_TRUTH_TOPO, R_MEAN_T, R_SD_T, R_P50_T, R_P99_T,
+		R_N_T, R_MEAN_B, R_SD_B, R_N_B, R_OUT, R_DIFF_T, R_DIFF_B,
+		R_COUNT
 	};
-	static const char *const rows[] = {
+	static const char *const rows[R_COUNT] = {
+		[R_MODEL] = "Model (mean, SD)",
+		[R_ACH_50] = "Achieved residence p50",
+		[R_ACH_99] = "Achieved residence p99",
+		[R_TRUTH_M] = "Achieved residence mean",
+		[R_TRUTH_SD] = "Achieved residence SD",
+		[R_TRUTH_N] = "Truth packets",
+		[R_TRUTH_TOPO] = "Truth mean - serialisation",
 		[R_MEAN_T] = "Mean (topology)", [R_SD_T] = "SD (topology)",
+		[R_P50_T] = "p50 (topology)", [R_P99_T] = "p99 (topology)",
 		[R_N_T] = "Packets (topology)", [R_MEAN_B] = "Mean (baseline)",
 		[R_SD_B] = "SD (baseline)",
 		[R_N_B] = "Packets (switch/b2b)", [R_OUT] = "Out of sync",
-		[R_TRUTH_M] = "Truth mean", [R_TRUTH_SD] = "Truth SD",
-		[R_TRUTH_N] = "Truth packets",
-		[R_TRUTH_TOPO] = "Truth mean - serialisation",
-		[R_DIFF_T] = "Topology - truth", [R_DIFF_B] = "Baseline - truth",
+		[R_DIFF_T] = "Topology - truth (means)",
+		[R_DIFF_B] = "Baseline - truth (means)",
 	};
 	bool truth = report_any_truth(r);
-	int last = truth ? R_DIFF_B : R_OUT;
-	const char *sw = report_conf_or(r, "switch");
-	const char *mode = report_conf(r, "switch_mode");
+	const char *lat = report_conf(r, "switch_latency_ns");
+	const char *jit = report_conf(r, "switch_jitter_ns");
+	char name[256];
 
 	memset(t, 0, sizeof(*t));
+	t->labels = 2;
 	t->title = "Table 2. Switch latency (nanoseconds) by market data rate (messages/s)";
 	t->key = truth ?
-		"FIX messages venue -> algo. Topology: per packet, one-way minus cables "
-		"(and serialisation for store-and-forward). Baseline: mean through the "
-		"switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). Truth: the "
-		"switch emulator's own egress - ingress stamps of the same frames "
-		"(minus serialisation for the topology method of a store-and-forward switch)." :
-		"FIX messages venue -> algo. Topology: per packet, one-way minus cables "
-		"(and serialisation for store-and-forward). Baseline: mean through the "
-		"switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). "
+		"FIX messages venue -> algo. Model: the latency the switch emulator was told to "
+		"add. Achieved residence: what it did, its own egress - ingress stamps of the same "
+		"frames (the truth). Topology: per packet, one-way (venue TX stamp -> algo RX "
+		"stamp) minus cables (and serialisation for store-and-forward). Baseline: mean "
+		"through the switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2)." :
+		"FIX messages venue -> algo. Topology: per packet, one-way (venue TX stamp -> "
+		"algo RX stamp) minus cables (and serialisation for store-and-forward). Baseline: "
+		"mean through the switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). "
 		"No emulator truth in this run.";
+	report_switch_name(r, name, sizeof(name));
 	tab_set(t, 0, 0, " ");
 	tab_set(t, 0, 1, "Switch");
-	for (int k = 1; k <= last; k++) {
+	for (int k = 1; k < R_COUNT; k++) {
 		tab_set(t, k, 0, "%s", rows[k]);
 		tab_set(t, k, 1, "%s", "");
 	}
-
-	if (mode)
-		tab_set(t, 1, 1, "%s (%s)", sw, mode);
-	else
-		tab_set(t, 1, 1, "%s", sw);
+	tab_set(t, 1, 1, "%s", name);
 	for (size_t i = 0; i < r->nrates; i++) {
 		const struct report_rate *rt = &r->rate[i];
 		struct report_figures f;
@@ -185,12 +200,16 @@ static void report_table2(const struct report *r, struct report_table *t)
 
 		report_figures(rt, &f);
 		tab_set(t, 0, c, "%s", rt->label);
-		for (int k = 1; k <= last; k++)
+		for (int k = 1; k < R_COUNT; k++)
 			tab_set(t, k, c, "-");
+		if (lat)
+			tab_set(t, R_MODEL, c, "%s, %s", lat, jit ? jit : "-");
 		if (f.s[S_SWITCH].n) {
 			tab_set(t, R_MEAN_T, c, "%.3f", f.s[S_SWITCH].mean);
 			if (f.s[S_SWITCH].n > 1)
 				tab_set(t, R_SD_T, c, "%.3f", f.s[S_SWITCH].sd);
+			tab_set(t, R_P50_T, c, "%lld", (long long)f.q[S_SWITCH].p50);
+			tab_set(t, R_P99_T, c, "%lld", (long long)f.q[S_SWITCH].p99);
 		}
 		report_count(a, sizeof(a), f.s[S_SWITCH].n);
 		tab_set(t, R_N_T, c, "%s", a);
@@ -204,6 +223,8 @@ static void report_table2(const struct report *r, struct report_table *t)
 		tab_set(t, R_OUT, c, "%llu", rt->s[S_SWITCH].out);
 		if (!truth || !rt->truth.have)
 			continue;
+		tab_set(t, R_ACH_50, c, "%lld", (long long)f.q_res.p50);
+		tab_set(t, R_ACH_99, c, "%lld", (long long)f.q_res.p99);
 		tab_set(t, R_TRUTH_M, c, "%.3f", f.truth_res.mean);
 		tab_set(t, R_TRUTH_SD, c, "%.3f", f.truth_res.sd);
 		report_count(a, sizeof(a), f.truth_res.n);
@@ -215,9 +236,83 @@ static void report_table2(const struct report *r, struct report_table *t)
 		if (f.have_diff_base)
 			tab_set(t, R_DIFF_B, c, "%+.3f", f.diff_base);
 	}
+	/* Rows with nothing to say go, the last first. */
+	if (!truth) {
+		tab_drop_row(t, R_DIFF_B);
+		tab_drop_row(t, R_DIFF_T);
+	}
 	/* Only a store-and-forward switch has two truths. */
-	if (truth && r->mode != 1)
+	if (!truth || r->mode != 1)
 		tab_drop_row(t, R_TRUTH_TOPO);
+	if (!truth)
+		for (int k = R_TRUTH_N; k >= R_ACH_50; k--)
+			tab_drop_row(t, k);
+	if (!lat)
+		tab_drop_row(t, R_MODEL);
+	/* The switch's name on the first row left. */
+	tab_set(t, 1, 1, "%s", name);
+}
+
+static void report_table3(const struct report *r, struct report_table *t)
+{
+	enum {
+		R_HEAD, R_P50, R_P1, R_P99, R_MEAN, R_BOUND, R_IN_SW, R_IN_HOP,
+		R_PAIRED, R_LEFT, R_COUNT
+	};
+	static const char *const rows[R_COUNT] = {
+		[R_P50] = "Error p50", [R_P1] = "Error p1", [R_P99] = "Error p99",
+		[R_MEAN] = "Error mean", [R_BOUND] = "Bound p50 (+/-)",
+		[R_IN_SW] = "Inside bound, switch",
+		[R_IN_HOP] = "Inside bound, hop",
+		[R_PAIRED] = "Samples paired (switch/hop)",
+		[R_LEFT] = "Not paired",
+	};
+
+	memset(t, 0, sizeof(*t));
+	t->labels = 1;
+	t->title = "Table 3. Measurement error (nanoseconds): switch latency from host stamps "
+		   "- the emulator's truth, per sample, by market data rate (messages/s)";
+	t->key = "Each switch sample (topology method) against the truth of its own frame: the "
+		 "emulator's egress - ingress stamps. Bound: the error bound the sample came "
+		 "with (both hosts' clock bounds from their sync journals). Inside bound: the "
+		 "share of in-sync samples with |error| <= bound; for hop samples the truth is "
+		 "the residence plus the topology's cables, so their error is the switch "
+		 "sample's. Not paired: samples with no venue frame of their stamp, no frame in "
+		 "the truth, or an ambiguous one (see tapless-report(1)).";
+	tab_set(t, 0, 0, " ");
+	for (int k = 1; k < R_COUNT; k++)
+		tab_set(t, k, 0, "%s", rows[k]);
+	for (size_t i = 0; i < r->nrates; i++) {
+		const struct report_rate *rt = &r->rate[i];
+		const struct report_pairing *pr = &rt->pair;
+		struct report_figures f;
+		int c = 1 + (int)i;
+		char a[32], b[32];
+
+		report_figures(rt, &f);
+		tab_set(t, 0, c, "%s", rt->label);
+		for (int k = 1; k < R_COUNT; k++)
+			tab_set(t, k, c, "-");
+		if (!pr->have)
+			continue;
+		if (f.err[E_SWITCH].n) {
+			tab_set(t, R_P50, c, "%+lld", (long long)f.q_err[E_SWITCH].p50);
+			tab_set(t, R_P1, c, "%+lld", (long long)f.q_err[E_SWITCH].p1);
+			tab_set(t, R_P99, c, "%+lld", (long long)f.q_err[E_SWITCH].p99);
+			tab_set(t, R_MEAN, c, "%+.1f", f.err[E_SWITCH].mean);
+		}
+		if (f.bound[E_SWITCH].n)
+			tab_set(t, R_BOUND, c, "%lld", (long long)f.bound[E_SWITCH].p50);
+		if (!isnan(f.coverage[E_SWITCH]))
+			tab_set(t, R_IN_SW, c, "%.1f %%", 100 * f.coverage[E_SWITCH]);
+		if (!isnan(f.coverage[E_HOP]))
+			tab_set(t, R_IN_HOP, c, "%.1f %%", 100 * f.coverage[E_HOP]);
+		report_count(a, sizeof(a), pr->e[E_SWITCH].paired);
+		report_count(b, sizeof(b), pr->e[E_HOP].paired);
+		tab_set(t, R_PAIRED, c, "%s/%s", a, b);
+		report_count(a, sizeof(a), pr->no_frame + pr->no_truth + pr->ambiguous);
+		tab_set(t, R_LEFT, c, "%s", a);
+	}
 }
 
 static void tab_write_text(FILE *f, const struct report_table *t)
@@ -234,7 +329,7 @@ static void tab_write_text(FILE *f, const struct report_table *t)
 			const char *c = t->cell[i][j] ? t->cell[i][j] : "";
 
 			/* Labels to the left, figures to the right. */
-			if (j < 2 || (j == 2 && t->cell[0][2] && !strcmp(t->cell[0][2], "Stamps")))
+			if (j < t->labels)
 				fprintf(f, "%s%-*s", j ? "  " : "", w[j], c);
 			else
 				fprintf(f, "  %*s", w[j], c);
@@ -254,7 +349,7 @@ static void tab_write_md(FILE *f, const struct report_table *t)
 		fprintf(f, "|\n");
 		if (!i) {
 			for (int j = 0; j < t->cols; j++)
-				fprintf(f, "|%s", j < 2 ? "------" : "-----:");
+				fprintf(f, "|%s", j < t->labels ? "------" : "-----:");
 			fprintf(f, "|\n");
 		}
 	}
@@ -269,6 +364,11 @@ void report_tables(const struct report *r, FILE *f, bool md)
 	(md ? tab_write_md : tab_write_text)(f, &t);
 	tab_free(&t);
 	report_table2(r, &t);
+	(md ? tab_write_md : tab_write_text)(f, &t);
+	tab_free(&t);
+	if (!report_any_truth(r))
+		return;
+	report_table3(r, &t);
 	(md ? tab_write_md : tab_write_text)(f, &t);
 	tab_free(&t);
 }
@@ -309,14 +409,101 @@ static void report_print_opt(struct printer *p, const char *key, const char *fmt
 		print_null(p, key, fmt ? "%s" : NULL);
 }
 
-static void report_print_rate(struct printer *p, const struct report_rate *rt)
+static void report_print_q(struct printer *p, const char *key, uint64_t n,
+			   const struct report_q *q)
 {
+	static const char *const keys[] = {
+		"p1", "p5", "p25", "p50", "p75", "p95", "p99",
+	};
+	const int64_t v[] = { q->p1, q->p5, q->p25, q->p50, q->p75, q->p95, q->p99 };
+
+	print_object_begin(p, key);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (n)
+			print_int(p, keys[i], NULL, v[i]);
+		else
+			print_null(p, keys[i], NULL);
+	print_object_end(p);
+}
+
+static void report_print_err(struct printer *p, const char *key,
+			     const struct report_err *e, const struct summary *err,
+			     const struct report_q *q, const struct summary *bound,
+			     double coverage)
+{
+	print_object_begin(p, key);
+	print_uint(p, "paired", NULL, e->paired);
+	print_uint(p, "out_of_sync", NULL, e->out);
+	print_uint(p, "bounded", NULL, e->bounded);
+	print_uint(p, "inside_bound", NULL, e->inside);
+	report_print_opt(p, "coverage", NULL, !isnan(coverage), coverage);
+	report_print_summary(p, "error_ns", err);
+	report_print_q(p, "error_quantiles_ns", err->n, q);
+	report_print_summary(p, "bound_ns", bound);
+	print_object_end(p);
+}
+
+/* The rate's headline, text only: the measurement error and its bound,
+ * what the emulator achieved beside its model, BUY and SELL, and whether
+ * the workload kept up. The figures are in the JSON fields beside it. */
+static void report_headline(struct printer *p, const struct report *r,
+			    const struct report_rate *rt,
+			    const struct report_figures *g)
+{
+	char a[32], b[32], c[32], name[256], why[600];
+
+	print_text(p, "rate %6s/s: ", rt->label);
+	if (rt->pair.have && g->err[E_SWITCH].n) {
+		print_text(p, "measured - truth p50 %s (p1 %s, p99 %s)",
+			   report_ns(a, sizeof(a), (double)g->q_err[E_SWITCH].p50, true),
+			   report_ns(b, sizeof(b), (double)g->q_err[E_SWITCH].p1, true),
+			   report_ns(c, sizeof(c), (double)g->q_err[E_SWITCH].p99, true));
+		if (g->bound[E_SWITCH].n)
+			print_text(p, "; bound %s holds %.1f %% of switch samples, "
+				   "%.1f %% of hop",
+				   report_ns(a, sizeof(a), (double)g->bound[E_SWITCH].p50, false),
+				   100 * g->coverage[E_SWITCH],
+				   isnan(g->coverage[E_HOP]) ? 0 : 100 * g->coverage[E_HOP]);
+		else
+			print_text(p, "; no error bound (no sync journals)");
+	} else if (rt->truth.have) {
+		print_text(p, "no per-sample error (%s)", rt->pair.why);
+	} else {
+		print_text(p, "no truth (%s)", rt->truth.why);
+	}
+	report_switch_name(r, name, sizeof(name));
+	print_text(p, "\n             switch: %s", name);
+	if (rt->truth.have)
+		print_text(p, "; achieved residence p50 %s, p99 %s",
+			   report_ns(a, sizeof(a), (double)g->q_res.p50, false),
+			   report_ns(b, sizeof(b), (double)g->q_res.p99, false));
+	else if (g->s[S_SWITCH].n)
+		print_text(p, "; measured p50 %s, p99 %s (topology)",
+			   report_ns(a, sizeof(a), (double)g->q[S_SWITCH].p50, false),
+			   report_ns(b, sizeof(b), (double)g->q[S_SWITCH].p99, false));
+	print_text(p, "\n             BUY p50 %s, SELL p50 %s",
+		   g->s[S_BUY].n ? report_ns(a, sizeof(a), (double)g->q[S_BUY].p50, false) : "-",
+		   g->s[S_SELL].n ? report_ns(b, sizeof(b), (double)g->q[S_SELL].p50, false) : "-");
+	if (report_capped(r, rt, why, sizeof(why)))
+		print_text(p, "; capped: %s", why);
+	else if (rt->have_run && !isnan(rt->run[RUN_SW_RATE]))
+		print_text(p, "; %.1fk msg/s sent", rt->run[RUN_SW_RATE] / 1e3);
+	print_text(p, "\n");
+}
+
+static void report_print_rate(struct printer *p, const struct report *r,
+			      const struct report_rate *rt)
+{
+	const struct report_pairing *pr = &rt->pair;
 	struct report_figures g;
+	char why[600];
+	bool capped;
 
 	report_figures(rt, &g);
+	capped = report_capped(r, rt, why, sizeof(why));
 	print_object_begin(p, NULL);
 	print_int(p, "rate", NULL, rt->rate);
-	print_str(p, "label", "rate %6s/s:", rt->label);
+	print_str(p, "label", NULL, rt->label);
 	print_str(p, "samples_file", NULL, rt->path);
 	print_bool(p, "have_samples", NULL, rt->have_samples);
 	print_uint(p, "samples", NULL, rt->lines);
@@ -327,23 +514,26 @@ static void report_print_rate(struct printer *p, const struct report_rate *rt)
 	for (int k = 0; k < S_COUNT; k++) {
 		print_object_begin(p, report_series_key[k]);
 		report_print_summary(p, "latency_ns", &g.s[k]);
+		report_print_q(p, "quantiles_ns", g.s[k].n, &g.q[k]);
 		print_uint(p, "out_of_sync", NULL, rt->s[k].out);
 		print_object_end(p);
 	}
-	print_text(p, " BUY ");
-	report_print_opt(p, "buy_mean_us", "%.3f us", g.s[S_BUY].n, g.s[S_BUY].mean / 1e3);
-	print_text(p, "  SELL ");
-	report_print_opt(p, "sell_mean_us", "%.3f us", g.s[S_SELL].n, g.s[S_SELL].mean / 1e3);
+	report_print_opt(p, "buy_mean_us", NULL, g.s[S_BUY].n, g.s[S_BUY].mean / 1e3);
+	report_print_opt(p, "sell_mean_us", NULL, g.s[S_SELL].n, g.s[S_SELL].mean / 1e3);
+
+	print_object_begin(p, "workload");
+	print_bool(p, "known", NULL, rt->have_run);
+	for (int k = 0; k < RUN_COUNT; k++)
+		report_print_opt(p, report_run_keys[k], NULL, !isnan(rt->run[k]), rt->run[k]);
+	print_bool(p, "capped", NULL, capped);
+	print_str(p, "capped_why", NULL, capped ? why : NULL);
+	print_object_end(p);
 
 	print_object_begin(p, "switch_latency");
-	print_text(p, "  switch ");
-	report_print_opt(p, "topology_mean_ns", "%.1f ns (topology)", g.s[S_SWITCH].n,
-			 g.s[S_SWITCH].mean);
+	report_print_opt(p, "topology_mean_ns", NULL, g.s[S_SWITCH].n, g.s[S_SWITCH].mean);
 	report_print_opt(p, "topology_sd_ns", NULL, g.s[S_SWITCH].n > 1, g.s[S_SWITCH].sd);
 	print_uint(p, "topology_count", NULL, g.s[S_SWITCH].n);
-	print_text(p, ", ");
-	report_print_opt(p, "baseline_mean_ns", "%.1f ns (baseline)", g.have_base,
-			 g.base_mean);
+	report_print_opt(p, "baseline_mean_ns", NULL, g.have_base, g.base_mean);
 	report_print_opt(p, "baseline_sd_ns", NULL, g.have_base, g.base_sd);
 	print_uint(p, "baseline_count_switch", NULL, g.s[S_HOP].n);
 	print_uint(p, "baseline_count_b2b", NULL, g.s[S_HOP_BASE].n);
@@ -357,25 +547,30 @@ static void report_print_rate(struct printer *p, const struct report_rate *rt)
 	print_uint(p, "without_packet_id", NULL, rt->truth.no_id);
 	print_uint(p, "implausible", NULL, rt->truth.implausible);
 	report_print_summary(p, "residence_ns", &g.truth_res);
+	report_print_q(p, "residence_quantiles_ns", g.truth_res.n, &g.q_res);
 	report_print_summary(p, "topology_ns", &g.truth_topo);
 	print_object_end(p);
-	if (rt->truth.have) {
-		print_text(p, "; truth ");
-		report_print_opt(p, "truth_mean_ns", "%.1f ns", true, g.truth_res.mean);
-		print_text(p, ", measured - truth ");
-	} else {
-		print_null(p, "truth_mean_ns", NULL);
-	}
-	report_print_opt(p, "difference_topology_ns", rt->truth.have ? "%+.1f" : NULL,
-			 g.have_diff_topo, g.diff_topo);
-	if (rt->truth.have)
-		print_text(p, " / ");
-	report_print_opt(p, "difference_baseline_ns", rt->truth.have ? "%+.1f ns" : NULL,
-			 g.have_diff_base, g.diff_base);
-	if (!rt->truth.have)
-		print_text(p, "; no truth");
+	report_print_opt(p, "truth_mean_ns", NULL, rt->truth.have, g.truth_res.mean);
+	report_print_opt(p, "difference_topology_ns", NULL, g.have_diff_topo, g.diff_topo);
+	report_print_opt(p, "difference_baseline_ns", NULL, g.have_diff_base, g.diff_base);
 	print_object_end(p);
-	print_text(p, "\n");
+
+	print_object_begin(p, "error");
+	print_bool(p, "available", NULL, pr->have);
+	print_str(p, "why_not", NULL, pr->have ? NULL : pr->why);
+	print_uint(p, "samples", NULL, pr->looked);
+	print_uint(p, "no_venue_frame", NULL, pr->no_frame);
+	print_uint(p, "no_truth_frame", NULL, pr->no_truth);
+	print_uint(p, "ambiguous", NULL, pr->ambiguous);
+	report_print_err(p, "switch", &pr->e[E_SWITCH], &g.err[E_SWITCH],
+			 &g.q_err[E_SWITCH], &g.bound[E_SWITCH], g.coverage[E_SWITCH]);
+	report_print_err(p, "hop", &pr->e[E_HOP], &g.err[E_HOP], &g.q_err[E_HOP],
+			 &g.bound[E_HOP], g.coverage[E_HOP]);
+	report_print_opt(p, "hop_cables_ns", NULL, pr->have_prop, pr->prop_ns);
+	print_str(p, "hop_why_not", NULL, pr->have_prop || !*pr->why_hop ? NULL :
+		  pr->why_hop);
+	print_object_end(p);
+	report_headline(p, r, rt, &g);
 	print_object_end(p);
 }
 
@@ -399,7 +594,7 @@ void report_print(struct printer *p, const struct report *r, const char *index_p
 	print_object_end(p);
 	print_array_begin(p, "rates");
 	for (size_t i = 0; i < r->nrates; i++)
-		report_print_rate(p, &r->rate[i]);
+		report_print_rate(p, r, &r->rate[i]);
 	print_array_end(p);
 	print_array_begin(p, "clocks");
 	for (size_t i = 0; i < r->nclk; i++) {

@@ -22,8 +22,9 @@
 
 /* The plots' templates, in the order of report.h. */
 const char *const report_plot_names[P_COUNT] = {
-	"latency-rate", "histograms", "cdf", "latency-time", "ptp-offset",
-	"switch-truth",
+	[P_ERROR] = "measurement-error", [P_RATE] = "latency-rate",
+	[P_TRUTH] = "switch-truth", [P_CDF] = "cdf", [P_HIST] = "histograms",
+	[P_TIME] = "latency-time", [P_PTP] = "ptp-offset",
 };
 
 /* ---- data files ---- */
@@ -154,18 +155,26 @@ static void report_write_hist(FILE *f, const struct hist *h)
 	b.count = xcalloc(b.n, sizeof(*b.count));
 	hist_foreach(h, report_bin_add, &b);
 	total = (double)s.n;
-	fprintf(f, "# bin_centre_ns count fraction density_per_ns (%s bins)\n",
-		b.log ? "40 per decade" : "linear");
+	fprintf(f, "# bin_centre_ns count fraction density_per_ns "
+		"density_per_decade (%s bins; '-': a bin reaching 0 has no width "
+		"in decades)\n", b.log ? "40 per decade" : "linear");
 	for (size_t i = 0; i < b.n; i++) {
 		double c = b.log ? b.lo * pow(10, ((double)i + 0.5) / 40) :
 				   b.lo + ((double)i + 0.5) * b.width;
 		/* Density, so that histograms binned differently (another
-		 * rate, the truth) can share an axis. */
+		 * rate, the truth) can share an axis: per ns on a linear
+		 * axis, per decade on a log one (there equal areas are equal
+		 * shares). */
 		double w = b.log ? b.lo * (pow(10, (double)(i + 1) / 40) -
 					   pow(10, (double)i / 40)) : b.width;
+		double lo = b.log ? b.lo * pow(10, (double)i / 40) : c - w / 2;
+		double frac = (double)b.count[i] / total;
 
-		fprintf(f, "%.3f %llu %.6g %.6g\n", c, b.count[i],
-			(double)b.count[i] / total, (double)b.count[i] / total / w);
+		fprintf(f, "%.3f %llu %.6g %.6g", c, b.count[i], frac, frac / w);
+		if (lo > 0)
+			fprintf(f, " %.6g\n", frac / log10((lo + w) / lo));
+		else
+			fprintf(f, " -\n");
 	}
 	free(b.count);
 }
@@ -287,18 +296,61 @@ static int report_write_one(const char *outdir, const char *what, const char *ke
 	return report_close(f, path, err);
 }
 
+/* The columns of one series in rates.dat: percentiles, mean, SD, count. */
+static const char *const report_rate_cols[] = {
+	"p1", "p25", "p50", "p75", "p99", "mean", "sd", "n",
+};
+
+static void report_rates_head(FILE *f, const char *series)
+{
+	for (size_t i = 0; i < sizeof(report_rate_cols) / sizeof(report_rate_cols[0]); i++)
+		fprintf(f, " %s_%s", series, report_rate_cols[i]);
+}
+
+static void report_rates_val(FILE *f, const struct summary *s,
+			     const struct report_q *q)
+{
+	bool h = s->n > 0;
+
+	report_dat_val(f, h, (double)q->p1);
+	report_dat_val(f, h, (double)q->p25);
+	report_dat_val(f, h, (double)q->p50);
+	report_dat_val(f, h, (double)q->p75);
+	report_dat_val(f, h, (double)q->p99);
+	report_dat_val(f, h, s->mean);
+	report_dat_val(f, s->n > 1, s->sd);
+	fprintf(f, " %llu", (unsigned long long)s->n);
+}
+
 static int report_write_rates(const struct report *r, const char *outdir, char *err)
 {
 	char path[PATH_MAX + 64];
 	int rc = 0;
 	FILE *f = report_create(outdir, "data/rates.dat", path, sizeof(path), err, &rc);
+	const char *model = report_conf(r, "switch_latency_ns");
+	double m;
 
 	if (!f)
 		return rc;
-	fprintf(f, "# rate buy_mean_us buy_sd_us sell_mean_us sell_sd_us "
-		"switch_topology_mean_ns switch_topology_sd_ns switch_baseline_mean_ns "
-		"switch_baseline_sd_ns truth_topology_mean_ns truth_topology_sd_ns "
-		"truth_residence_mean_ns truth_residence_sd_ns\n");
+	fprintf(f, "# tapless report: per market data rate, nanoseconds. Per series, "
+		"nearest-rank percentiles p1 p25 p50 p75 p99, mean, SD, count:\n"
+		"# buy, sell (algo host), switch (topology method), truth (the "
+		"emulator's residence), topotruth (what the topology method is\n"
+		"# compared with), error (switch sample - its frame's truth). Then the "
+		"error bound's p50, the shares of switch and hop samples\n"
+		"# inside their bound, the model's latency and the rate the venue "
+		"achieved through the switch. '-': not known. gnuplot: set\n"
+		"# datafile columnheaders, then using \"rate\":\"buy_p50\".\n");
+	fprintf(f, "rate");
+	report_rates_head(f, "buy");
+	report_rates_head(f, "sell");
+	report_rates_head(f, "switch");
+	report_rates_head(f, "truth");
+	report_rates_head(f, "topotruth");
+	report_rates_head(f, "error");
+	fprintf(f, " bound_p50 coverage_switch coverage_hop model_ns sent_rate"
+		" baseline_mean baseline_sd\n");
+	m = model ? strtod(model, NULL) : NAN;
 	/* Lowest rate first: the lines of the rate plot join in file order. */
 	for (size_t i = r->nrates; i-- > 0;) {
 		const struct report_rate *rt = &r->rate[i];
@@ -306,18 +358,20 @@ static int report_write_rates(const struct report *r, const char *outdir, char *
 
 		report_figures(rt, &fg);
 		fprintf(f, "%ld", rt->rate);
-		report_dat_val(f, fg.s[S_BUY].n, fg.s[S_BUY].mean / 1e3);
-		report_dat_val(f, fg.s[S_BUY].n, fg.s[S_BUY].sd / 1e3);
-		report_dat_val(f, fg.s[S_SELL].n, fg.s[S_SELL].mean / 1e3);
-		report_dat_val(f, fg.s[S_SELL].n, fg.s[S_SELL].sd / 1e3);
-		report_dat_val(f, fg.s[S_SWITCH].n, fg.s[S_SWITCH].mean);
-		report_dat_val(f, fg.s[S_SWITCH].n, fg.s[S_SWITCH].sd);
+		report_rates_val(f, &fg.s[S_BUY], &fg.q[S_BUY]);
+		report_rates_val(f, &fg.s[S_SELL], &fg.q[S_SELL]);
+		report_rates_val(f, &fg.s[S_SWITCH], &fg.q[S_SWITCH]);
+		report_rates_val(f, &fg.truth_res, &fg.q_res);
+		report_rates_val(f, &fg.truth_topo, &fg.q_topo);
+		report_rates_val(f, &fg.err[E_SWITCH], &fg.q_err[E_SWITCH]);
+		report_dat_val(f, fg.bound[E_SWITCH].n, (double)fg.bound[E_SWITCH].p50);
+		report_dat_val(f, !isnan(fg.coverage[E_SWITCH]), 100 * fg.coverage[E_SWITCH]);
+		report_dat_val(f, !isnan(fg.coverage[E_HOP]), 100 * fg.coverage[E_HOP]);
+		report_dat_val(f, isfinite(m), m);
+		report_dat_val(f, rt->have_run && !isnan(rt->run[RUN_SW_RATE]),
+			       rt->run[RUN_SW_RATE]);
 		report_dat_val(f, fg.have_base, fg.base_mean);
 		report_dat_val(f, fg.have_base, fg.base_sd);
-		report_dat_val(f, rt->truth.have_topo, fg.truth_topo.mean);
-		report_dat_val(f, rt->truth.have_topo, fg.truth_topo.sd);
-		report_dat_val(f, rt->truth.have, fg.truth_res.mean);
-		report_dat_val(f, rt->truth.have, fg.truth_res.sd);
 		fprintf(f, "\n");
 	}
 	return report_close(f, path, err);
@@ -386,9 +440,19 @@ int report_write_data(struct report *r, const char *outdir, char err[REPORT_ERRB
 						   report_write_pct, err)))
 				return rc;
 		}
+		/* The truth the switch samples are compared with, and
+		 * their error against it. */
 		if (rt->truth.have_topo &&
-		    (rc = report_write_one(outdir, "hist", "truth", rt->rate,
-					   rt->truth.topo, report_write_hist, err)))
+		    ((rc = report_write_one(outdir, "hist", "truth", rt->rate,
+					    rt->truth.topo, report_write_hist, err)) ||
+		     (rc = report_write_one(outdir, "cdf", "truth", rt->rate,
+					    rt->truth.topo, report_write_cdf, err)) ||
+		     (rc = report_write_one(outdir, "pct", "truth", rt->rate,
+					    rt->truth.topo, report_write_pct, err))))
+			return rc;
+		if (rt->pair.have &&
+		    (rc = report_write_one(outdir, "cdf", "error", rt->rate,
+					   rt->pair.e[E_SWITCH].err, report_write_cdf, err)))
 			return rc;
 		if ((rc = report_write_time(r, rt, outdir, err)))
 			return rc;
@@ -438,9 +502,28 @@ static bool report_truth_topo(const struct report *r, const char **why)
 	return false;
 }
 
+/* Some rate has a per-sample error; else false, and *why is the first
+ * rate's reason. */
+static bool report_any_error(const struct report *r, const char **why)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < r->nrates; i++) {
+		if (r->rate[i].pair.have && hist_count(r->rate[i].pair.e[E_SWITCH].err))
+			return true;
+		if (!first && r->rate[i].truth.have && *r->rate[i].pair.why)
+			first = r->rate[i].pair.why;
+	}
+	*why = first ? first : "no emulator truth (rate-R/switch/swemu/*.pcapng) "
+		       "to measure the error against";
+	return false;
+}
+
 bool report_plot_wanted(const struct report *r, size_t i, const char **why)
 {
 	*why = NULL;
+	if (i == P_ERROR && !report_any_error(r, why))
+		return false;
 	if (i == P_PTP && !r->nclk) {
 		*why = "no sync journal samples (journals/*.journal)";
 		return false;
@@ -456,6 +539,81 @@ bool report_plot_wanted(const struct report *r, size_t i, const char **why)
 	if (i == P_TRUTH && !report_truth_topo(r, why))
 		return false;
 	return i < P_COUNT;
+}
+
+/* What stamped the samples, for the captions. */
+static const char *report_stamps(const struct report *r)
+{
+	const char *st = report_conf(r, "stamps");
+
+	if (st && !strcmp(st, "software"))
+		return "software (SO_TIMESTAMPING in the kernel: veth has no PHC)";
+	if (st && !strcmp(st, "hardware"))
+		return "NIC hardware stamps (PHC time)";
+	return "of a source lab.conf does not name";
+}
+
+const char *report_plot_caption(const struct report *r, size_t i, char *buf,
+				size_t len)
+{
+	const char *st = report_stamps(r);
+	char name[256];
+
+	report_switch_name(r, name, sizeof(name));
+	switch (i) {
+	case P_ERROR:
+		snprintf(buf, len, "Measurement error per market data message: tapless's "
+			 "switch latency (the venue's TX stamp to the algo's RX stamp, "
+			 "minus the cables) minus the truth for the same frame (the "
+			 "emulator's own egress minus ingress stamp); stamps: %s. Left: box p25-p75, "
+			 "bar p50, whiskers p1-p99; grey band: +/- the error bound the "
+			 "samples came with (p50); label: share of samples inside their own "
+			 "bound (in red: a rate the venue could not send at, and what it "
+			 "sent). Right: the error's CDF per rate, bounds dashed.", st);
+		break;
+	case P_RATE:
+		snprintf(buf, len, "Left: BUY (tick to trade: the algo's RX stamp of the "
+			 "market data to its TX stamp of the BUY) and SELL (fill to SELL) "
+			 "at the algo host. Right: switch latency measured from host stamps "
+			 "(venue TX to algo RX, minus cables: topology method) beside what "
+			 "the switch did (%s: its own ingress/egress stamps) and its model "
+			 "(dashed). Boxes p25-p75, bar p50, whiskers p1-p99. Stamps: %s.", name, st);
+		break;
+	case P_TRUTH:
+		snprintf(buf, len, "Switch latency per frame: measured from host stamps "
+			 "(solid: venue TX to algo RX, minus cables) and the truth for the "
+			 "same frames (dashed: %s, its egress minus ingress stamps); the "
+			 "model's latency as a vertical line. Left: CDFs, y stretched "
+			 "towards 1; right: distributions (per decade on a log axis). Stamps: "
+			 "%s.", name, st);
+		break;
+	case P_CDF:
+		snprintf(buf, len, "Cumulative distributions: BUY and SELL (the algo's "
+			 "own RX stamp to its TX stamp), switch latency (venue TX to algo "
+			 "RX, minus cables) with the emulator's truth dashed; p50, p99 and "
+			 "p99.9 marked, y stretched towards 1. Stamps: %s.", st);
+		break;
+	case P_HIST:
+		snprintf(buf, len, "Distributions of BUY, SELL (the algo's RX to TX "
+			 "stamps) and switch latency (venue TX to algo RX, minus cables), "
+			 "one curve per rate: the taller and thinner, the less jitter; per "
+			 "decade on a log axis. Stamps: %s.", st);
+		break;
+	case P_TIME:
+		snprintf(buf, len, "Every sample over its run: BUY, SELL and switch "
+			 "latency against the seconds since the run's first stamp; open "
+			 "circles: taken while a host was out of sync. Stamps: %s.", st);
+		break;
+	case P_PTP:
+		snprintf(buf, len, "From the sync journals: each host clock's offset from "
+			 "its PTP master as ptp4l measured it, and the error bound "
+			 "tapless-syncd gave it while in sync (what every one-way sample's "
+			 "bound is made of). PTP over the back-to-back link; stamps: %s.", st);
+		break;
+	default:
+		snprintf(buf, len, "-");
+	}
+	return buf;
 }
 
 void report_plot_result(struct report *r, size_t i, bool ok, const char *msg)
@@ -517,6 +675,110 @@ static void report_rates_with(const struct report *r, int series, bool truth,
 		buf_add(b, "", 0);
 }
 
+/* The rates (lowest first) with a per-sample error; with bounds, the p50
+ * of their bounds instead (0 where none), in the same order. */
+static void report_rates_error(const struct report *r, bool bounds,
+			       struct report_buf *b)
+{
+	for (size_t i = r->nrates; i-- > 0;) {
+		const struct report_rate *rt = &r->rate[i];
+		struct summary s;
+
+		if (!rt->pair.have || !hist_count(rt->pair.e[E_SWITCH].err))
+			continue;
+		hist_summary(rt->pair.e[E_SWITCH].bound, &s);
+		if (bounds)
+			buf_addf(b, "%s%lld", b->len ? " " : "", (long long)s.p50);
+		else
+			buf_addf(b, "%s%ld", b->len ? " " : "", rt->rate);
+	}
+	if (!b->s)
+		buf_add(b, "", 0);
+}
+
+/* Whether the p1..p99 of the series (S_* or, for -1, the truth the
+ * switch samples are compared with, beside S_SWITCH) span decades: then
+ * a log axis. Never with a value at or below 0, which it cannot show. */
+static bool report_q_logy(const struct report *r, int series)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < r->nrates; i++) {
+		const struct report_rate *rt = &r->rate[i];
+		struct report_figures f;
+
+		report_figures(rt, &f);
+		for (int k = 0; k < 2; k++) {
+			const struct report_q *q = series >= 0 ? &f.q[series] :
+				k ? &f.q_topo : &f.q[S_SWITCH];
+			uint64_t n = series >= 0 ? f.s[series].n :
+				k ? f.truth_topo.n : f.s[S_SWITCH].n;
+
+			if (!n)
+				continue;
+			lo = q->p1 < lo ? q->p1 : lo;
+			hi = q->p99 > hi ? q->p99 : hi;
+		}
+	}
+	return lo != INT64_MAX && lo > 0 && (double)hi / (double)lo >= 100;
+}
+
+/* The error axis of the error plot: the errors' p1..p99 and the bounds,
+ * with room. For the CDF (near), no further than twice the largest bound
+ * each way, so that the curves' rise within the bounds can be read: the
+ * tails beyond are in the data, off the axis, and the curve's height at
+ * the edge says how much is there. */
+static void report_err_range(const struct report *r, bool near, double *lo,
+			     double *hi)
+{
+	double bmax = 0;
+
+	*lo = 0;
+	*hi = 0;
+	for (size_t i = 0; i < r->nrates; i++) {
+		struct report_figures f;
+
+		report_figures(&r->rate[i], &f);
+		if (!f.err[E_SWITCH].n)
+			continue;
+		bmax = fmax(bmax, (double)f.bound[E_SWITCH].p50);
+		*lo = fmin(*lo, fmin((double)f.q_err[E_SWITCH].p1,
+				     -(double)f.bound[E_SWITCH].p50));
+		*hi = fmax(*hi, fmax((double)f.q_err[E_SWITCH].p99,
+				     (double)f.bound[E_SWITCH].p50));
+	}
+	if (near && bmax > 0) {
+		*lo = fmax(*lo, -2 * bmax);
+		*hi = fmin(*hi, 2 * bmax);
+	}
+	if (*hi - *lo < 10) {
+		*lo -= 5;
+		*hi += 5;
+	}
+	/* Room below for the labels under the bands. */
+	*lo -= (*hi - *lo) * (near ? 0.08 : 0.14);
+	*hi += (*hi - *lo) * 0.08;
+}
+
+/* Where a switch latency axis starts: below the smallest p1 of the
+ * measured and the truth, and the model's latency, so that the model's
+ * line is on it (a log axis: a power of ten). */
+static double report_sw_xmin(const struct report *r, double model)
+{
+	double lo = isfinite(model) && model > 0 ? model : INFINITY;
+
+	for (size_t i = 0; i < r->nrates; i++) {
+		struct report_figures f;
+
+		report_figures(&r->rate[i], &f);
+		if (f.s[S_SWITCH].n && f.q[S_SWITCH].p1 > 0)
+			lo = fmin(lo, (double)f.q[S_SWITCH].p1);
+		if (f.truth_topo.n && f.q_topo.p1 > 0)
+			lo = fmin(lo, (double)f.q_topo.p1);
+	}
+	return isfinite(lo) ? pow(10, floor(log10(lo))) : 1;
+}
+
 static bool report_series_logx(const struct report *r, int series)
 {
 	int64_t min = INT64_MAX, max = INT64_MIN;
@@ -547,8 +809,8 @@ static void report_gp_quote(struct report_buf *b, const char *s)
 int report_plot_script(const struct report *r, size_t i, const char *template_dir,
 		       const char *outdir, char err[REPORT_ERRBUF])
 {
-	struct { const char *key; struct report_buf val; } sub[24];
-	struct gnuplot_sub gs[24];
+	struct { const char *key; struct report_buf val; } sub[40];
+	struct gnuplot_sub gs[40];
 	size_t nsub = 0;
 	char tpath[PATH_MAX + 64], opath[PATH_MAX + 64], *text = NULL;
 	struct report_buf title = { 0 };
@@ -576,8 +838,11 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 		struct report_buf *b = SUB("TITLE");
 		const char *id = report_conf(r, "id");
 
-		buf_addf(&title, "%s: switch %s, %s stamps", id ? id : r->dir,
-			 report_conf_or(r, "switch"), report_conf_or(r, "stamps"));
+		char name[256];
+
+		report_switch_name(r, name, sizeof(name));
+		buf_addf(&title, "%s: %s, %s stamps", id ? id : r->dir, name,
+			 report_conf_or(r, "stamps"));
 		report_gp_quote(b, title.s);
 	}
 	buf_addf(SUB("OUT"), "plots/%s", report_plot_names[i]);
@@ -604,6 +869,40 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 			buf_add(b, "", 0);
 	}
 	report_gp_quote(SUB("SWITCH"), report_conf_or(r, "switch"));
+	{
+		char name[256];
+
+		report_switch_name(r, name, sizeof(name));
+		report_gp_quote(SUB("SWITCH_NAME"), name);
+	}
+	report_rates_error(r, false, SUB("RATES_ERROR"));
+	report_rates_error(r, true, SUB("BOUNDS"));
+	buf_addf(SUB("LOGY_BS"), "%d", report_q_logy(r, S_BUY) || report_q_logy(r, S_SELL));
+	buf_addf(SUB("LOGY_SW"), "%d", report_q_logy(r, -1));
+	{
+		const char *m = report_conf(r, "switch_latency_ns");
+		double lo, hi;
+
+		buf_addf(SUB("MODEL_NS"), "%s", m ? m : "NaN");
+		report_err_range(r, false, &lo, &hi);
+		buf_addf(SUB("ERR_XMIN"), "%.0f", lo);
+		buf_addf(SUB("ERR_XMAX"), "%.0f", hi);
+		report_err_range(r, true, &lo, &hi);
+		buf_addf(SUB("ERR_CDF_XMIN"), "%.0f", lo);
+		buf_addf(SUB("ERR_CDF_XMAX"), "%.0f", hi);
+		buf_addf(SUB("SW_XMIN"), "%g", report_sw_xmin(r, m ? strtod(m, NULL) : NAN));
+	}
+	{
+		char capt[2048];
+		/* Lines as wide as the picture holds (those of three
+		 * panels one above the other are narrower). */
+		size_t width = i == P_HIST || i == P_TIME || i == P_PTP ? 135 : 175;
+		char *q = gnuplot_dquote_wrap(report_plot_caption(r, i, capt,
+								  sizeof(capt)), width);
+
+		buf_add(SUB("CAPTION"), q, strlen(q));
+		free(q);
+	}
 #undef SUB
 
 	for (size_t k = 0; k < nsub; k++) {
@@ -630,28 +929,53 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 
 /* ---- index.md ---- */
 
-static void report_accuracy(FILE *f, const struct report_rate *rt)
+/* One rate's headline in index.md: the error and its bound, what the
+ * emulator achieved beside its model, BUY and SELL, whether it kept up. */
+static void report_headline_md(FILE *f, const struct report *r,
+			       const struct report_rate *rt)
 {
 	struct report_figures g;
+	char a[32], b[32], c[32], name[256], why[600];
 
 	report_figures(rt, &g);
-	fprintf(f, "- %s messages/s: switch latency from host stamps − emulator truth: ",
-		rt->label);
-	if (!rt->truth.have) {
-		fprintf(f, "not known (%s)\n", rt->truth.why);
-		return;
+	report_switch_name(r, name, sizeof(name));
+	fprintf(f, "- **%s messages/s**: ", rt->label);
+	if (rt->pair.have && g.err[E_SWITCH].n) {
+		fprintf(f, "measurement error (tapless − truth) p50 **%s**, p1 %s, p99 %s",
+			report_ns(a, sizeof(a), (double)g.q_err[E_SWITCH].p50, true),
+			report_ns(b, sizeof(b), (double)g.q_err[E_SWITCH].p1, true),
+			report_ns(c, sizeof(c), (double)g.q_err[E_SWITCH].p99, true));
+		if (g.bound[E_SWITCH].n)
+			fprintf(f, "; error bound ±%s (p50) holds **%.1f %%** of %llu "
+				"switch samples, %.1f %% of %llu hop samples",
+				report_ns(a, sizeof(a), (double)g.bound[E_SWITCH].p50, false),
+				100 * g.coverage[E_SWITCH], rt->pair.e[E_SWITCH].bounded,
+				isnan(g.coverage[E_HOP]) ? 0 : 100 * g.coverage[E_HOP],
+				rt->pair.e[E_HOP].bounded);
+		else
+			fprintf(f, "; no error bound (no sync journals)");
+	} else if (rt->truth.have) {
+		fprintf(f, "no per-sample error (%s)", rt->pair.why);
+	} else {
+		fprintf(f, "no truth (%s)", rt->truth.why);
 	}
-	if (g.have_diff_topo)
-		fprintf(f, "%+.3f ns (topology method), ", g.diff_topo);
-	else
-		fprintf(f, "- (topology method: %s), ", !rt->truth.have_topo ?
-			rt->truth.why : "no switch samples");
-	if (g.have_diff_base)
-		fprintf(f, "%+.3f ns (baseline method)", g.diff_base);
-	else
-		fprintf(f, "- (baseline method: no back-to-back run)");
-	fprintf(f, "; truth mean %.3f ns over %llu frames\n", g.truth_res.mean,
-		(unsigned long long)g.truth_res.n);
+	fprintf(f, ".  \n  Switch: %s", name);
+	if (rt->truth.have)
+		fprintf(f, "; achieved residence p50 %s, p99 %s",
+			report_ns(a, sizeof(a), (double)g.q_res.p50, false),
+			report_ns(b, sizeof(b), (double)g.q_res.p99, false));
+	if (g.s[S_SWITCH].n)
+		fprintf(f, "; measured (topology method) p50 %s, p99 %s",
+			report_ns(a, sizeof(a), (double)g.q[S_SWITCH].p50, false),
+			report_ns(b, sizeof(b), (double)g.q[S_SWITCH].p99, false));
+	fprintf(f, ".  \n  BUY p50 %s, SELL p50 %s",
+		g.s[S_BUY].n ? report_ns(a, sizeof(a), (double)g.q[S_BUY].p50, false) : "-",
+		g.s[S_SELL].n ? report_ns(b, sizeof(b), (double)g.q[S_SELL].p50, false) : "-");
+	if (report_capped(r, rt, why, sizeof(why)))
+		fprintf(f, ". **Capped**: %s", why);
+	else if (rt->have_run && !isnan(rt->run[RUN_SW_RATE]))
+		fprintf(f, "; the venue sent %.1fk messages/s", rt->run[RUN_SW_RATE] / 1e3);
+	fprintf(f, ".\n");
 }
 
 int report_write_index(const struct report *r, const char *outdir,
@@ -680,7 +1004,17 @@ int report_write_index(const struct report *r, const char *outdir,
 	snprintf(up, sizeof(up), "%s", in);
 
 	fprintf(f, "# tapless report: %s\n\n", report_conf_or(r, "id"));
-	fprintf(f, "## What ran\n\nFrom `%s/lab.conf`:\n\n", up);
+	fprintf(f, "## Headline\n\n");
+	if (report_any_truth(r))
+		fprintf(f, "The switch here is an emulator: what tapless measured is set "
+			"beside the emulator's own stamps of the same frames (the truth). "
+			"The first figure is tapless's measurement error; the switch's "
+			"latency is the emulator's, not the switch it is modelled on.\n\n");
+	for (size_t i = 0; i < r->nrates; i++)
+		report_headline_md(f, r, &r->rate[i]);
+	if (report_conf(r, "switch_poll_why"))
+		fprintf(f, "\nThe emulator: %s.\n", report_conf(r, "switch_poll_why"));
+	fprintf(f, "\n## What ran\n\nFrom `%s/lab.conf`:\n\n", up);
 	fprintf(f, "| key | value |\n|-----|-------|\n");
 	for (size_t k = 0; report_conf_keys[k]; k++)
 		fprintf(f, "| %s | %s |\n", report_conf_keys[k],
@@ -701,9 +1035,22 @@ int report_write_index(const struct report *r, const char *outdir,
 			r->rate[i].rate);
 	fprintf(f, ".\n\n## Tables\n\n(also as [text](tables.txt))\n\n");
 	report_tables(r, f, true);
-	fprintf(f, "## Accuracy\n\n");
-	for (size_t i = 0; i < r->nrates; i++)
-		report_accuracy(f, &r->rate[i]);
+	if (report_any_truth(r))
+		fprintf(f, "## How the error is measured\n\n"
+			"Each switch sample of `tapless correlate` (one market data "
+			"message: the venue's TX stamp of the frame carrying its first "
+			"byte to the algo's RX stamp of it, minus the cables) is set "
+			"beside the truth of that very frame. The sample carries the "
+			"venue's TX stamp; the venue's capture holds the frame with that "
+			"stamp, so its flow, TCP sequence number and payload length; the "
+			"emulator's captures hold the same frame, found by those, with its "
+			"ingress and egress stamps (`epb_packetid` ties the two). Error = "
+			"sample − (egress − ingress). The sample's error bound is the sum of "
+			"both hosts' clock bounds from their sync journals; *inside* means "
+			"|error| ≤ bound. A hop sample's truth is the residence plus the "
+			"cables of the topology, so its error is the switch sample's. "
+			"Samples whose frame is not found, or found twice (a TCP "
+			"retransmission), are counted and left out.\n\n");
 	fprintf(f, "\n## Plots\n\nEach is drawn by its script in plots/: edit it and "
 		"rerun with `cd %s && gnuplot plots/NAME.gp`.\n\n", outdir);
 	for (size_t i = 0; i < P_COUNT; i++) {
@@ -718,9 +1065,13 @@ int report_write_index(const struct report *r, const char *outdir,
 		else if (!r->plot[i].ok)
 			fprintf(f, "Not drawn: %s. Script: [plots/%s.gp](plots/%s.gp).\n\n",
 				r->plot[i].msg ? r->plot[i].msg : "gnuplot failed", n, n);
-		else
-			fprintf(f, "![%s](plots/%s.png)\n\n[SVG](plots/%s.svg), "
-				"[script](plots/%s.gp)\n\n", n, n, n, n);
+		else {
+			char cap[2048];
+
+			fprintf(f, "![%s](plots/%s.png)\n\n%s\n\n[SVG](plots/%s.svg), "
+				"[script](plots/%s.gp)\n\n", n, n,
+				report_plot_caption(r, i, cap, sizeof(cap)), n, n);
+		}
 	}
 	if (r->nnotes) {
 		fprintf(f, "## Notes\n\n");
@@ -732,6 +1083,6 @@ int report_write_index(const struct report *r, const char *outdir,
 	fprintf(f, "## Files\n\n- [report.json](report.json): every figure\n"
 		"- [tables.txt](tables.txt), [tables.md](tables.md)\n"
 		"- data/: what the plots read (hist-, cdf-, pct-, time-SERIES-RATE.dat, "
-		"rates.dat, ptp-HOST-CLOCK.dat)\n");
+		"cdf-error-RATE.dat, rates.dat, ptp-HOST-CLOCK.dat)\n");
 	return report_close(f, path, err);
 }
