@@ -697,7 +697,8 @@ static void report_rates_error(const struct report *r, bool bounds,
 }
 
 /* Whether the p1..p99 of the series (S_* or, for -1, the truth the
- * switch samples are compared with, beside S_SWITCH) span decades: then
+ * switch samples are compared with, beside S_SWITCH) span a decade or
+ * more (the small boxes would be slivers on a linear axis): then
  * a log axis. Never with a value at or below 0, which it cannot show. */
 static bool report_q_logy(const struct report *r, int series)
 {
@@ -720,7 +721,7 @@ static bool report_q_logy(const struct report *r, int series)
 			hi = q->p99 > hi ? q->p99 : hi;
 		}
 	}
-	return lo != INT64_MAX && lo > 0 && (double)hi / (double)lo >= 100;
+	return lo != INT64_MAX && lo > 0 && (double)hi / (double)lo >= 10;
 }
 
 /* The error axis of the error plot: the errors' p1..p99 and the bounds,
