@@ -158,6 +158,24 @@ static int report_conf_value(struct report *r, const char *key, char *val,
 	return 0;
 }
 
+/* A "KEY VALUE # comment" line of lab.conf or run.conf, cut in place:
+ * the key, *val the value (both trimmed), or NULL for a line with none. */
+static char *conf_split(char *line, char **val)
+{
+	char *hash = strchr(line, '#'), *key;
+
+	if (hash)
+		*hash = 0;
+	key = opts_trim(line);
+	if (!*key)
+		return NULL;
+	*val = key + strcspn(key, " \t");
+	if (**val)
+		*(*val)++ = 0;
+	*val = opts_trim(*val);
+	return key;
+}
+
 int report_conf_load(struct report *r, const char *path, char *err)
 {
 	FILE *f = fopen(path, "r");
@@ -170,7 +188,7 @@ int report_conf_load(struct report *r, const char *path, char *err)
 	if (!f)
 		return report_fail(err, -errno, "%s: %s", path, strerror(errno));
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *s, *key, *val, *hash;
+		char *key, *val;
 
 		lineno++;
 		/* path is shorter than PATH_MAX (it was opened) */
@@ -181,17 +199,9 @@ int report_conf_load(struct report *r, const char *path, char *err)
 					 "file?)", where);
 			break;
 		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
-		s = opts_trim(line);
-		if (!*s)
+		key = conf_split(line, &val);
+		if (!key)
 			continue;
-		key = s;
-		val = key + strcspn(key, " \t");
-		if (*val)
-			*val++ = 0;
-		val = opts_trim(val);
 		if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key)) {
 			rc = report_fail(err, -EINVAL, "%s: '%s' is not a key "
 					 "(lower case, digits, _)", where, key);
@@ -376,21 +386,14 @@ void report_run_load(struct report *r, struct report_rate *rt)
 	if (!f)
 		return;		/* optional: a run laid out by hand */
 	while (getline(&line, &cap, f) >= 0) {
-		char *s, *key, *val, *hash = strchr(line, '#');
+		char *key, *val;
 		double d;
 		int k;
 
 		lineno++;
-		if (hash)
-			*hash = 0;
-		s = opts_trim(line);
-		if (!*s)
+		key = conf_split(line, &val);
+		if (!key)
 			continue;
-		key = s;
-		val = key + strcspn(key, " \t");
-		if (*val)
-			*val++ = 0;
-		val = opts_trim(val);
 		for (k = 0; k < RUN_COUNT && strcmp(key, report_run_keys[k]); k++)
 			;
 		if (k == RUN_COUNT)
