@@ -407,7 +407,7 @@ static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
 
 	if (hw && (d->ifc[i].phc < 0 || d->ifc[i].phc != r->phc)) {
 		d->tx_unmatched++;
-		log_warn_rl("tx socket: a hardware stamp of PHC %d for a frame "
+		log_warn_rl("keyed TX stamp: a hardware stamp of PHC %d for a frame "
 			    "that left by %s (PHC %d); dropped", r->phc,
 			    d->ifc[i].name, d->ifc[i].phc);
 		return;
@@ -635,14 +635,15 @@ static void capd_log_keyed(struct capd *d, bool end)
 
 	txmatch_stats(d->tm, &st);
 	if (st.unmatched + st.stamps_full > d->keyed_logged) {
-		log_warn_rl("tx socket: %llu keyed stamps found no captured frame "
-			    "within --reorder-ms (is the flow inside the capture "
-			    "filter and interfaces?)",
+		log_warn_rl("%llu keyed TX stamps (tapless-stamp's or "
+			    "--stamp-cgroup's) found no captured frame within "
+			    "--reorder-ms (is the flow inside the capture filter "
+			    "and interfaces?)",
 			    (unsigned long long)(st.unmatched + st.stamps_full));
 		d->keyed_logged = st.unmatched + st.stamps_full;
 	}
 	if (end && st.stamps + st.other_stages)
-		log_notice("tx socket: keyed stamps: %llu taken, %llu joined to "
+		log_notice("keyed stamps: %llu taken, %llu joined to "
 			   "their frame, %llu found none, %llu dropped (too many "
 			   "waiting), %llu duplicates, %llu of other stages",
 			   (unsigned long long)st.stamps,
