@@ -10,9 +10,28 @@
 #ifndef TAPLESS_NSTIME_H
 #define TAPLESS_NSTIME_H
 
+#include <stdint.h>
+#include <time.h>
+
 #define NS_PER_US 1000LL
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
+
+/* A timespec in nanoseconds, and a clock's reading: the one conversion,
+ * inline for the programs that run inside others (tapless-stamp's
+ * library links no timestamping core for it). */
+static inline int64_t nstime_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * NS_PER_S + t->tv_nsec;
+}
+
+static inline int64_t nstime_now(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return nstime_of(&t);
+}
 
 #define TAI_UTC_S 37
 #define TAI_UTC_NS (TAI_UTC_S * NS_PER_S)

@@ -25,6 +25,7 @@
 #include <stamp.skel.h>
 
 #include "base/errbuf.h"
+#include "base/nstime.h"
 #include "bpf/stamp_ev.h"
 #include "live/txsock.h"
 #include "stamp/tsinfo.h"
@@ -105,18 +106,10 @@ static int64_t bpfstamp_tai_offset(void)
 	return (int64_t)tx.tai * 1000000000LL;
 }
 
-static int64_t bpfstamp_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int bpfstamp_phc(struct bpfstamp *b, unsigned ifindex)
 {
 	char name[IF_NAMESIZE];
-	int64_t now = bpfstamp_mono_ns();
+	int64_t now = nstime_now(CLOCK_MONOTONIC);
 	struct tsinfo ti;
 	unsigned i;
 

@@ -18,22 +18,12 @@
 
 #include "base/bytes.h"
 #include "base/hmap.h"
+#include "base/nstime.h"
 
 /* A sender that outruns capd keeps about this much queued before dropping:
  * room for a ~1 ms burst at line rate of small frames, bounded memory. */
 #define CLIENT_BUF (1u << 20)
 #define RECONNECT_NS 1000000000LL
-
-/* The client's own clock, not ts.h's: the client runs inside other
- * programs (tapless-stamp's preload library), which must not pull in the
- * timestamping core and its netlink libraries for one clock read. */
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 uint64_t txsock_hash(uint64_t h, const void *data, size_t len)
 {
@@ -190,25 +180,25 @@ static void client_drop_conn(struct txsock_client *c)
 	/* A record half written is useless to the daemon, which will see a new
 	 * connection start at a record boundary. */
 	c->head = c->tail = 0;
-	c->next_try = mono_ns() + RECONNECT_NS;
+	c->next_try = nstime_now(CLOCK_MONOTONIC) + RECONNECT_NS;
 }
 
 static void client_try_connect(struct txsock_client *c)
 {
 	int fd;
 
-	if (c->fd >= 0 || mono_ns() < c->next_try)
+	if (c->fd >= 0 || nstime_now(CLOCK_MONOTONIC) < c->next_try)
 		return;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		c->next_try = mono_ns() + RECONNECT_NS;
+		c->next_try = nstime_now(CLOCK_MONOTONIC) + RECONNECT_NS;
 		return;
 	}
 	/* A non-blocking connect on a UNIX stream socket completes or fails
 	 * at once (EAGAIN only when the backlog is full: retry later). */
 	if (connect(fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) < 0) {
 		close(fd);
-		c->next_try = mono_ns() + RECONNECT_NS;
+		c->next_try = nstime_now(CLOCK_MONOTONIC) + RECONNECT_NS;
 		return;
 	}
 	c->fd = fd;
@@ -325,11 +315,11 @@ size_t txsock_send_batch(struct txsock_client *c, const struct txsock_rec *r,
 
 int txsock_flush(struct txsock_client *c, int timeout_ms)
 {
-	int64_t end = mono_ns() + (int64_t)timeout_ms * 1000000LL;
+	int64_t end = nstime_now(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000LL;
 
 	while (c->fd >= 0 && c->head < c->tail) {
 		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-		int64_t left = end - mono_ns();
+		int64_t left = end - nstime_now(CLOCK_MONOTONIC);
 		int err;
 
 		if (left <= 0)

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/nstime.h"
 #include "files/frame.h"
 #include "shim/shim_errq.h"
 #include "shim/shim_filter.h"
@@ -427,15 +428,5 @@ void shim_ep_ctl(int epfd, int op, int fd, const struct epoll_event *ev);
 /* The descriptor and events registered on epfd with data; -1 if unknown. */
 int shim_ep_lookup(int epfd, uint64_t data, uint32_t *events);
 void shim_ep_after_fork(void);
-
-/* ---- time ---- */
-
-static inline int64_t shim_mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 #endif

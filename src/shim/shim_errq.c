@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/missing.h"
+#include "base/nstime.h"
 #include "files/frame.h"
 #include "live/txsock.h"
 
@@ -61,9 +62,9 @@ int shim_errq_parse(const struct msghdr *m, struct shim_errq_stamp *st)
 	 * fills the one it took. */
 	if (ts[2].tv_sec || ts[2].tv_nsec) {
 		st->hw = true;
-		st->ns = (int64_t)ts[2].tv_sec * 1000000000LL + ts[2].tv_nsec;
+		st->ns = nstime_of(&ts[2]);
 	} else if (ts[0].tv_sec || ts[0].tv_nsec) {
-		st->ns = (int64_t)ts[0].tv_sec * 1000000000LL + ts[0].tv_nsec;
+		st->ns = nstime_of(&ts[0]);
 	} else {
 		return -EBADMSG;
 	}

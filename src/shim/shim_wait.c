@@ -45,19 +45,19 @@ static bool stamps_only(struct shim_sock *sk, int fd, short events,
 /* Milliseconds left until end (CLOCK_MONOTONIC ns), rounded up. */
 static int left_ms(int64_t end)
 {
-	int64_t left = end - shim_mono_ns();
+	int64_t left = end - nstime_now(CLOCK_MONOTONIC);
 
 	return left <= 0 ? 0 : (int)((left + 999999) / 1000000);
 }
 
 static int64_t ts_end(const struct timespec *t)
 {
-	return shim_mono_ns() + (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+	return nstime_now(CLOCK_MONOTONIC) + nstime_of(t);
 }
 
 static struct timespec ts_left(int64_t end)
 {
-	int64_t left = end - shim_mono_ns();
+	int64_t left = end - nstime_now(CLOCK_MONOTONIC);
 	struct timespec t = { 0, 0 };
 
 	if (left > 0) {
@@ -102,7 +102,7 @@ static int poll_any(enum poll_kind k, struct pollfd *fds, nfds_t n,
 
 	if (k == P_POLL || k == P_POLL_CHK) {
 		if (timeout > 0)
-			end = shim_mono_ns() + (int64_t)timeout * 1000000LL;
+			end = nstime_now(CLOCK_MONOTONIC) + (int64_t)timeout * 1000000LL;
 	} else if (ts) {
 		end = ts_end(ts);
 		t = *ts;
@@ -378,7 +378,7 @@ static int ep_any(enum ep_kind k, int epfd, struct epoll_event *ev, int max,
 			tp = &t;
 		}
 	} else if (timeout > 0) {
-		end = shim_mono_ns() + (int64_t)timeout * 1000000LL;
+		end = nstime_now(CLOCK_MONOTONIC) + (int64_t)timeout * 1000000LL;
 	}
 	for (;;) {
 		if (k == E_WAIT)

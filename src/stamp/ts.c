@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/missing.h"
+#include "base/nstime.h"
 #include "stamp/ts_private.h"
 #include "base/xalloc.h"
 
@@ -85,22 +86,14 @@ const char *ts_timescale_name(enum ts_timescale scale)
 	}
 }
 
-static int64_t ts_clock_ns(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 int64_t ts_now_real(void)
 {
-	return ts_clock_ns(CLOCK_REALTIME);
+	return nstime_now(CLOCK_REALTIME);
 }
 
 int64_t ts_now_mono(void)
 {
-	return ts_clock_ns(CLOCK_MONOTONIC);
+	return nstime_now(CLOCK_MONOTONIC);
 }
 
 void ts_config_init(struct ts_config *cfg)
