@@ -143,7 +143,8 @@ struct capd {
 	uint64_t tx_records, tx_unmatched, forced;
 	/* Keyed stamps (tapless-stamp's) joined to captured outbound frames. */
 	struct txmatch *tm;
-	int64_t now;		/* the clock reading of the batch at hand */
+	int64_t now;		/* the loop's clock reading (CLOCK_MONOTONIC):
+				 * frames and stamps of one batch share it */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
 	/* Sender stamps come (--tx-socket, --stamp-cgroup): the files get
 	 * sender-stamped interfaces, frames are held for reordering. */
@@ -365,7 +366,6 @@ static void capd_close_file(struct capd *d)
 struct capd_ctx {
 	struct capd *d;
 	unsigned i;
-	int64_t now;		/* one clock reading per batch */
 };
 
 /* Reorder groups: 0 is system time (host stamps); 1 + i the PHC of
@@ -383,14 +383,12 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 
 	/* Kept for a sender's keyed stamp of it (may write that pair now:
 	 * after this frame, as the pair's stamp is the later one). */
-	if (d->tm && p->dir == CAPTURE_OUT) {
-		d->now = x->now;
+	if (d->tm && p->dir == CAPTURE_OUT)
 		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
-			      p->caplen, p->len, x->now);
-	}
+			      p->caplen, p->len, d->now);
 
 	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
-		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, x->now);
+		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, d->now);
 }
 
 /* ---- TX stamps handed over by instrumented senders ---- */
@@ -424,7 +422,6 @@ static void capd_tx_record(struct capd *d, struct capd_client *c,
 	unsigned i;
 
 	if (r->flags & TXSOCK_F_KEYED) {
-		d->now = now;
 		txmatch_stamp(d->tm, r, now);
 		return;
 	}
@@ -554,6 +551,17 @@ static void capd_clients(struct capd *d, const struct pollfd *ready, int64_t now
 }
 
 /* ---- TX stamps of a cgroup's sends, taken by the kernel for BPF ---- */
+
+/* Sender stamps waiting: what tx socket clients wrote (ready[k] from
+ * poll, or all of them when ready is NULL) and what the BPF program put in
+ * its ring. */
+static void capd_senders(struct capd *d, const struct pollfd *ready)
+{
+	if (d->lfd >= 0)
+		capd_clients(d, ready, d->now);
+	if (d->bs)
+		bpfstamp_consume(d->bs);
+}
 
 static void capd_bpf_stamp(void *arg, const struct txsock_rec *r)
 {
@@ -1117,9 +1125,9 @@ int main(int argc, char **argv)
 						     .events = POLLIN };
 		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
 			log_warn_rl("poll: %m");
-		now = ts_now_mono();
+		now = d->now = ts_now_mono();
 		for (unsigned i = 0; i < d->n; i++) {
-			struct capd_ctx x = { d, i, now };
+			struct capd_ctx x = { d, i };
 
 			if (!d->ifc[i].cap ||
 			    capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) >= 0)
@@ -1142,15 +1150,9 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < d->n; i++)
 			if (!d->ifc[i].cap && now >= d->ifc[i].retry_ns)
 				capd_iface_reopen(d, i, now);
-		if (d->lfd >= 0) {
-			capd_clients(d, pfd + 2 * d->n + 1, now);
-			if (pfd[2 * d->n].revents)
-				capd_accept(d);
-		}
-		if (d->bs) {
-			d->now = now;
-			bpfstamp_consume(d->bs);
-		}
+		capd_senders(d, pfd + 2 * d->n + 1);
+		if (d->lfd >= 0 && pfd[2 * d->n].revents)
+			capd_accept(d);
 		if (d->tm) {
 			txmatch_expire(d->tm, now);
 			capd_log_keyed(d, false);
@@ -1211,20 +1213,14 @@ int main(int argc, char **argv)
 	 * hands over only when the block times out (100 ms): keep reading
 	 * past that so a stop loses nothing that was captured. */
 	for (int64_t until = ts_now_mono() + 250000000; ts_now_mono() < until;) {
-		int64_t now = ts_now_mono();
-
+		d->now = ts_now_mono();
 		for (unsigned i = 0; i < d->n; i++) {
-			struct capd_ctx x = { d, i, now };
+			struct capd_ctx x = { d, i };
 
 			if (d->ifc[i].cap)
 				capture_dispatch(d->ifc[i].cap, 0, capd_packet, &x);
 		}
-		if (d->lfd >= 0)
-			capd_clients(d, NULL, now);
-		if (d->bs) {
-			d->now = now;
-			bpfstamp_consume(d->bs);
-		}
+		capd_senders(d, NULL);
 		usleep(10000);
 	}
 	if (d->tm) {
