@@ -111,6 +111,15 @@ int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 #define PCAPNG_LINK_DOWN "tapless: link down"
 #define PCAPNG_LINK_UP "tapless: link up"
 
+/* A heartbeat, in an ISB's opt_comment: the writer promises that every
+ * frame it captured with a stamp at or before the ISB's timestamp is
+ * already in the file, earlier in it. Written periodically on an
+ * interface whose stamps are host (system) time, even while the links are
+ * quiet, so a reader following the file tells a quiet link from a capture
+ * that stopped, and knows how far it may read without waiting for frames
+ * still on their way. Readers that do not know it see an ordinary ISB. */
+#define PCAPNG_HEARTBEAT "tapless: complete to"
+
 /* The same as pcapng_write_stats() with an opt_comment (NULL: none; at most
  * 200 bytes), e.g. a link event at ts_ns. */
 int pcapng_write_event(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
