@@ -5,21 +5,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/xalloc.h"
 
 #define BOUND_MAX_CLOCKS 16
+#define BOUND_MIN_CAP 1024
 
 struct bound_point {
 	int64_t ts;
 	int64_t bound;		/* -1: not given */
+	uint32_t seq;		/* arrival order within the clock (fits in
+				 * the padding): sorting on (ts, seq) keeps
+				 * the later of two lines at one instant last */
 	bool in_sync;
 };
 
 struct bound_clock {
 	char name[16];
-	struct bound_point *p;
+	struct bound_point *p;	/* in time order once a read ends */
 	size_t n, cap;
+	uint32_t seq;
 	bool sorted;
 };
 
@@ -33,6 +39,12 @@ struct bound {
 	bool torn;
 	char err[JOURNAL_ERRBUF];
 	char host[64];
+	char *path;
+	struct journal_reader *r;	/* the file read, kept open: one removed
+					 * or renamed under us still reads to
+					 * its end */
+	dev_t dev;			/* and which file it is */
+	ino_t ino;
 };
 
 static struct bound_clock *bound_clock(struct bound *b, const char *name,
@@ -49,106 +61,30 @@ static struct bound_clock *bound_clock(struct bound *b, const char *name,
 	return c;
 }
 
+/* The clock asked for, or the only one the journal has. */
+static const struct bound_clock *bound_find(const struct bound *b,
+					    const char *name)
+{
+	for (unsigned i = 0; i < b->nclocks; i++)
+		if (!strcmp(b->clock[i].name, name))
+			return &b->clock[i];
+	return b->nclocks == 1 ? &b->clock[0] : NULL;
+}
+
 static int bound_cmp(const void *x, const void *y)
 {
 	const struct bound_point *a = x, *b = y;
 
-	return (a->ts > b->ts) - (a->ts < b->ts);
+	if (a->ts != b->ts)
+		return (a->ts > b->ts) - (a->ts < b->ts);
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
-	       char errbuf[JOURNAL_ERRBUF])
+/* How many samples of c are at or before t. */
+static size_t bound_upto(const struct bound_clock *c, int64_t t)
 {
-	struct journal_reader *r;
-	struct journal_record rec;
-	struct bound *b;
-	int ret;
+	size_t lo = 0, hi = c->n;
 
-	*out = NULL;
-	ret = journal_open(&r, path, errbuf);
-	if (ret)
-		return ret;
-	b = xcalloc(1, sizeof(*b));
-	b->max_age = max_age_ns;
-	while ((ret = journal_next(r, &rec)) != 0) {
-		if (ret < 0) {
-			if (!b->err[0])
-				snprintf(b->err, sizeof(b->err), "%s",
-					 journal_error(r));
-			continue;
-		}
-		if (rec.type == JOURNAL_EVENT) {
-			b->events++;
-			if (!strcmp(rec.event.name, "utc_offset")) {
-				char *end;
-				long v = strtol(rec.event.text, &end, 10);
-
-				if (end != rec.event.text && v >= 0 && v < 1000) {
-					b->have_utc = true;
-					b->utc_offset = (int)v;
-				}
-			}
-			continue;
-		}
-		struct bound_clock *c = bound_clock(b, rec.sample.clock, true);
-		if (!c)
-			continue;
-		if (c->n == c->cap) {
-			c->cap = c->cap ? c->cap * 2 : 1024;
-			c->p = xrealloc(c->p, c->cap * sizeof(c->p[0]));
-		}
-		if (c->n && rec.sample.ts_ns < c->p[c->n - 1].ts)
-			c->sorted = false;
-		c->p[c->n++] = (struct bound_point){
-			.ts = rec.sample.ts_ns,
-			.bound = rec.sample.bound_ns == JOURNAL_NONE ? -1 :
-				 rec.sample.bound_ns,
-			.in_sync = rec.sample.in_sync,
-		};
-		b->samples++;
-	}
-	b->bad = journal_bad_lines(r);
-	b->torn = journal_torn(r);
-	snprintf(b->host, sizeof(b->host), "%s", journal_host(r));
-	journal_close(r);
-	for (unsigned i = 0; i < b->nclocks; i++)
-		if (!b->clock[i].sorted)
-			qsort(b->clock[i].p, b->clock[i].n,
-			      sizeof(b->clock[i].p[0]), bound_cmp);
-	*out = b;
-	return 0;
-}
-
-void bound_destroy(struct bound *b)
-{
-	if (!b)
-		return;
-	for (unsigned i = 0; i < b->nclocks; i++)
-		free(b->clock[i].p);
-	free(b);
-}
-
-enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
-			  int64_t *bound_ns)
-{
-	const struct bound_clock *c = NULL;
-	size_t lo = 0, hi;
-
-	*bound_ns = -1;
-	if (!b)
-		return BOUND_UNKNOWN;
-	/* A journal without a single sample vouches for nothing. */
-	if (!b->samples)
-		return BOUND_OUT_OF_SYNC;
-	for (unsigned i = 0; i < b->nclocks; i++)
-		if (!strcmp(b->clock[i].name, clock))
-			c = &b->clock[i];
-	if (!c && b->nclocks == 1)
-		c = &b->clock[0];
-	if (!c || !c->n)
-		return BOUND_UNKNOWN;
-	/* The last sample at or before t. */
-	hi = c->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -157,11 +93,218 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 		else
 			hi = mid;
 	}
-	if (!lo) {
+	return lo;
+}
+
+static void bound_add(struct bound *b, const struct journal_sample *s)
+{
+	struct bound_clock *c = bound_clock(b, s->clock, true);
+
+	if (!c)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : BOUND_MIN_CAP;
+		c->p = xrealloc(c->p, c->cap * sizeof(c->p[0]));
+	}
+	/* A late sample is kept, sorted in when the read ends: it judges
+	 * the moments from its time to the next sample's. */
+	if (c->n && s->ts_ns < c->p[c->n - 1].ts)
+		c->sorted = false;
+	c->p[c->n++] = (struct bound_point){
+		.ts = s->ts_ns,
+		.bound = s->bound_ns == JOURNAL_NONE ? -1 : s->bound_ns,
+		.seq = c->seq++,
+		.in_sync = s->in_sync,
+	};
+	b->samples++;
+}
+
+static void bound_event(struct bound *b, const struct journal_event *e)
+{
+	b->events++;
+	if (!strcmp(e->name, "utc_offset")) {
+		char *end;
+		long v = strtol(e->text, &end, 10);
+
+		if (end != e->text && v >= 0 && v < 1000) {
+			b->have_utc = true;
+			b->utc_offset = (int)v;
+		}
+	}
+}
+
+/* Read b->r on to its end. */
+static void bound_read(struct bound *b)
+{
+	struct journal_record rec;
+	int ret;
+
+	while ((ret = journal_next(b->r, &rec)) != 0) {
+		if (ret < 0) {
+			b->bad++;
+			if (!b->err[0])
+				snprintf(b->err, sizeof(b->err), "%s",
+					 journal_error(b->r));
+			continue;
+		}
+		if (rec.type == JOURNAL_EVENT)
+			bound_event(b, &rec.event);
+		else
+			bound_add(b, &rec.sample);
+	}
+	b->torn = journal_torn(b->r);
+	/* A file without its header (truncated, say) keeps the host the
+	 * one before named. */
+	if (*journal_host(b->r))
+		snprintf(b->host, sizeof(b->host), "%s", journal_host(b->r));
+	for (unsigned i = 0; i < b->nclocks; i++) {
+		struct bound_clock *c = &b->clock[i];
+
+		if (!c->sorted) {
+			qsort(c->p, c->n, sizeof(c->p[0]), bound_cmp);
+			c->sorted = true;
+		}
+	}
+}
+
+/* Open b->path from its beginning, and note which file it is. */
+static int bound_reopen(struct bound *b, char errbuf[JOURNAL_ERRBUF])
+{
+	struct stat st;
+	int ret;
+
+	ret = journal_open(&b->r, b->path, errbuf);
+	if (ret)
+		return ret;
+	if (fstat(journal_fd(b->r), &st) < 0) {
+		ret = -errno;
+		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", b->path,
+			 strerror(-ret));
+		journal_close(b->r);
+		b->r = NULL;
+		return ret;
+	}
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	return 0;
+}
+
+int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
+	       char errbuf[JOURNAL_ERRBUF])
+{
+	struct bound *b;
+	int ret;
+
+	*out = NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->max_age = max_age_ns;
+	b->path = xstrdup(path);
+	ret = bound_reopen(b, errbuf);
+	if (ret) {
+		bound_destroy(b);
+		return ret;
+	}
+	bound_read(b);
+	*out = b;
+	return 0;
+}
+
+int bound_refresh(struct bound *b, char errbuf[JOURNAL_ERRBUF])
+{
+	unsigned before = b->samples;
+	struct stat st, cur;
+	int ret = 0;
+
+	/* The path first, the file we hold second: a writer renames its
+	 * file before it writes to the next one, so when the path names
+	 * another file, the one we hold has all its lines. */
+	if (stat(b->path, &st) < 0)
+		ret = -errno;
+	if (b->r) {
+		if (!fstat(journal_fd(b->r), &cur) &&
+		    (uint64_t)cur.st_size < journal_offset(b->r)) {
+			/* Truncated: what comes now starts a new file. */
+			journal_close(b->r);
+			b->r = NULL;
+		} else {
+			if (!journal_resume(b->r))
+				bound_read(b);
+			if (!ret && (st.st_dev != b->dev ||
+				     st.st_ino != b->ino)) {
+				journal_close(b->r);
+				b->r = NULL;
+			}
+		}
+	}
+	if (ret) {
+		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", b->path,
+			 strerror(-ret));
+		return ret;
+	}
+	if (!b->r) {
+		ret = bound_reopen(b, errbuf);
+		if (ret)
+			return ret;
+		bound_read(b);
+	}
+	return (int)(b->samples - before);
+}
+
+void bound_forget(struct bound *b, int64_t before_ns)
+{
+	for (unsigned i = 0; i < b->nclocks; i++) {
+		struct bound_clock *c = &b->clock[i];
+		size_t k = bound_upto(c, before_ns);
+
+		/* The last sample at or before the cut judges the moments
+		 * from the cut to the next sample: it stays. */
+		if (k < 2)
+			continue;
+		k--;
+		memmove(c->p, c->p + k, (c->n - k) * sizeof(c->p[0]));
+		c->n -= k;
+		/* Give back what a whole journal read at open took, and
+		 * no more often than the array halves. */
+		if (c->cap > BOUND_MIN_CAP && c->n < c->cap / 4) {
+			c->cap = c->n * 2 > BOUND_MIN_CAP ? c->n * 2 :
+			       BOUND_MIN_CAP;
+			c->p = xrealloc(c->p, c->cap * sizeof(c->p[0]));
+		}
+	}
+}
+
+void bound_destroy(struct bound *b)
+{
+	if (!b)
+		return;
+	for (unsigned i = 0; i < b->nclocks; i++)
+		free(b->clock[i].p);
+	journal_close(b->r);
+	free(b->path);
+	free(b);
+}
+
+enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
+			  int64_t *bound_ns)
+{
+	const struct bound_clock *c;
+	size_t k;
+
+	*bound_ns = -1;
+	if (!b)
+		return BOUND_UNKNOWN;
+	/* A journal without a single sample vouches for nothing. */
+	if (!b->samples)
+		return BOUND_OUT_OF_SYNC;
+	c = bound_find(b, clock);
+	if (!c || !c->n)
+		return BOUND_UNKNOWN;
+	k = bound_upto(c, t);
+	if (!k) {
 		/* Before the journal began: nothing vouches for it. */
 		return BOUND_OUT_OF_SYNC;
 	}
-	const struct bound_point *p = &c->p[lo - 1];
+	const struct bound_point *p = &c->p[k - 1];
 	/* t >= p->ts: the age fits in 64 bits unsigned, not always signed. */
 	if ((uint64_t)t - (uint64_t)p->ts > (uint64_t)b->max_age ||
 	    b->max_age < 0 || !p->in_sync)
@@ -170,12 +313,31 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 	return BOUND_IN_SYNC;
 }
 
+int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns)
+{
+	const struct bound_clock *c = b ? bound_find(b, clock) : NULL;
+
+	if (!c || !c->n)
+		return -ENOENT;
+	*t_ns = c->p[c->n - 1].ts;
+	return 0;
+}
+
 int bound_utc_offset(const struct bound *b, int *s)
 {
 	if (!b->have_utc)
 		return -ENOENT;
 	*s = b->utc_offset;
 	return 0;
+}
+
+unsigned bound_kept(const struct bound *b)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < b->nclocks; i++)
+		n += b->clock[i].n;
+	return (unsigned)n;
 }
 
 unsigned bound_samples(const struct bound *b) { return b->samples; }

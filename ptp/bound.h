@@ -2,11 +2,17 @@
  * moment, whether the host was in sync and how far from PTP time its clock
  * could be. The correlator asks it for both ends of every one-way sample.
  *
- * The journal is read whole at open (a day at one sample a second is 86,400
- * samples per clock, a few megabytes in memory); lookups are binary searches, so callers may ask in any
- * order. A moment is judged by the last sample of the stamp's clock at or
- * before it: a sample older than max_age (the daemon stopped, the journal
- * has a gap) makes the moment out of sync, since nothing vouches for it.
+ * bound_open() reads the journal as it is; lookups are binary searches, so
+ * callers may ask in any order (a day at one sample a second is 86,400
+ * samples per clock, 2 MB in memory). A moment is judged by the last
+ * sample of the stamp's clock at or before it: a sample older than max_age
+ * (the daemon stopped, the journal has a gap) makes the moment out of
+ * sync, since nothing vouches for it.
+ *
+ * A journal that is still written (tapless correlate --follow) is followed
+ * with bound_refresh(), which reads only what was appended, and through
+ * rotations; bound_forget() drops the samples no later moment needs, so
+ * memory stays bounded over days.
  */
 #ifndef TAPLESS_BOUND_H
 #define TAPLESS_BOUND_H
@@ -24,12 +30,37 @@ enum bound_state {
 	BOUND_OUT_OF_SYNC,
 };
 
-/* Read path. Bad lines are skipped and counted (bound_bad_lines(); the
- * first one's message in bound_error()). Returns 0, or -errno with errbuf
- * naming the path when it cannot be read. */
+/* Read path to its end. Bad lines are skipped and counted
+ * (bound_bad_lines(); the first one's message in bound_error()); a last
+ * line without its newline is not read (bound_torn()). The file stays
+ * open for bound_refresh(). Returns 0, or -errno with errbuf naming the
+ * path when it cannot be read. */
 int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
 	       char errbuf[JOURNAL_ERRBUF]);
 void bound_destroy(struct bound *b);
+
+/* Read what was appended to the journal since the last read, from where
+ * that one ended: a last line without its newline (the writer was writing
+ * it) is read again, whole or still torn, and bad lines are counted as by
+ * bound_open(). When path names another file than the one held (the
+ * writer rotated it: journal_writer_rotate()), the one held is read to its
+ * end first (a rotated or removed file still can be); when the one held is
+ * shorter than what was read of it (truncated), it is dropped. Either way
+ * the file at path is then read from its beginning, header included, and
+ * held instead. Samples already read are kept, and samples older
+ * than the newest of their clock are sorted in: they judge the moments
+ * from their time on, as bound_open() of the whole file would have them.
+ * Returns the number of samples read (>= 0), or -errno with errbuf naming
+ * the path when it cannot be opened now (-ENOENT between a removal and
+ * the next file: a later refresh picks that one up), the samples read
+ * from the file held being kept all the same. */
+int bound_refresh(struct bound *b, char errbuf[JOURNAL_ERRBUF]);
+
+/* Free the samples that no lookup at or after before_ns needs: of each
+ * clock's samples at or before it, only the last is kept. Lookups before
+ * before_ns are then judged wrongly (as before the journal began). The
+ * utc_offset event is not a sample and keeps its effect. */
+void bound_forget(struct bound *b, int64_t before_ns);
 
 /* State of clock ("sys", "phc0") at t (UTC ns). When the journal has no
  * samples for that clock but has exactly one clock, that one is used; a
@@ -38,11 +69,19 @@ void bound_destroy(struct bound *b);
 enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 			  int64_t *bound_ns);
 
-/* The TAI - UTC offset the journal recorded (event utc_offset), in
- * seconds: 0 with *s set, or -ENOENT. */
+/* The time (UTC ns) of the newest sample of clock, the same clock as
+ * bound_at() would take: 0 with *t_ns set, or -ENOENT when there is none.
+ * A journal whose newest sample stays old has stopped growing. */
+int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns);
+
+/* The TAI - UTC offset the journal recorded (the last utc_offset event
+ * read), in seconds: 0 with *s set, or -ENOENT. */
 int bound_utc_offset(const struct bound *b, int *s);
 
+/* Samples read since open, over every refresh and file (samples of clocks
+ * beyond the 16 kept not counted), and samples held now (after forgets). */
 unsigned bound_samples(const struct bound *b);
+unsigned bound_kept(const struct bound *b);
 unsigned bound_events(const struct bound *b);
 unsigned bound_bad_lines(const struct bound *b);
 bool bound_torn(const struct bound *b);

@@ -30,6 +30,7 @@ struct journal_reader {
 	unsigned line;
 	unsigned bad;
 	bool torn;
+	uint64_t off;		/* where the line after the last whole one starts */
 	char err[JOURNAL_ERRBUF];
 	char buf[JOURNAL_LINE_MAX + 2];
 };
@@ -441,6 +442,7 @@ int journal_next(struct journal_reader *r, struct journal_record *rec)
 			r->torn = true;
 			return 0;
 		}
+		r->off += (uint64_t)n + 1;
 		if (n > JOURNAL_LINE_MAX || nul) {
 			r->bad++;
 			snprintf(r->err, sizeof(r->err), "%s:%u: %s", r->path,
@@ -466,6 +468,31 @@ int journal_next(struct journal_reader *r, struct journal_record *rec)
 		}
 		return 1;
 	}
+}
+
+int journal_resume(struct journal_reader *r)
+{
+	/* A torn tail may be a line the writer is still writing: give it
+	 * back, to be read whole (or torn again) from its start. The seek
+	 * also drops stdio's end-of-file mark and its buffer, so the next
+	 * read asks the file for what was appended. */
+	if (r->torn) {
+		r->torn = false;
+		r->line--;
+	}
+	if (fseeko(r->f, (off_t)r->off, SEEK_SET) < 0)
+		return -errno;
+	return 0;
+}
+
+uint64_t journal_offset(const struct journal_reader *r)
+{
+	return r->off;
+}
+
+int journal_fd(const struct journal_reader *r)
+{
+	return fileno(r->f);
 }
 
 const char *journal_error(const struct journal_reader *r)

@@ -16,7 +16,8 @@
  *
  * Every line is written with one write(2) on a file opened O_APPEND, so a
  * crash can tear only the last line; the reader ignores a last line without
- * its newline. The reader never stops at a bad line: it reports it (path and
+ * its newline (or, following a growing file, reads it again once it is
+ * whole: journal_resume()). The reader never stops at a bad line: it reports it (path and
  * line number) and goes on with the next.
  */
 #ifndef TAPLESS_JOURNAL_H
@@ -107,6 +108,19 @@ const char *journal_host(const struct journal_reader *r);
 unsigned journal_bad_lines(const struct journal_reader *r);
 bool journal_torn(const struct journal_reader *r);
 void journal_close(struct journal_reader *r);
+
+/* Following a journal that grows (ptp/bound.c). After journal_next()
+ * returned 0, read on from where the whole lines end: the next
+ * journal_next() returns what was appended since, and a torn last line is
+ * given back (no longer torn, its line number reused) to be read again
+ * from its start, since it may be one the writer was still writing.
+ * Returns 0 or -errno. */
+int journal_resume(struct journal_reader *r);
+/* Bytes of the file read as whole lines: where the next line starts. A
+ * file now shorter than this was truncated under the reader. */
+uint64_t journal_offset(const struct journal_reader *r);
+/* The descriptor read, to fstat(2) it: has the path been replaced? */
+int journal_fd(const struct journal_reader *r);
 
 /* Parse one line (without its newline). Returns 0 (a record), 1 (a comment
  * or empty line), or -EBADMSG with why set. */

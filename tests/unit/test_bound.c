@@ -436,6 +436,470 @@ START_TEST(bound_first_error)
 }
 END_TEST
 
+/* Following a journal that grows (bound_refresh), and forgetting behind a
+ * watermark (bound_forget). */
+
+/* Append len bytes to file f. */
+static void append(const char *f, const char *bytes, size_t len)
+{
+	int fd = open(f, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+}
+
+static void append_str(const char *f, const char *text)
+{
+	append(f, text, strlen(text));
+}
+
+/* "TS sample CLOCK ... SYNC BOUND\n" into buf; returns its length. */
+static int sample_line(char *buf, size_t len, int64_t ts, const char *clock,
+		       int sync, int64_t bound)
+{
+	char bs[24];
+
+	if (bound < 0)
+		snprintf(bs, sizeof(bs), "-");
+	else
+		snprintf(bs, sizeof(bs), "%lld", (long long)bound);
+	return snprintf(buf, len, "%lld sample %s SLAVE 5 300 1.5 gm 1 s2 %d %s\n",
+			(long long)ts, clock, sync, bs);
+}
+
+/* A journal of about 14 KB into buf: the header, sys and phc0 sampled
+ * each second for 120 s, with out-of-sync stretches, gaps longer than
+ * max_age, late lines (a phc0 sample 5 s old, a sys sample at the instant
+ * of the one before it, the later line counting), bad lines (one over
+ * 1024 bytes), utc_offset events, and a torn last line. */
+static size_t journal_text(char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	n += snprintf(buf + n, cap - n, "# tapless-journal 1 host follow1\n"
+		      "# time_ns sample clock ...\n"
+		      "%lld event sys utc_offset 36\n", (long long)T0);
+	for (int i = 0; i < 120; i++) {
+		int64_t t = T0 + i * S;
+
+		if (i < 30 || i >= 36)
+			n += sample_line(buf + n, cap - n, t, "sys",
+					 i % 17 != 3, 1000 + i);
+		if (i < 70 || i >= 74)
+			n += sample_line(buf + n, cap - n, t + 7, "phc0",
+					 i < 50 || i >= 55,
+					 i % 11 == 5 ? -1 : 20 + i);
+		if (i == 40)
+			n += sample_line(buf + n, cap - n, T0 + 35 * S + 7,
+					 "phc0", 0, 5);
+		if (i == 60)
+			n += sample_line(buf + n, cap - n, t, "sys", 0, 9);
+		if (i == 80)
+			n += snprintf(buf + n, cap - n, "%lld sample sys\n",
+				      (long long)t);
+		if (i == 90) {
+			memset(buf + n, 'x', 1500);
+			n += 1500;
+			buf[n++] = '\n';
+		}
+		if (i == 100)
+			n += snprintf(buf + n, cap - n,
+				      "%lld event sys utc_offset 37\n",
+				      (long long)t);
+	}
+	n += snprintf(buf + n, cap - n, "%lld sample phc0 SLAVE 5",
+		      (long long)(T0 + 120 * S));
+	ck_assert_uint_lt(n, cap);
+	return n;
+}
+
+/* Both give the same answer at every moment of interest from "from" on:
+ * every sample's time and the ns around it, half a second on, and the
+ * edges of max_age (2.5 s). */
+static void same_answers(const struct bound *want, const struct bound *got,
+			 int64_t from)
+{
+	static const char *const clocks[] = { "sys", "phc0", "phc9" };
+	static const int64_t d[] = { -1, 0, 1, S / 2, 5 * S / 2,
+				     5 * S / 2 + 1, 5 * S / 2 + 8 };
+
+	for (int64_t i = -2; i < 130; i++)
+		for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++)
+			for (int c = 0; c < 3; c++) {
+				int64_t t = T0 + i * S + d[k], bw, bg;
+				enum bound_state sw, sg;
+
+				if (t < from)
+					continue;
+				sw = at(want, clocks[c], t, &bw);
+				sg = at(got, clocks[c], t, &bg);
+				ck_assert_msg(sw == sg && bw == bg,
+					      "%s at T0%+lld: state %d bound %lld, "
+					      "want %d %lld", clocks[c],
+					      (long long)(t - T0), sg,
+					      (long long)bg, sw, (long long)bw);
+			}
+}
+
+/* The message of the first bad line, without its path. */
+static const char *first_error(const struct bound *b, const char *file)
+{
+	const char *e = bound_error(b);
+
+	ck_assert_msg(!strncmp(e, file, strlen(file)), "error '%s'", e);
+	return e + strlen(file);
+}
+
+START_TEST(bound_follow_pieces)
+{
+	static char text[32768];
+	char err[JOURNAL_ERRBUF], full[160];
+	struct bound *want, *b;
+	size_t len = journal_text(text, sizeof(text)), off = 0;
+	uint32_t seed = 12345;
+	int got = 0, ret, utc;
+
+	snprintf(full, sizeof(full), "%s/full.journal", dir);
+	append(full, text, len);
+	ck_assert_int_eq(bound_open(&want, full, 5 * S / 2, err), 0);
+	ck_assert_uint_eq(bound_samples(want), 114 + 116 + 2);
+	ck_assert_uint_eq(bound_bad_lines(want), 2);
+	ck_assert(bound_torn(want));
+
+	/* The same bytes appended in pieces of 1 to 97 bytes, most lines
+	 * cut somewhere, read after each piece. */
+	append(path, "", 0);
+	ck_assert_int_eq(bound_open(&b, path, 5 * S / 2, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 0);
+	while (off < len) {
+		size_t piece;
+
+		seed = seed * 1103515245 + 12345;
+		piece = 1 + (seed >> 16) % 97;
+		if (piece > len - off)
+			piece = len - off;
+		append(path, text + off, piece);
+		off += piece;
+		ret = bound_refresh(b, err);
+		ck_assert_msg(ret >= 0, "refresh: %d %s", ret, err);
+		got += ret;
+		/* What is read is only ever what is whole. */
+		ck_assert_uint_le(bound_samples(b), bound_samples(want));
+	}
+	ck_assert_int_eq(got, (int)bound_samples(want));
+	ck_assert_uint_eq(bound_samples(b), bound_samples(want));
+	ck_assert_uint_eq(bound_kept(b), bound_samples(want));
+	ck_assert_uint_eq(bound_events(b), bound_events(want));
+	ck_assert_uint_eq(bound_bad_lines(b), bound_bad_lines(want));
+	ck_assert_str_eq(first_error(b, path), first_error(want, full));
+	ck_assert(bound_torn(b));
+	ck_assert_str_eq(bound_host(b), "follow1");
+	ck_assert_int_eq(bound_utc_offset(b, &utc), 0);
+	ck_assert_int_eq(utc, 37);
+	same_answers(want, b, INT64_MIN);
+
+	/* Nothing appended: nothing read, nothing read twice. */
+	ck_assert_int_eq(bound_refresh(b, err), 0);
+	ck_assert_uint_eq(bound_samples(b), bound_samples(want));
+	/* The torn tail completed: one more sample, no bad line. */
+	append_str(path, " 300 1.5 gm 1 s2 1 66\n");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert(!bound_torn(b));
+	ck_assert_uint_eq(bound_bad_lines(b), 2);
+	int64_t bn;
+	ck_assert_int_eq(at(b, "phc0", T0 + 121 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 66);
+	bound_destroy(b);
+	bound_destroy(want);
+}
+END_TEST
+
+/* A sample older than the newest of its clock, brought by a refresh, is
+ * sorted in as bound_open() of the whole file would have it; of two
+ * lines at one instant the later still counts. */
+START_TEST(bound_follow_late)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t bn, t;
+
+	put_sample("100", "sys", 1, "1");
+	put_sample("300", "sys", 1, "3");
+	ck_assert_int_eq(bound_open(&b, path, 1000, err), 0);
+	put_sample("200", "sys", 1, "2");
+	put_sample("300", "sys", 0, "-");
+	ck_assert_int_eq(bound_refresh(b, err), 2);
+	ck_assert_int_eq(at(b, "sys", 250, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 2);
+	ck_assert_int_eq(at(b, "sys", 150, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 1);
+	ck_assert_int_eq(at(b, "sys", 300, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(bound_newest(b, "sys", &t), 0);
+	ck_assert_int_eq(t, 300);
+	put_sample("50", "sys", 1, "0");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert_int_eq(at(b, "sys", 60, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 0);
+	ck_assert_int_eq(bound_newest(b, "sys", &t), 0);
+	ck_assert_int_eq(t, 300);
+	bound_destroy(b);
+}
+END_TEST
+
+/* The file truncated in place and written again from its header: read
+ * from its beginning, the samples of the first kept. */
+START_TEST(bound_follow_truncate)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t bn;
+
+	puts_file("# tapless-journal 1 host before\n");
+	for (int i = 0; i < 20; i++) {
+		char ts[24];
+
+		snprintf(ts, sizeof(ts), "%d", 100 * i);
+		put_sample(ts, "sys", 1, "5");
+	}
+	ck_assert_int_eq(bound_open(&b, path, 150, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 20);
+	unit_write_file(path, "# tapless-journal 1 host after\n"
+			"5000 sample sys SLAVE 5 300 1.5 gm 1 s2 1 6\n");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert_str_eq(bound_host(b), "after");
+	ck_assert_uint_eq(bound_bad_lines(b), 0);
+	ck_assert_uint_eq(bound_samples(b), 21);
+	ck_assert_int_eq(at(b, "sys", 5100, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 6);
+	ck_assert_int_eq(at(b, "sys", 1950, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 5);
+	ck_assert_int_eq(at(b, "sys", 3000, &bn), BOUND_OUT_OF_SYNC);
+	/* And it goes on from there. */
+	put_sample("5100", "sys", 1, "7");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert_int_eq(at(b, "sys", 5100, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 7);
+	bound_destroy(b);
+}
+END_TEST
+
+/* Rotation as tapless-syncd does it (journal_writer_rotate: rename, new
+ * file with its header), then a file renamed over the path: the file held
+ * is read to its end (what was written to it after the last refresh,
+ * although it has another name or none), then the new one from its
+ * header. */
+START_TEST(bound_follow_rotate)
+{
+	struct journal_writer *w;
+	struct journal_sample s;
+	struct bound *b;
+	char err[JOURNAL_ERRBUF], rotated[256], tmp[160], line[128];
+	int64_t bn, t;
+	int fd;
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "rot1"), 0);
+	for (int i = 0; i < 10; i++) {
+		s = sample(T0 + i * S, "phc0", i);
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	ck_assert_int_eq(bound_open(&b, path, 3 * S / 2, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 10);
+	for (int i = 10; i < 15; i++) {
+		s = sample(T0 + i * S, "phc0", i);
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	ck_assert_int_eq(journal_writer_rotate(w, T0 + 15 * S, 0, rotated,
+					       sizeof(rotated)), 0);
+	for (int i = 15; i < 18; i++) {
+		s = sample(T0 + i * S, "phc0", i);
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	ck_assert_int_eq(bound_refresh(b, err), 5 + 3);
+	ck_assert_uint_eq(bound_bad_lines(b), 0);
+	for (int i = 0; i < 18; i++) {
+		ck_assert_int_eq(at(b, "phc0", T0 + i * S + S / 2, &bn),
+				 BOUND_IN_SYNC);
+		ck_assert_int_eq(bn, 40 + i);
+	}
+	ck_assert_int_eq(bound_newest(b, "phc0", &t), 0);
+	ck_assert_int_eq(t, T0 + 17 * S);
+	/* The rotated file is not read again. */
+	append_str(rotated, "9 sample phc0 SLAVE 5 300 1.5 gm 1 s2 1 1\n");
+	ck_assert_int_eq(bound_refresh(b, err), 0);
+
+	/* Renamed over: the writer's file (held) gets two more lines after
+	 * the rename, then the writer moves on to the new file. */
+	snprintf(tmp, sizeof(tmp), "%s/new.journal", dir);
+	append_str(tmp, "# tapless-journal 1 host rot2\n");
+	fd = open(path, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(rename(tmp, path), 0);
+	s = sample(T0 + 18 * S, "phc0", 18);
+	ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	s = sample(T0 + 19 * S, "phc0", 19);
+	ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	journal_writer_close(w);
+	close(fd);
+	append_str(path, "# a comment\n");
+	sample_line(line, sizeof(line), T0 + 20 * S, "phc0", 1, 60);
+	puts_file(line);
+	ck_assert_int_eq(bound_refresh(b, err), 3);
+	ck_assert_str_eq(bound_host(b), "rot2");
+	ck_assert_uint_eq(bound_bad_lines(b), 0);
+	ck_assert_int_eq(at(b, "phc0", T0 + 19 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 59);
+	ck_assert_int_eq(at(b, "phc0", T0 + 20 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 60);
+	bound_destroy(b);
+}
+END_TEST
+
+/* The path removed: -ENOENT while it is gone, the file held still read to
+ * its end (a writer may still hold it too); recreated: read from its
+ * beginning. */
+START_TEST(bound_follow_removed)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF], want[200];
+	int64_t bn, t;
+	int fd;
+
+	put_sample("100", "sys", 1, "1");
+	ck_assert_int_eq(bound_open(&b, path, 100, err), 0);
+	fd = open(path, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(unlink(path), 0);
+	const char *line = "200 sample sys SLAVE 5 300 1.5 gm 1 s2 1 2\n";
+	ck_assert_int_eq(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	err[0] = '\0';
+	ck_assert_int_eq(bound_refresh(b, err), -ENOENT);
+	snprintf(want, sizeof(want), "%s: ", path);
+	ck_assert_msg(!strncmp(err, want, strlen(want)), "err '%s'", err);
+	ck_assert_uint_eq(bound_samples(b), 2);
+	ck_assert_int_eq(at(b, "sys", 250, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 2);
+	ck_assert_int_eq(bound_refresh(b, err), -ENOENT);
+	ck_assert_uint_eq(bound_samples(b), 2);
+	/* Back, with another clock. */
+	put_sample("300", "phc1", 1, "3");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert_int_eq(at(b, "phc1", 300, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 3);
+	ck_assert_int_eq(at(b, "sys", 300, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 2);
+	/* Two clocks now: no falling back to the only one. */
+	ck_assert_int_eq(bound_newest(b, "phc0", &t), -ENOENT);
+	ck_assert_int_eq(bound_newest(b, "sys", &t), 0);
+	ck_assert_int_eq(t, 200);
+	put_sample("400", "phc1", 1, "4");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	ck_assert_int_eq(bound_newest(b, "phc1", &t), 0);
+	ck_assert_int_eq(t, 400);
+	bound_destroy(b);
+}
+END_TEST
+
+START_TEST(bound_newest_clock)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t t = 12345;
+
+	puts_file("# tapless-journal 1 host h6\n5 event sys utc_offset 37\n");
+	ck_assert_int_eq(bound_open(&b, path, S, err), 0);
+	ck_assert_int_eq(bound_newest(b, "sys", &t), -ENOENT);
+	ck_assert_int_eq(t, 12345);
+	put_sample("10", "phc2", 1, "5");
+	ck_assert_int_eq(bound_refresh(b, err), 1);
+	/* The only clock stands in for any. */
+	ck_assert_int_eq(bound_newest(b, "sys", &t), 0);
+	ck_assert_int_eq(t, 10);
+	ck_assert_int_eq(bound_newest(NULL, "sys", &t), -ENOENT);
+	bound_destroy(b);
+}
+END_TEST
+
+/* After a forget, every lookup at or after the cut is answered as before
+ * it, whether the cut falls on a sample, between two, in a gap longer
+ * than max_age, before a clock's first sample or after its last. */
+START_TEST(bound_forget_cuts)
+{
+	static char text[32768];
+	static const int64_t cuts[] = {
+		INT64_MIN, T0 - S, T0, T0 + 7, T0 + 8, T0 + 10 * S + S / 2,
+		T0 + 33 * S, T0 + 35 * S + 7, T0 + 72 * S, T0 + 119 * S + 7,
+		T0 + 200 * S, INT64_MAX,
+	};
+	char err[JOURNAL_ERRBUF];
+	struct bound *want, *b;
+	size_t len = journal_text(text, sizeof(text));
+	unsigned kept;
+
+	append(path, text, len);
+	ck_assert_int_eq(bound_open(&want, path, 5 * S / 2, err), 0);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		ck_assert_int_eq(bound_open(&b, path, 5 * S / 2, err), 0);
+		bound_forget(b, cuts[i]);
+		same_answers(want, b, cuts[i]);
+		/* Forgetting again at the same cut changes nothing. */
+		kept = bound_kept(b);
+		bound_forget(b, cuts[i]);
+		ck_assert_uint_eq(bound_kept(b), kept);
+		bound_destroy(b);
+	}
+	/* Cut after cut, each later, on one bound. */
+	ck_assert_int_eq(bound_open(&b, path, 5 * S / 2, err), 0);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		bound_forget(b, cuts[i]);
+		same_answers(want, b, cuts[i]);
+	}
+	/* Only the last sample of each clock is left; what was read is
+	 * still counted, and the utc_offset still holds. */
+	ck_assert_uint_eq(bound_kept(b), 2);
+	ck_assert_uint_eq(bound_samples(b), bound_samples(want));
+	int utc = 0;
+	ck_assert_int_eq(bound_utc_offset(b, &utc), 0);
+	ck_assert_int_eq(utc, 37);
+	bound_destroy(b);
+	bound_destroy(want);
+}
+END_TEST
+
+/* Following for 2,000 s, sys and phc0 sampled each second, forgetting
+ * 10 s behind: what is kept stays at 10 s of samples and the one before,
+ * per clock, however long it runs. */
+START_TEST(bound_forget_memory)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF], line[128];
+	int64_t bn;
+
+	puts_file("# tapless-journal 1 host mem\n");
+	ck_assert_int_eq(bound_open(&b, path, 3 * S / 2, err), 0);
+	for (int i = 0; i < 2000; i++) {
+		int64_t t = T0 + i * S;
+
+		sample_line(line, sizeof(line), t, "sys", 1, i);
+		puts_file(line);
+		sample_line(line, sizeof(line), t + 1, "phc0", 1, i + 1);
+		puts_file(line);
+		ck_assert_int_eq(bound_refresh(b, err), 2);
+		bound_forget(b, t - 10 * S);
+		ck_assert_uint_le(bound_kept(b), 2 * (10 + 1 + 1));
+		/* phc0's samples are 1 ns after sys's: the first at or
+		 * before the cut comes in at i = 11. */
+		ck_assert_int_eq(at(b, "phc0", t - 10 * S, &bn),
+				 (i < 11 ? BOUND_OUT_OF_SYNC : BOUND_IN_SYNC));
+		ck_assert_int_eq(at(b, "sys", t, &bn), BOUND_IN_SYNC);
+		ck_assert_int_eq(bn, i);
+	}
+	ck_assert_uint_eq(bound_samples(b), 4000);
+	bound_destroy(b);
+}
+END_TEST
+
 static Suite *bound_suite(void)
 {
 	Suite *s = suite_create("bound");
@@ -452,6 +916,14 @@ static Suite *bound_suite(void)
 	tcase_add_test(tc, bound_many_clocks);
 	tcase_add_test(tc, bound_order);
 	tcase_add_test(tc, bound_first_error);
+	tcase_add_test(tc, bound_follow_pieces);
+	tcase_add_test(tc, bound_follow_late);
+	tcase_add_test(tc, bound_follow_truncate);
+	tcase_add_test(tc, bound_follow_rotate);
+	tcase_add_test(tc, bound_follow_removed);
+	tcase_add_test(tc, bound_newest_clock);
+	tcase_add_test(tc, bound_forget_cuts);
+	tcase_add_test(tc, bound_forget_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
