@@ -1,11 +1,13 @@
 /* test_journal.c — the sync journal: what the writer writes the reader
  * reads back field for field ("-" for unknown values too); a torn last line
  * is dropped, not reported; a bad line is reported as PATH:LINE and the
- * lines after it still read. Reading bounds back (ptp/bound.c) is
+ * lines after it still read; a reader follows a growing file, reading a
+ * torn line again once it is whole. Reading bounds back (ptp/bound.c) is
  * test_bound.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ptp/journal.h"
@@ -406,6 +408,74 @@ START_TEST(parse_line)
 }
 END_TEST
 
+/* Following a growing file: journal_resume() reads what was appended; a
+ * torn line is read again whole once its rest is written, under its own
+ * line number; journal_offset() stays where the whole lines end, a line
+ * over 1024 bytes included; journal_fd() is the file read. */
+START_TEST(resume_growing)
+{
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF], big[1601];
+	const char *head = "# tapless-journal 1 host g\n";
+	const char *l1 = "10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 7\n";
+	struct stat a, b;
+
+	puts_file(head);
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_uint_eq(journal_offset(r), strlen(head));
+	ck_assert_str_eq(journal_host(r), "g");
+	/* Nothing new. */
+	ck_assert_int_eq(journal_resume(r), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(!journal_torn(r));
+	/* Half a line: torn, its bytes not counted read. */
+	put(l1, 20);
+	ck_assert_int_eq(journal_resume(r), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(journal_torn(r));
+	ck_assert_uint_eq(journal_offset(r), strlen(head));
+	/* The rest: the whole line, then a bad one on line 3, a long one on
+	 * line 4 and a torn one. */
+	puts_file(l1 + 20);
+	puts_file("20 sample sys\n");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	puts_file(big);
+	puts_file("30 event sys ste");
+	ck_assert_int_eq(journal_resume(r), 0);
+	ck_assert(!journal_torn(r));
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	ck_assert_int_eq(rec.sample.ts_ns, 10);
+	ck_assert_int_eq(rec.sample.bound_ns, 7);
+	expect_bad(r, 3);
+	expect_bad(r, 4);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(journal_torn(r));
+	ck_assert_uint_eq(journal_offset(r), strlen(head) + strlen(l1) + 14 +
+			  strlen(big));
+	puts_file("p +5 ns\n40 event sys x\n");
+	ck_assert_int_eq(journal_resume(r), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, 30, "sys", "step", "+5 ns");
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, 40, "sys", "x", "");
+	puts_file("50 nonsense\n");
+	ck_assert_int_eq(journal_resume(r), 0);
+	expect_bad(r, 7);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert(!journal_torn(r));
+	ck_assert_uint_eq(journal_bad_lines(r), 3);
+	ck_assert_int_eq(fstat(journal_fd(r), &a), 0);
+	ck_assert_int_eq(stat(path, &b), 0);
+	ck_assert(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	ck_assert_uint_eq(journal_offset(r), (uint64_t)b.st_size);
+	journal_close(r);
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -419,6 +489,7 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, rotate);
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, parse_line);
+	tcase_add_test(tc, resume_growing);
 	suite_add_tcase(s, tc);
 	return s;
 }
