@@ -72,6 +72,22 @@ struct hist *hist_create(void)
 	return xcalloc(1, sizeof(struct hist));
 }
 
+void hist_reset(struct hist *h)
+{
+	for (int s = 0; s < 2; s++)
+		for (unsigned p = 0; p < HIST_PAGES; p++)
+			if (h->side[s].page_count[p]) {
+				memset(h->side[s].page[p], 0,
+				       HIST_PAGE * sizeof(uint64_t));
+				h->side[s].page_count[p] = 0;
+			}
+	h->n = 0;
+	h->min = h->max = h->shift = 0;
+	h->sum = 0;
+	h->sumsq = 0;
+	h->max_width = 0;
+}
+
 void hist_destroy(struct hist *h)
 {
 	if (!h)

@@ -27,6 +27,9 @@ struct hist *hist_create(void);
 void hist_destroy(struct hist *h);
 
 void hist_add(struct hist *h, int64_t v);
+/* Empty it, keeping its pages (a histogram per interval is reused, not
+ * allocated anew each time). */
+void hist_reset(struct hist *h);
 /* Add everything src holds to dst. */
 void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_count(const struct hist *h);

@@ -7,6 +7,9 @@
 #ifndef TAPLESS_CMD_H
 #define TAPLESS_CMD_H
 
+#include <stdio.h>
+
+struct corr;
 struct opt_def;
 struct opts;
 
@@ -19,6 +22,12 @@ int cmd_status(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+
+/* tapless correlate --follow: run c (made with cfg.follow) live until
+ * SIGINT or SIGTERM, lines in fmt (enum print_format), samples (or NULL)
+ * flushed each interval. Returns a CMD_* status. */
+int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
+			 FILE *samples);
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the

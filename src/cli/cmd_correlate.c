@@ -3,6 +3,7 @@
  * work; this file turns the command line into its configuration).
  */
 #include <errno.h>
+#include <math.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,26 @@ static const struct opt_def correlate_opts[] = {
 	  "messages waiting for their peers, at most", 0 },
 	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write every sample to FILE, one line each (for plots)", 0 },
+	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "live: follow each host's directory as tapless-capd writes it", 0 },
+	{ "interval", 0, OPT_DOUBLE, "1", 0.01, 3600, NULL, "S",
+	  "with --follow: results every S seconds", 0 },
+	{ "stall", 0, OPT_DOUBLE, "2", 0.1, 3600, NULL, "S",
+	  "with --follow: a host without new data for S seconds has stalled", 0 },
+	{ "from-oldest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "with --follow: read the files already there first (default: start at the newest)", 0 },
+	{ "metrics", 'm', OPT_STRING, NULL, 0, 0, NULL, "[ADDR:]PORT",
+	  "with --follow: serve Prometheus/OpenMetrics text (ADDR: localhost)", 0 },
+	{ "alert", 'a', OPT_LIST, NULL, 0, 0, NULL, "RULE",
+	  "with --follow: an alert rule, e.g. 'tick_to_trade.p99>50us' (repeat)", 0 },
+	{ "alert-for", 0, OPT_INT, "1", 1, 1000, NULL, "N",
+	  "intervals in breach before a rule fires", 0 },
+	{ "alert-clear", 0, OPT_INT, "3", 1, 1000, NULL, "N",
+	  "intervals out of breach before a firing rule clears", 0 },
+	{ "alert-exec", 0, OPT_STRING, NULL, 0, 0, NULL, "CMD",
+	  "run CMD (sh -c) when a rule fires or clears", 0 },
+	{ "socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH",
+	  "with --follow: answer 'tapless status --socket PATH' here", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -265,6 +286,28 @@ int cmd_correlate(int argc, char **argv)
 		rc = CMD_USAGE;
 		goto out;
 	}
+	static const char *const live_only[] = {
+		"metrics", "alert", "alert-exec", "socket", "from-oldest",
+		"interval", "stall", "alert-for", "alert-clear", NULL,
+	};
+	for (unsigned i = 0; !opts_flag(o, "follow") && live_only[i]; i++)
+		if (opts_given(o, live_only[i])) {
+			fprintf(stderr, "tapless correlate: --%s needs --follow\n",
+				live_only[i]);
+			rc = CMD_USAGE;
+			goto out;
+		}
+	const char *const *bl0;
+	if (opts_flag(o, "follow") && opts_list(o, "baseline", &bl0)) {
+		fprintf(stderr, "tapless correlate: --baseline is for files "
+			"read whole, not with --follow\n");
+		rc = CMD_USAGE;
+		goto out;
+	}
+	cfg.follow = opts_flag(o, "follow");
+	cfg.from_oldest = opts_flag(o, "from-oldest");
+	cfg.interval_ns = (int64_t)llround(opts_double(o, "interval") * 1e9);
+	cfg.stall_ns = (int64_t)llround(opts_double(o, "stall") * 1e9);
 	cfg.window_ns = opts_int(o, "window");
 	cfg.hold_ns = opts_int(o, "hold");
 	cfg.sync_max_age_ns = opts_int(o, "sync-max-age");
@@ -311,6 +354,12 @@ int cmd_correlate(int argc, char **argv)
 	if ((rc = correlate_hosts(c, operands, nops)) ||
 	    (rc = correlate_lists(c, o)))
 		goto out;
+	if (cfg.follow) {
+		rc = cmd_correlate_follow(c, o, print_format_from_opts(o, &pflags),
+					  cfg.samples);
+		correlate_warnings(c, "");
+		goto out;
+	}
 	if (nbl) {
 		cfg.samples_run = "baseline";
 		corr_create(&base, &cfg);

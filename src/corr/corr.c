@@ -96,6 +96,11 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	corr_stats_init(&c->hops);
 	corr_stats_init(&c->txns);
 	corr_stats_init(&c->switches);
+	c->hops.live = c->txns.live = c->switches.live = cfg->follow;
+	if (!c->cfg.interval_ns)
+		c->cfg.interval_ns = 1000000000LL;
+	if (!c->cfg.stall_ns)
+		c->cfg.stall_ns = 2000000000LL;
 	*out = c;
 	return 0;
 }
@@ -129,8 +134,15 @@ int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 			 name);
 		return -EINVAL;
 	}
+	if (c->cfg.follow && npaths != 1) {
+		snprintf(err, CORR_ERRBUF, "%s: following takes one directory "
+			 "(or file) per host", name);
+		return -EINVAL;
+	}
 	h = xcalloc(1, sizeof(*h));
-	ret = capset_open(&h->cs, paths, npaths, cerr);
+	ret = c->cfg.follow ?
+	      capset_follow(&h->cs, paths[0], c->cfg.from_oldest, cerr) :
+	      capset_open(&h->cs, paths, npaths, cerr);
 	if (ret) {
 		snprintf(err, CORR_ERRBUF, "%.63s: %s", name, cerr);
 		free(h);
@@ -194,13 +206,21 @@ int corr_set_timescale(struct corr *c, const char *host, int timescale)
 	return 0;
 }
 
-/* Fetch the host's next usable packet. */
-static void corr_fetch(struct corr *c, struct corr_host *h)
+void corr_fetch(struct corr *c, struct corr_host *h)
 {
 	for (;;) {
-		if (capset_next(h->cs, &h->next) != 1) {
+		int rc = capset_next(h->cs, &h->next);
+
+		if (rc != 1) {
 			h->have_next = false;
+			h->live.ended = rc != -EAGAIN;
 			return;
+		}
+		/* Following, one file at a time: the ones before are done,
+		 * and so are their interfaces. */
+		if (c->cfg.follow && h->next.file != h->live.cur_file) {
+			corr_iface_retire(h, h->next.file);
+			h->live.cur_file = h->next.file;
 		}
 		h->next_if = corr_iface(c, h, h->next.file, h->next.pkt.iface);
 		if (!h->next_if->usable) {
@@ -237,6 +257,8 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 
 	h->messages++;
 	corr_fields(m->fix, &f);
+	if (c->cfg.follow && !c->flows[s->flow].announced)
+		corr_live_session(c, s, &f, ts);
 	if (corr_is(&f, F_35, "X"))
 		corr_md_seen(c, h, ts);
 	if (s->dir != DIR_UNKNOWN)
@@ -288,7 +310,7 @@ static uint8_t corr_direction(struct corr *c, struct corr_host *h,
 	return DIR_UNKNOWN;
 }
 
-static void corr_packet(struct corr *c, struct corr_host *h)
+void corr_packet(struct corr *c, struct corr_host *h)
 {
 	const struct cap_packet *pkt = &h->next.pkt;
 	struct frame_info fi;
@@ -339,18 +361,14 @@ static void corr_packet(struct corr *c, struct corr_host *h)
  * removed, tapless-pcapng(5)): gaps after them are not quiet links. */
 static void corr_warn_links(struct corr *c, const struct corr_host *h)
 {
-	uint64_t down = 0, up = 0;
-	int64_t first = 0;
+	struct cap_stats st;
+	uint64_t down, up;
+	int64_t first;
 
-	for (unsigned k = 0; k < capset_files(h->cs); k++) {
-		struct cap_stats st;
-
-		cap_stats(capset_reader(h->cs, k), &st);
-		if (st.link_down && (!down || st.first_link_down_ns < first))
-			first = st.first_link_down_ns;
-		down += st.link_down;
-		up += st.link_up;
-	}
+	capset_stats(h->cs, &st);
+	down = st.link_down;
+	up = st.link_up;
+	first = st.first_link_down_ns;
 	if (down)
 		corr_warn(c, "%s: link down %llu times, up %llu times (first "
 			  "down at %lld.%09lld): gaps in its capture there are "
@@ -395,6 +413,12 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 		if (!h->have_next)
 			heap[best] = heap[--n];
 	}
+	corr_finish(c);
+	return 0;
+}
+
+void corr_finish(struct corr *c)
+{
 	for (size_t i = 0; i < c->nstreams; i++)
 		fixstream_finish(c->streams[i]->fs);
 	corr_match_drain(c);
@@ -452,7 +476,6 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 			  "lower --window",
 			  (unsigned long long)c->window_overflow,
 			  c->cfg.max_pending);
-	return 0;
 }
 
 bool corr_measured(const struct corr *c)

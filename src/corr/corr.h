@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 struct corr;
+struct corr_event;
 struct printer;
 struct topo;
 
@@ -47,6 +48,42 @@ struct corr_config {
 	unsigned max_pending;	/* messages waiting for their peers */
 	FILE *samples;		/* every sample, one line each, or NULL */
 	const char *samples_run;	/* first field of those lines */
+	/* Live (corr_follow_step()): hosts' paths are followed as they
+	 * grow, results are kept per interval as well. */
+	bool follow;
+	bool from_oldest;	/* read every file there first */
+	int64_t interval_ns;	/* default 1 s */
+	int64_t stall_ns;	/* no new data this long (wall clock): the
+				 * host has stalled; default 2 s */
+	/* Called as each interval closes (corr_print_interval() and
+	 * corr_interval_value() describe it then), and for each event. */
+	void (*on_interval)(void *arg, struct corr *c, int64_t start_ns,
+			    int64_t end_ns);
+	void (*on_event)(void *arg, const struct corr_event *ev);
+	void *arg;
+};
+
+/* Something a live view has that an offline one does not. */
+enum corr_event_kind {
+	CORR_EV_STALLED,	/* a host's data stopped arriving */
+	CORR_EV_RESUMED,	/* and came back */
+	CORR_EV_OUT_OF_SYNC,	/* a host's journal says out of sync */
+	CORR_EV_IN_SYNC,	/* in sync again */
+	CORR_EV_SESSION,	/* a new FIX session (flow) appeared */
+	CORR_EV_RESTART,	/* a new capd run's files (a gap before it) */
+	CORR_EV_FILES_MISSED,	/* files removed before they were read */
+	CORR_EV_DAMAGED,	/* a capture file ended in error */
+	CORR_EV_DROPS,		/* the capture dropped frames */
+	CORR_EV_KINDS
+};
+
+struct corr_event {
+	enum corr_event_kind kind;
+	const char *name;	/* "stalled", ... */
+	const char *host;
+	int64_t time_ns;	/* on the results' timescale */
+	const char *detail;	/* for people, or "" */
+	uint64_t count;		/* files missed, frames dropped; else 0 */
 };
 
 /* Defaults: window 1 s, hold 200 ms, first byte, the FTTC report's eight
@@ -72,6 +109,48 @@ int corr_set_timescale(struct corr *c, const char *host, int timescale);
 /* Read everything. Returns 0 (results are ready; see corr_measured()) or
  * -EINVAL when there is nothing to correlate. */
 int corr_run(struct corr *c, char err[CORR_ERRBUF]);
+
+/* Live (cfg.follow): read what the hosts' files have gained, correlate it
+ * as far as every live host's data reaches (a host's heartbeats say how
+ * far its capture is complete; a host without new data for cfg.stall_ns
+ * is stalled and no longer waited for), close the intervals that ended
+ * (cfg.on_interval) and report events (cfg.on_event). now_ns is
+ * CLOCK_REALTIME. Returns 0 or -EINVAL (no hosts). */
+int corr_follow_step(struct corr *c, int64_t now_ns, char err[CORR_ERRBUF]);
+
+/* Live: set cfg.on_interval, cfg.on_event and cfg.arg after creation
+ * (the caller's state may need the correlator first). */
+void corr_follow_hooks(struct corr *c,
+		       void (*on_interval)(void *, struct corr *, int64_t,
+					   int64_t),
+		       void (*on_event)(void *, const struct corr_event *),
+		       void *arg);
+
+/* Live: no more is coming. Read every file to its end, let every message
+ * leave the window, close the last interval; the results are then those
+ * of corr_run() over the same files. */
+int corr_follow_stop(struct corr *c, int64_t now_ns, char err[CORR_ERRBUF]);
+
+/* In cfg.on_interval: one line per hop, transaction kind and switch, and
+ * one per host, for the interval closing, in fmt (enum print_format: one
+ * JSON object a line; see tapless-correlate(8), "The live stream"). */
+void corr_print_interval(const struct corr *c, FILE *out, int fmt);
+
+/* In cfg.on_interval: a figure of the closing interval, for alert rules.
+ * subject: a transaction kind ("tick_to_trade", or "tick_to_trade@HOST"),
+ * a hop "FROM->TO", "switch:NAME" or "host:NAME"; stat: count, min, p50,
+ * p90, p99, p99.9, max, mean, bound, out_of_sync, unmatched, age. Times
+ * in ns. Returns 0, or -ENOENT when there is no such figure this interval
+ * (no samples, unknown subject). */
+int corr_interval_value(const struct corr *c, const char *subject,
+			const char *stat, double *v);
+
+/* Live: the exposition for a Prometheus scrape (base/metrics.h renderer,
+ * fmt an enum metrics_format): histograms of one-way latency per hop and
+ * flow and of each transaction kind, counters of messages, unmatched,
+ * out-of-sync samples and capture drops, the age of each host's newest
+ * data. Returns 0 or -EIO. */
+int corr_metrics(const struct corr *c, FILE *out, int fmt);
 
 /* Whether any latency at all was measured. */
 bool corr_measured(const struct corr *c);

@@ -119,6 +119,7 @@ struct corr_host {
 	int64_t max_ts;
 	bool dir_flags, dir_addr;
 	struct corr_stream_stats st;
+	struct corr_host_live live;
 	/* Market data rate, and the bucket it puts samples in. */
 	int64_t md_ts[CORR_RATE_RING];
 	unsigned md_n, md_head;
@@ -133,6 +134,24 @@ struct corr_flow {
 	struct frame_flow f;
 	uint64_t hosts;		/* bit per host whose capture has it */
 	char name[112];
+	bool announced;		/* live: reported as a new session */
+};
+
+/* Live: what a result gathers besides its histograms. */
+#define CORR_LIVE_BUCKETS 16	/* 100 ns .. 10 ms, 1-2-5 */
+extern const int64_t corr_live_le_ns[CORR_LIVE_BUCKETS];
+
+struct corr_live_stat {
+	struct hist *iv;	/* this interval, in sync (or no journal);
+				 * NULL for per-flow results */
+	uint64_t iv_out;	/* this interval, out of sync */
+	uint64_t iv_bound_known;
+	int64_t iv_bound_max;
+	/* Since the start, for the metrics: counts at or below each bound,
+	 * and of all. Out-of-sync samples are counted apart. */
+	uint64_t le[CORR_LIVE_BUCKETS];
+	uint64_t n, out;
+	double sum_s;
 };
 
 struct corr_stream {
@@ -179,6 +198,7 @@ struct corr_stat {
 	const char *sw;		/* switches: the switch's name */
 	struct hist *h;		/* in sync (or no journal) */
 	struct hist *out;	/* out of sync */
+	struct corr_live_stat *live;	/* live only */
 	uint64_t bound_known, bound_unknown;
 	int64_t bound_max;
 	double bound_sum;
@@ -188,6 +208,27 @@ struct corr_stats_set {
 	struct corr_stat *v;
 	size_t n, cap;
 	struct hmap *idx;	/* struct corr_stat_key: index in v */
+	bool live;		/* results get their struct corr_live_stat */
+};
+
+/* Live: a host's state besides its packets. */
+struct corr_host_live {
+	bool ended;		/* its files are read to their end */
+	bool stalled;
+	int64_t horizon;	/* its capture is complete up to here
+				 * (common timescale): heartbeats, packets */
+	int64_t seen_real;	/* wall clock when data last came */
+	uint64_t seen_packets;	/* packets + heartbeats when last looked */
+	unsigned cur_file;	/* the file being read */
+	int sync;		/* enum corr_sync at the watermark */
+	struct capset_follow_stats fst;	/* as last reported */
+	unsigned damaged;
+	uint64_t drops;		/* as last reported */
+	/* This interval. */
+	uint64_t iv_packets, iv_messages, iv_only_here, iv_late;
+	uint64_t only_here_mark;
+	unsigned iv_flags;	/* CORR_FLAG_* of what happened to it */
+	uint64_t late;		/* packets behind what was already closed */
 };
 
 struct corr {
@@ -220,6 +261,17 @@ struct corr {
 	bool measured;
 	char *warn[CORR_MAX_WARNINGS];
 	unsigned nwarn, warn_dropped;
+	/* Live: the interval open, [iv_start, iv_end). */
+	bool iv_open;
+	int64_t iv_start, iv_end;
+	int64_t watermark;	/* everything before is read */
+};
+
+/* What happened to a host in an interval: its figures are flagged. */
+enum {
+	CORR_FLAG_STALLED = 1, CORR_FLAG_OUT_OF_SYNC = 2, CORR_FLAG_RESTART = 4,
+	CORR_FLAG_MISSED = 8, CORR_FLAG_DAMAGED = 16, CORR_FLAG_DROPS = 32,
+	CORR_FLAG_LATE = 64,
 };
 
 /* The fields the rules look at, found in one pass. */
@@ -238,6 +290,28 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 /* A message from a stream's fixstream (arg: the struct corr_stream). */
 void corr_on_msg(void *arg, const struct fixstream_msg *m);
 
+/* The next packet of h into h->next (h->have_next); while following, a
+ * host with nothing more for now has neither have_next nor live.ended. */
+void corr_fetch(struct corr *c, struct corr_host *h);
+/* h->next through the correlator. */
+void corr_packet(struct corr *c, struct corr_host *h);
+/* After the last packet: streams flushed, the window drained, totals and
+ * warnings. */
+void corr_finish(struct corr *c);
+
+/* ---- corr_live.c ---- */
+
+/* A result's live part (set->live). */
+struct corr_live_stat *corr_live_stat_create(bool interval);
+void corr_live_stat_destroy(struct corr_live_stat *l);
+void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
+		   int64_t bound);
+/* A stream's first message with its session's CompIDs. */
+void corr_live_session(struct corr *c, struct corr_stream *s,
+		       const struct corr_fields *f, int64_t ts);
+/* The common timescale's now, from CLOCK_REALTIME. */
+int64_t corr_live_now(const struct corr *c, int64_t real_ns);
+
 /* ---- corr_time.c ---- */
 
 /* "tai", "utc" or "unknown". */
@@ -247,6 +321,9 @@ const char *corr_scale_name(int scale);
  * warning when its stamps cannot be compared or their scale was assumed. */
 struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 			      unsigned file, unsigned id);
+/* Following: files before file are closed; their interfaces' slots are
+ * free for the next ones (memory stays that of a few files). */
+void corr_iface_retire(struct corr_host *h, unsigned file);
 /* After the run: a warning when journals were read with TAI - UTC guessed. */
 void corr_time_warn(struct corr *c);
 

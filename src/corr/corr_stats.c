@@ -64,6 +64,10 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	s->sw = sw;
 	s->h = hist_create();
 	s->out = hist_create();
+	/* Live: per interval only where the stream prints it (all flows,
+	 * no rate bucket); every result counts for the metrics. */
+	if (set->live && bucket == NO_BUCKET)
+		s->live = corr_live_stat_create(flow == ALL_FLOWS);
 	set->n++;
 	return s;
 }
@@ -71,6 +75,8 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 		   int64_t bound)
 {
+	if (s->live)
+		corr_live_add(s->live, v, sync, bound);
 	if (sync == SYNC_OUT) {
 		hist_add(s->out, v);
 		return;
@@ -199,6 +205,7 @@ void corr_stats_free(struct corr_stats_set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		hist_destroy(s->v[i].h);
 		hist_destroy(s->v[i].out);
+		corr_live_stat_destroy(s->v[i].live);
 	}
 	free(s->v);
 	hmap_destroy(s->idx);

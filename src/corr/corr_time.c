@@ -16,6 +16,7 @@
  * when nobody told us the offset (a second off in the lookup matters
  * little; a warning says it was assumed). */
 #define CORR_TAI_UTC_GUESS TAI_UTC_S
+#define CORR_IFACE_FREE (~0u)	/* a slot a closed file's interface left */
 
 const char *corr_scale_name(int scale)
 {
@@ -33,14 +34,20 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 
 	if (h->last_if && h->last_if->file == file && h->last_if->id == id)
 		return h->last_if;
-	for (unsigned i = 0; i < h->nifs; i++)
+	f = NULL;
+	for (unsigned i = 0; i < h->nifs; i++) {
 		if (h->ifs[i].file == file && h->ifs[i].id == id)
 			return h->last_if = &h->ifs[i];
-	if (h->nifs == h->cap_ifs) {
-		h->cap_ifs = h->cap_ifs ? h->cap_ifs * 2 : 8;
-		h->ifs = xrealloc(h->ifs, h->cap_ifs * sizeof(*h->ifs));
+		if (h->ifs[i].file == CORR_IFACE_FREE && !f)
+			f = &h->ifs[i];
 	}
-	f = &h->ifs[h->nifs++];
+	if (!f) {
+		if (h->nifs == h->cap_ifs) {
+			h->cap_ifs = h->cap_ifs ? h->cap_ifs * 2 : 8;
+			h->ifs = xrealloc(h->ifs, h->cap_ifs * sizeof(*h->ifs));
+		}
+		f = &h->ifs[h->nifs++];
+	}
 	memset(f, 0, sizeof(*f));
 	f->file = file;
 	f->id = id;
@@ -96,6 +103,14 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 			  "to set it)", h->name, r ? cap_path(r) : "?", id,
 			  corr_scale_name(scale), h->name);
 	return h->last_if = f;
+}
+
+void corr_iface_retire(struct corr_host *h, unsigned file)
+{
+	for (unsigned i = 0; i < h->nifs; i++)
+		if (h->ifs[i].file < file)
+			h->ifs[i].file = CORR_IFACE_FREE;
+	h->last_if = NULL;
 }
 
 /* Journals read with the guessed offset: said once, after the run. */

@@ -35,22 +35,31 @@ struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id)
 	return &r->ifaces[r->nifaces++];
 }
 
-int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
+static int cap_open_as(struct cap_reader **out, const char *path,
+		       char errbuf[CAP_ERRBUF], bool follow)
 {
 	struct cap_reader *r = xcalloc(1, sizeof(*r));
 	uint32_t magic = 0;
+	size_t got;
 	int err;
 
 	*out = NULL;
 	errbuf[0] = 0;
 	r->path = xstrdup(path);
+	r->follow = follow;
+	memset(r->isb_drop, 0xff, sizeof(r->isb_drop));
 	r->f = fopen(path, "rb");
 	if (!r->f) {
 		err = -errno;
 		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (fread(&magic, 1, 4, r->f) != 4) {
+	got = fread(&magic, 1, 4, r->f);
+	if (got != 4 && follow) {
+		err = -EAGAIN;	/* just created: its header is on the way */
+		goto fail;
+	}
+	if (got != 4) {
 		err = cap_fail(r, 0, "too short for a capture file");
 		goto fail;
 	}
@@ -62,6 +71,7 @@ int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
 	case 0xa1b2c3d4: case 0xd4c3b2a1:	/* pcap, microseconds */
 	case 0xa1b23c4d: case 0x4d3cb2a1:	/* pcap, nanoseconds */
 		r->ops = &cap_pcap_ops;
+		r->follow = false;
 		break;
 	default:
 		err = cap_fail(r, 0, "not a pcap or pcapng file (magic 0x%08x)",
@@ -74,12 +84,30 @@ int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
 	*out = r;
 	return 0;
 fail:
-	if (r->error[0])
+	if (err == -EAGAIN)
+		snprintf(errbuf, CAP_ERRBUF, "%s: not written yet", path);
+	else if (r->error[0])
 		snprintf(errbuf, CAP_ERRBUF, "%s", r->error);
 	else
 		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(-err));
 	cap_close(r);
 	return err;
+}
+
+int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
+{
+	return cap_open_as(out, path, errbuf, false);
+}
+
+int cap_open_follow(struct cap_reader **out, const char *path,
+		    char errbuf[CAP_ERRBUF])
+{
+	return cap_open_as(out, path, errbuf, true);
+}
+
+void cap_follow(struct cap_reader *r, bool on)
+{
+	r->follow = on && r->ops->format == CAP_PCAPNG;
 }
 
 int cap_next(struct cap_reader *r, struct cap_packet *pkt)
@@ -114,6 +142,13 @@ const char *cap_path(const struct cap_reader *r)
 void cap_stats(const struct cap_reader *r, struct cap_stats *st)
 {
 	*st = r->stats;
+	st->drops = 0;
+	st->drops_known = false;
+	for (uint32_t i = 0; i < r->nifaces; i++)
+		if (r->isb_drop[i] != ~0ULL) {
+			st->drops += r->isb_drop[i];
+			st->drops_known = true;
+		}
 }
 
 const char *cap_error(const struct cap_reader *r)

@@ -63,6 +63,15 @@ struct cap_stats {
 	uint64_t link_down, link_up;
 	int64_t first_link_down_ns;	/* stamp of the first link down */
 	uint32_t first_link_down_iface;	/* its interface, for cap_iface() */
+	/* Heartbeats (PCAPNG_HEARTBEAT): the writer has put in the file
+	 * every frame stamped at or before the latest one's stamp. */
+	uint64_t heartbeats;
+	int64_t heartbeat_ns;		/* the latest, on its interface's scale */
+	uint32_t heartbeat_iface;	/* its interface, for cap_iface() */
+	/* Capture drops: the sum over interfaces of each one's latest
+	 * isb_ifdrop (counters of the capture since it was opened). */
+	uint64_t drops;
+	bool drops_known;		/* an ISB said */
 };
 
 #define CAP_ERRBUF 512
@@ -72,8 +81,23 @@ struct cap_stats {
 int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF]);
 
 /* The next packet: 1, 0 at the end, or -EBADMSG / -errno (the stream is
- * over; cap_error() says why and where). */
+ * over; cap_error() says why and where). While following (cap_follow()),
+ * -EAGAIN where the file ends for now, whether at a block boundary or
+ * inside a block still being written: call again once it has grown. */
 int cap_next(struct cap_reader *r, struct cap_packet *pkt);
+
+/* Open a file that may still be written (pcapng only: a classic pcap file
+ * is read as it stands, through libpcap, which cannot wait for more).
+ * Returns -EAGAIN, with nothing open, while the file is too short to hold
+ * its section header; otherwise as cap_open(). The reader follows the
+ * file (cap_next() returns -EAGAIN at its end) until cap_follow(r, false). */
+int cap_open_follow(struct cap_reader **out, const char *path,
+		    char errbuf[CAP_ERRBUF]);
+
+/* Follow the file's growth, or stop: once the writer is known to be done
+ * (the file was closed, a newer one exists), the end is the end and a
+ * block cut short is damage, as in a file read whole. */
+void cap_follow(struct cap_reader *r, bool on);
 
 const struct cap_iface *cap_iface(const struct cap_reader *r, uint32_t id);
 uint32_t cap_iface_count(const struct cap_reader *r);

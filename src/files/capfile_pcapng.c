@@ -164,6 +164,17 @@ static int cap_to_ns(uint64_t ts, uint8_t tsresol, int64_t tsoffset,
 
 /* Read one whole block into r->block. Returns its length, 0 at a clean end
  * of file, or -EBADMSG. */
+/* Following a file still being written, its end is where the writer has
+ * got to: go back to the start of the block (stdio's buffer and end-of-
+ * file mark are dropped by the seek) and say "not yet". */
+static int64_t cap_wait(struct cap_reader *r, uint64_t off)
+{
+	if (fseeko(r->f, (off_t)off, SEEK_SET))
+		return cap_fail(r, off, "cannot seek back to wait for the rest: %s",
+				strerror(errno));
+	return -EAGAIN;
+}
+
 static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
 {
 	unsigned char hdr[12];
@@ -171,6 +182,8 @@ static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
 	size_t got = fread(hdr, 1, 12, r->f);
 	uint32_t len;
 
+	if (got < 12 && r->follow)
+		return cap_wait(r, off);	/* every block has 12 */
 	if (got == 0 && feof(r->f))
 		return 0;
 	if (got < 8)
@@ -207,9 +220,12 @@ static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
 	}
 	/* len >= 12 >= got: the header read never takes the next block's bytes. */
 	memcpy(r->block, hdr, got);
-	if (got < len && fread(r->block + got, 1, len - got, r->f) != len - got)
+	if (got < len && fread(r->block + got, 1, len - got, r->f) != len - got) {
+		if (r->follow)
+			return cap_wait(r, off);
 		return cap_fail(r, off, "file ends inside a block of %u bytes "
 				"(truncated capture)", len);
+	}
 	if (rd32(r, r->block + len - 4) != len)
 		return cap_fail(r, off + len - 4, "block length %u at its end "
 				"differs from %u at its start",
@@ -292,32 +308,52 @@ static int cap_pcapng_epb(struct cap_reader *r, uint64_t off, uint32_t len,
 			   r->block + len - 4, cap_epb_opt, pkt);
 }
 
+enum { CAP_ISB_STATS, CAP_ISB_DOWN, CAP_ISB_UP, CAP_ISB_HEARTBEAT };
+
+struct cap_isb {
+	int event;		/* CAP_ISB_* */
+	bool has_drop;
+	uint64_t drop;
+};
+
+static bool cap_isb_mark(const unsigned char *v, uint16_t len, const char *mark)
+{
+	size_t n = strlen(mark);
+
+	return len >= n && !memcmp(v, mark, n);
+}
+
 static void cap_isb_opt(struct cap_reader *r, uint16_t code,
 			const unsigned char *v, uint16_t len, void *arg)
 {
-	int *event = arg;
-	size_t down = strlen(PCAPNG_LINK_DOWN), up = strlen(PCAPNG_LINK_UP);
+	struct cap_isb *x = arg;
 
-	(void)r;
+	if (code == PCAPNG_ISB_IFDROP && len >= 8) {
+		x->has_drop = true;
+		x->drop = rd64(r, v);
+	}
 	if (code != PCAPNG_OPT_COMMENT)
 		return;
-	if (len >= down && !memcmp(v, PCAPNG_LINK_DOWN, down))
-		*event = -1;
-	else if (len >= up && !memcmp(v, PCAPNG_LINK_UP, up))
-		*event = 1;
+	if (cap_isb_mark(v, len, PCAPNG_LINK_DOWN))
+		x->event = CAP_ISB_DOWN;
+	else if (cap_isb_mark(v, len, PCAPNG_LINK_UP))
+		x->event = CAP_ISB_UP;
+	else if (cap_isb_mark(v, len, PCAPNG_HEARTBEAT))
+		x->event = CAP_ISB_HEARTBEAT;
 }
 
-/* An Interface Statistics Block: only link events are kept (counted in
- * the stats); the counters are for people and tshark. Nothing in it is
- * needed to read the packets, so a malformed one is skipped, as before
- * link events were read, never an error. */
+/* An Interface Statistics Block: link events and heartbeats are kept
+ * (in the stats), and the latest drop counter of each interface; the rest
+ * is for people and tshark. Nothing in it is needed to read the packets,
+ * so a malformed one is skipped, as before link events were read, never
+ * an error. */
 static void cap_pcapng_isb(struct cap_reader *r, uint64_t off, uint32_t len)
 {
 	char saved[CAP_ERRBUF];
 	uint32_t ifid, iface;
 	int64_t ts_ns;
 	uint64_t ts;
-	int event = 0;
+	struct cap_isb x = { .event = CAP_ISB_STATS };
 
 	r->stats.blocks_skipped++;
 	if (len < 24)
@@ -327,18 +363,28 @@ static void cap_pcapng_isb(struct cap_reader *r, uint64_t off, uint32_t len)
 		return;
 	memcpy(saved, r->error, sizeof(saved));
 	if (cap_options(r, off, r->block, r->block + 20, r->block + len - 4,
-			cap_isb_opt, &event)) {
+			cap_isb_opt, &x)) {
 		memcpy(r->error, saved, sizeof(saved));
 		return;
 	}
-	if (event > 0)
-		r->stats.link_up++;
-	if (event >= 0)
-		return;
 	iface = r->section_first + ifid;
+	if (x.has_drop)
+		r->isb_drop[iface] = x.drop;
+	if (x.event == CAP_ISB_UP)
+		r->stats.link_up++;
+	if (x.event != CAP_ISB_DOWN && x.event != CAP_ISB_HEARTBEAT)
+		return;
 	ts = (uint64_t)rd32(r, r->block + 12) << 32 | rd32(r, r->block + 16);
 	if (cap_to_ns(ts, r->tsresol[iface], r->tsoffset_s[iface], &ts_ns))
-		ts_ns = 0;
+		return;
+	if (x.event == CAP_ISB_HEARTBEAT) {
+		r->stats.heartbeats++;
+		if (r->stats.heartbeats == 1 || ts_ns > r->stats.heartbeat_ns) {
+			r->stats.heartbeat_ns = ts_ns;
+			r->stats.heartbeat_iface = iface;
+		}
+		return;
+	}
 	if (!r->stats.link_down++) {
 		r->stats.first_link_down_ns = ts_ns;
 		r->stats.first_link_down_iface = iface;
@@ -391,7 +437,7 @@ static int cap_pcapng_open(struct cap_reader *r)
 	int64_t len = cap_read_block(r, &type);
 
 	if (len < 0)
-		return (int)len;
+		return (int)len;	/* -EAGAIN too: the header is on its way */
 	if (len == 0 || type != PCAPNG_BT_SHB)
 		return cap_fail(r, 0, "no section header block");
 	return cap_pcapng_shb(r, 0, (uint32_t)len);

@@ -25,6 +25,7 @@ struct cap_reader {
 	char *path;
 	FILE *f;
 	uint64_t offset;	/* of the next byte to read */
+	bool follow;		/* the file grows: its end is "not yet" */
 	char error[CAP_ERRBUF];
 	struct cap_stats stats;
 
@@ -36,6 +37,9 @@ struct cap_reader {
 	int64_t tsoffset_s[PCAPNG_MAX_IFACES * 4];
 	uint8_t tsresol[PCAPNG_MAX_IFACES * 4];
 
+	/* Latest isb_ifdrop of each interface (~0: none seen). */
+	uint64_t isb_drop[PCAPNG_MAX_IFACES * 4];
+
 	/* pcapng */
 	unsigned char *block;	/* current block, grown up to CAP_MAX_BLOCK */
 	uint32_t block_cap;
@@ -46,6 +50,8 @@ struct cap_reader {
 };
 
 /* Set r->error to "PATH: offset OFF: fmt..." and return -EBADMSG. */
+/* (Following a growing file, a read that ends early is not an error: the
+ * reader goes back to the block's start and returns -EAGAIN instead.) */
 int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -17,6 +17,14 @@ struct capset_src {
 	bool live;		/* next holds a packet not yet handed out */
 };
 
+/* Drop counters across files: capd's are the capture's since it was
+ * opened, so each file of one capd run repeats what the one before said
+ * and adds its increase, and a new run starts from zero again. */
+struct capset_drops {
+	uint64_t base;		/* totals of earlier runs */
+	uint64_t run;		/* latest counter of the current run */
+};
+
 struct capset {
 	struct capset_src *src;
 	unsigned n, cap;
@@ -24,7 +32,21 @@ struct capset {
 	int last;		/* source handed out last, to advance; -1 */
 	char error[CAP_ERRBUF];
 	unsigned damaged;
+
+	/* Following (capset_follow()): one file at a time, in src[n - 1]
+	 * while open; the ones before are closed (r NULL). */
+	bool following, stopping;
+	char *fpath;		/* the directory or file followed */
+	bool fdir;		/* fpath is a directory */
+	bool open;		/* src[n - 1] is being read */
+	char taken[256];	/* base name (no .part) of the newest taken */
+	long last_num;		/* its number in capd's naming, -1: none */
+	struct cap_stats closed;	/* of the files closed */
+	struct capset_drops drops;	/* of the files closed */
+	struct capset_follow_stats fst;
 };
+
+static int capset_follow_next(struct capset *s, struct capset_packet *p);
 
 static bool capset_less(const void *pa, const void *pb, void *ctx)
 {
@@ -150,6 +172,8 @@ int capset_next(struct capset *s, struct capset_packet *p)
 {
 	unsigned i;
 
+	if (s->following)
+		return capset_follow_next(s, p);
 	/* Advance the source handed out last only now: its data had to stay
 	 * valid until this call. */
 	if (s->last >= 0) {
@@ -167,6 +191,290 @@ int capset_next(struct capset *s, struct capset_packet *p)
 	p->file = i;
 	s->last = (int)i;
 	return 1;
+}
+
+/* ---- following ---- */
+
+/* name without ".part": a file renamed to its final name is the same. */
+static void capset_base(const char *name, char *base, size_t len)
+{
+	size_t n = strlen(name);
+
+	snprintf(base, len, "%s", name);
+	if (n > 5 && !strcmp(name + n - 5, ".part") && n - 5 < len)
+		base[n - 5] = 0;
+}
+
+/* capd's file number: PREFIX-STAMP-NNNN.pcapng; -1 for other names. */
+static long capset_num(const char *base)
+{
+	const char *dot = strrchr(base, '.'), *p;
+	long v = 0;
+
+	if (!dot)
+		return -1;
+	for (p = dot; p > base && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p == dot || p == base || p[-1] != '-')
+		return -1;
+	for (; p < dot; p++)
+		v = v * 10 + (*p - '0');
+	return v;
+}
+
+/* The file to take after s->taken: the smallest base name above it (the
+ * newest one when nothing was taken yet and not from the oldest); its
+ * name as it is now in *name. 1 when there is one, 0 when not, -errno. */
+static int capset_scan(struct capset *s, bool newest, char *name, size_t len)
+{
+	struct dirent **names;
+	int n = scandir(s->fpath, &names, NULL, alphasort), found = 0;
+	char best[256] = "", base[256];
+
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		const char *d = names[i]->d_name;
+
+		if (capset_wanted(d) && strlen(d) < sizeof(base)) {
+			capset_base(d, base, sizeof(base));
+			if (strcmp(base, s->taken) > 0 &&
+			    (!found || (newest ? strcmp(base, best) > 0 :
+					strcmp(base, best) < 0))) {
+				snprintf(best, sizeof(best), "%s", base);
+				snprintf(name, len, "%s", d);
+				found = 1;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return found;
+}
+
+/* The followed file's counters join the closed ones'. */
+static void capset_drops_add(struct capset_drops *d, uint64_t v)
+{
+	if (v < d->run)		/* counting from zero again: a new capd */
+		d->base += d->run;
+	d->run = v;
+}
+
+static void capset_close_current(struct capset *s)
+{
+	struct capset_src *src = &s->src[s->n - 1];
+	struct cap_stats st;
+
+	cap_stats(src->r, &st);
+	if (!s->closed.link_down && st.link_down) {
+		s->closed.first_link_down_ns = st.first_link_down_ns;
+		s->closed.first_link_down_iface = st.first_link_down_iface;
+	}
+	s->closed.packets += st.packets;
+	s->closed.blocks_skipped += st.blocks_skipped;
+	s->closed.sections += st.sections;
+	s->closed.link_down += st.link_down;
+	s->closed.link_up += st.link_up;
+	s->closed.heartbeats += st.heartbeats;
+	if (st.heartbeats && st.heartbeat_ns > s->closed.heartbeat_ns)
+		s->closed.heartbeat_ns = st.heartbeat_ns;
+	if (st.drops_known)
+		capset_drops_add(&s->drops, st.drops);
+	s->closed.drops_known |= st.drops_known;
+	cap_close(src->r);
+	src->r = NULL;
+	s->open = false;
+}
+
+/* Open the next file, if there is one: 1, 0 (none yet), -EAGAIN (it is
+ * too new to read), or another -errno after which the next call goes on. */
+static int capset_take_next(struct capset *s)
+{
+	char name[256], path[4096], base[256], err[CAP_ERRBUF];
+	struct cap_reader *r;
+	long num;
+	int ret;
+
+	if (!s->fdir) {
+		if (s->fst.files)
+			return 0;
+		snprintf(path, sizeof(path), "%s", s->fpath);
+		snprintf(name, sizeof(name), "%s", s->fpath);
+	} else {
+		ret = capset_scan(s, !s->fst.files && !s->taken[0] &&
+				  s->last_num == -2, name, sizeof(name));
+		if (ret <= 0)
+			return ret;
+		snprintf(path, sizeof(path), "%s/%s", s->fpath, name);
+	}
+	ret = cap_open_follow(&r, path, err);
+	if (ret == -EAGAIN)
+		return -EAGAIN;
+	capset_base(name, base, sizeof(base));
+	num = capset_num(base);
+	if (s->fdir) {
+		if (num >= 0 && s->last_num >= 0) {
+			if (num <= s->last_num)
+				s->fst.restarts++;
+			else if (num > s->last_num + 1)
+				s->fst.missed += (unsigned)(num - s->last_num - 1);
+		}
+		snprintf(s->taken, sizeof(s->taken), "%s", base);
+		s->last_num = num;
+	}
+	if (ret == -ENOENT) {	/* removed between the scan and the open */
+		s->fst.missed++;
+		return ret;
+	}
+	if (ret) {
+		s->fst.unreadable++;
+		if (!s->damaged++)
+			snprintf(s->error, sizeof(s->error), "%s", err);
+		return ret;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->src = xrealloc(s->src, s->cap * sizeof(*s->src));
+	}
+	/* Closed files keep their slot (an index is a file, for the caller's
+	 * tables) but not their reader. */
+	memset(&s->src[s->n], 0, sizeof(s->src[0]));
+	s->src[s->n++].r = r;
+	s->open = true;
+	s->fst.files++;
+	return 1;
+}
+
+static int capset_follow_next(struct capset *s, struct capset_packet *p)
+{
+	for (;;) {
+		struct cap_reader *r;
+		int rc;
+
+		if (!s->open) {
+			rc = capset_take_next(s);
+			if (rc == 0 || rc == -EAGAIN) {
+				s->fst.waiting = true;
+				return s->stopping && rc == 0 ? 0 : -EAGAIN;
+			}
+			if (rc < 0)
+				continue;	/* gone or not a capture: next */
+		}
+		r = s->src[s->n - 1].r;
+		rc = cap_next(r, &p->pkt);
+		if (rc == 1) {
+			p->file = s->n - 1;
+			s->fst.waiting = false;
+			return 1;
+		}
+		if (rc == -EAGAIN) {
+			char name[256];
+			int newer;
+
+			/* Done being written once a newer file exists (capd
+			 * closes one before it creates the next) or we
+			 * stop: read to its real end, then go on. Looked at
+			 * only here, after the read came up short, so no
+			 * byte written before the newer file is missed. */
+			newer = s->stopping || !s->fdir ? s->stopping :
+				capset_scan(s, false, name, sizeof(name)) == 1;
+			if (newer) {
+				cap_follow(r, false);
+				continue;
+			}
+			s->fst.waiting = true;
+			return -EAGAIN;
+		}
+		if (rc < 0 && !s->damaged++)
+			snprintf(s->error, sizeof(s->error), "%s", cap_error(r));
+		capset_close_current(s);
+		if (!s->fdir && !s->stopping)
+			return -EAGAIN;	/* one file, damaged: nothing more */
+	}
+}
+
+int capset_follow(struct capset **out, const char *path, bool from_oldest,
+		  char errbuf[CAP_ERRBUF])
+{
+	struct capset *s;
+	struct stat st;
+
+	*out = NULL;
+	errbuf[0] = 0;
+	if (stat(path, &st)) {
+		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->last = -1;
+	s->following = true;
+	s->fpath = xstrdup(path);
+	s->fdir = S_ISDIR(st.st_mode);
+	/* -2: nothing taken yet and start at the newest file. */
+	s->last_num = from_oldest ? -1 : -2;
+	*out = s;
+	return 0;
+}
+
+void capset_stop(struct capset *s)
+{
+	s->stopping = true;
+	if (s->open)
+		cap_follow(s->src[s->n - 1].r, false);
+}
+
+const struct capset_follow_stats *capset_follow_stats(const struct capset *s)
+{
+	return s->following ? &s->fst : NULL;
+}
+
+void capset_stats(const struct capset *s, struct cap_stats *sum)
+{
+	struct capset_drops d = s->drops;
+
+	*sum = s->closed;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct cap_stats st;
+
+		if (!s->src[i].r)
+			continue;
+		cap_stats(s->src[i].r, &st);
+		if (!sum->link_down && st.link_down) {
+			sum->first_link_down_ns = st.first_link_down_ns;
+			sum->first_link_down_iface = st.first_link_down_iface;
+		}
+		sum->packets += st.packets;
+		sum->blocks_skipped += st.blocks_skipped;
+		sum->sections += st.sections;
+		sum->link_down += st.link_down;
+		sum->link_up += st.link_up;
+		sum->heartbeats += st.heartbeats;
+		if (st.heartbeats && (!sum->heartbeat_ns ||
+				      st.heartbeat_ns > sum->heartbeat_ns)) {
+			sum->heartbeat_ns = st.heartbeat_ns;
+			sum->heartbeat_iface = st.heartbeat_iface;
+		}
+		if (st.drops_known)
+			capset_drops_add(&d, st.drops);
+		sum->drops_known |= st.drops_known;
+	}
+	sum->drops = d.base + d.run;
+}
+
+bool capset_heartbeat(const struct capset *s, int64_t *ts_ns, unsigned *file,
+		      uint32_t *iface)
+{
+	struct cap_stats st;
+
+	if (!s->following || !s->open)
+		return false;
+	cap_stats(s->src[s->n - 1].r, &st);
+	if (!st.heartbeats)
+		return false;
+	*ts_ns = st.heartbeat_ns;
+	*file = s->n - 1;
+	*iface = st.heartbeat_iface;
+	return true;
 }
 
 unsigned capset_files(const struct capset *s)
@@ -196,6 +504,7 @@ void capset_close(struct capset *s)
 	for (unsigned i = 0; i < s->n; i++)
 		cap_close(s->src[i].r);
 	free(s->src);
+	free(s->fpath);
 	heap_destroy(s->heap);
 	free(s);
 }

@@ -21,6 +21,17 @@ struct capset_packet {
 	unsigned file;		/* index for capset_reader() */
 };
 
+/* Following one writer's files as they are written (capset_follow()). */
+struct capset_follow_stats {
+	unsigned files;		/* files opened */
+	unsigned missed;	/* files gone (rotation clean-up) before read,
+				 * or skipped in the writer's numbering */
+	unsigned restarts;	/* the writer's numbering started again: a
+				 * new tapless-capd run */
+	unsigned unreadable;	/* files that are not captures */
+	bool waiting;		/* at the end of what is written */
+};
+
 /* Open every path: a file, or a directory whose *.pcapng, *.pcap and
  * *.part files are taken in name order. Returns 0, or -errno / -EBADMSG
  * with errbuf naming the path; -ENOENT when a directory holds no capture. */
@@ -33,6 +44,40 @@ int capset_open(struct capset **out, const char *const *paths, unsigned n,
  * first error. Data stays valid until the next call. */
 int capset_next(struct capset *s, struct capset_packet *p);
 
+/* Follow path as it grows: a directory that tapless-capd writes (its
+ * files read one after another in name order, which is the order capd
+ * writes them in: a file is taken as done once a newer one exists, and a
+ * file renamed from .part to its final name is the same file), or one file.
+ * With from_oldest every file present is read first, else reading starts
+ * at the newest. capset_next() returns -EAGAIN at the end of what is
+ * written so far, never 0 until capset_stop(). Memory is one file's reader
+ * at a time. Returns 0, or -errno with errbuf naming the path. */
+int capset_follow(struct capset **out, const char *path, bool from_oldest,
+		  char errbuf[CAP_ERRBUF]);
+
+/* No more will be written (the follower is stopping): what is there is
+ * read to its end, a block cut short counts as damage, and capset_next()
+ * returns 0 at the end. */
+void capset_stop(struct capset *s);
+
+/* Following: what happened to the files; NULL when not following. */
+const struct capset_follow_stats *capset_follow_stats(const struct capset *s);
+
+/* Stats summed over every file read so far, closed ones included. While
+ * following, drops are counted across files: a file that continues the
+ * previous one's counters (a rotation) adds its increase, one that starts
+ * them again (a new capd) adds its own. */
+void capset_stats(const struct capset *s, struct cap_stats *st);
+
+/* Following: the latest heartbeat of the file being read (its stamp, on
+ * the scale of its interface: file and iface for capset_reader() and
+ * cap_iface()). false when it has none yet. */
+bool capset_heartbeat(const struct capset *s, int64_t *ts_ns, unsigned *file,
+		      uint32_t *iface);
+
+/* Files opened so far. While following, only the newest one (index
+ * capset_files() - 1) still has a reader: capset_reader() gives NULL for
+ * the others. */
 unsigned capset_files(const struct capset *s);
 const struct cap_reader *capset_reader(const struct capset *s, unsigned file);
 

@@ -1,0 +1,316 @@
+/* cmd_correlate_follow.c — tapless correlate --follow: the correlator run
+ * live over capd's files and syncd's journals as they grow (corr.h,
+ * corr_follow_step()), one line per result each interval on standard
+ * output, a Prometheus endpoint (base/metrics.h, the one syncd serves),
+ * alert rules (corr/alert.h) and a status socket (ptp/ctl.h, the one
+ * `tapless status` asks syncd on). One poll() loop; nothing in it blocks.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/metrics.h"
+#include "base/nstime.h"
+#include "base/opts.h"
+#include "base/print.h"
+#include "cli/cmd.h"
+#include "corr/alert.h"
+#include "corr/corr.h"
+#include "ptp/ctl.h"
+
+/* Files are looked at this often (at most): a line's lag behind its
+ * interval's end is this plus the writer's heartbeat period. */
+#define FOLLOW_TICK_NS (50 * NS_PER_MS)
+#define FOLLOW_MAX_CMDS 4	/* alert commands running at once */
+
+static volatile sig_atomic_t follow_stop;
+
+static void follow_signal(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+struct follow {
+	struct corr *c;
+	enum print_format fmt;
+	struct alert_set *alerts;
+	const char *alert_exec;
+	unsigned running;	/* alert commands not yet reaped */
+	uint64_t exec_skipped;
+	FILE *samples;
+	/* For the status socket and the metrics. */
+	uint64_t intervals, events;
+	int64_t last_start, last_end;
+	int64_t started_real;
+};
+
+static void follow_event(void *arg, const struct corr_event *ev)
+{
+	struct follow *f = arg;
+	struct printer *p = print_create(stdout, f->fmt, 0);
+
+	f->events++;
+	print_str(p, "type", "event", "event");
+	print_str(p, "event", " %s", ev->name);
+	print_str(p, "host", " %s", ev->host);
+	print_int(p, "time_ns", " at %lld", ev->time_ns);
+	print_uint(p, "count", " (%llu)", ev->count);
+	print_str(p, "detail", ": %s", ev->detail);
+	print_text(p, "\n");
+	(void)print_destroy(p);
+	fflush(stdout);
+}
+
+/* An alert rule's figure: the closing interval's. */
+static bool follow_value(void *arg, const char *subject, enum alert_stat stat,
+			 double *v)
+{
+	return corr_interval_value(arg, subject, alert_stat_name(stat), v) == 0;
+}
+
+static void follow_alert(void *arg, const struct alert_event *ev)
+{
+	struct follow *f = arg;
+	const char *rule = alert_text(f->alerts, ev->rule);
+	struct printer *p = print_create(stdout, f->fmt, 0);
+	pid_t pid;
+
+	print_str(p, "type", "alert", "alert");
+	print_str(p, "rule", " %s", rule);
+	print_str(p, "state", " %s", ev->firing ? "firing" : "cleared");
+	print_double(p, "value", " (value %g", ev->value);
+	print_double(p, "threshold", ", threshold %g)", ev->threshold);
+	print_int(p, "time_ns", NULL, ev->time_ns);
+	print_text(p, "\n");
+	(void)print_destroy(p);
+	fprintf(stderr, "tapless correlate: alert %s: %s (value %g)\n",
+		ev->firing ? "firing" : "cleared", rule, ev->value);
+	if (!f->alert_exec)
+		return;
+	if (f->running >= FOLLOW_MAX_CMDS) {
+		f->exec_skipped++;
+		fprintf(stderr, "tapless correlate: alert command not run: %u "
+			"still running\n", f->running);
+		return;
+	}
+	if (alert_exec(f->alert_exec, f->alerts, ev, &pid))
+		fprintf(stderr, "tapless correlate: alert command: %s\n",
+			strerror(errno));
+	else
+		f->running++;
+}
+
+static void follow_interval(void *arg, struct corr *c, int64_t start,
+			    int64_t end)
+{
+	struct follow *f = arg;
+
+	f->intervals++;
+	f->last_start = start;
+	f->last_end = end;
+	corr_print_interval(c, stdout, f->fmt);
+	if (f->alerts)
+		alert_eval(f->alerts, end, follow_value, c, follow_alert, f);
+	fflush(stdout);
+	if (f->samples)
+		fflush(f->samples);
+}
+
+static int follow_metrics(FILE *out, enum metrics_format fmt, void *arg)
+{
+	struct follow *f = arg;
+	int rc = corr_metrics(f->c, out, fmt);
+
+	metrics_family(out, fmt, "tapless_alert_firing", METRICS_GAUGE,
+		       "1 while the alert rule fires", NULL);
+	for (unsigned i = 0; f->alerts && i < alert_count(f->alerts); i++) {
+		const char *lab[] = { "rule", alert_text(f->alerts, i), NULL };
+
+		metrics_sample(out, "tapless_alert_firing", lab,
+			       alert_firing(f->alerts, i));
+	}
+	metrics_family(out, fmt, "tapless_follow_intervals", METRICS_COUNTER,
+		       "intervals closed", NULL);
+	metrics_sample(out, "tapless_follow_intervals_total", NULL,
+		       (double)f->intervals);
+	return rc;
+}
+
+/* `tapless status --socket PATH`: where the follower stands. */
+static int follow_status(void *arg, const char *request, FILE *out)
+{
+	struct follow *f = arg;
+	enum print_format fmt;
+	struct printer *p;
+
+	for (fmt = PRINT_TEXT; fmt <= PRINT_JSON; fmt++)
+		if (!strcmp(request, ctl_status_requests[fmt]))
+			break;
+	if (fmt > PRINT_JSON)
+		return -EINVAL;
+	p = print_create(out, fmt, fmt == PRINT_JSON ? PRINT_PRETTY : 0);
+	print_str(p, "daemon", "tapless correlate --follow%s\n", "");
+	print_int(p, "pid", "pid %lld\n", getpid());
+	print_int(p, "running_s", "running %lld s\n",
+		  (nstime_now(CLOCK_REALTIME) - f->started_real) / NS_PER_S);
+	print_uint(p, "intervals", "intervals %llu", f->intervals);
+	print_int(p, "last_interval_end_ns", ", the last ending %lld\n",
+		  f->last_end);
+	print_uint(p, "events", "events %llu\n", f->events);
+	for (unsigned i = 0; f->alerts && i < alert_count(f->alerts); i++) {
+		if (!i)
+			print_array_begin(p, "alerts");
+		print_object_begin(p, NULL);
+		print_str(p, "rule", "alert %s", alert_text(f->alerts, i));
+		print_bool(p, "firing", ": firing %s\n",
+			   alert_firing(f->alerts, i));
+		print_object_end(p);
+		if (i + 1 == alert_count(f->alerts))
+			print_array_end(p);
+	}
+	print_text(p, "hosts:\n");
+	fflush(out);
+	(void)print_destroy(p);
+	/* The hosts as the interval lines give them. */
+	corr_print_interval(f->c, out, fmt == PRINT_JSON ? PRINT_JSON : fmt);
+	return 0;
+}
+
+static void follow_reap(struct follow *f)
+{
+	while (f->running && waitpid(-1, NULL, WNOHANG) > 0)
+		f->running--;
+}
+
+int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
+			 FILE *samples)
+{
+	struct follow f = { .c = c, .fmt = (enum print_format)fmt,
+			    .samples = samples };
+	struct metrics *m = NULL;
+	struct ctl *ctl = NULL;
+	struct sigaction sa;
+	char err[CORR_ERRBUF];
+	int64_t next;
+	int rc = CMD_OK;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = follow_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	f.started_real = nstime_now(CLOCK_REALTIME);
+	f.alert_exec = opts_str(o, "alert-exec");
+
+	const char *const *rules;
+	size_t nrules = opts_list(o, "alert", &rules);
+	if (nrules) {
+		char aerr[ALERT_ERRBUF];
+
+		alert_set_create(&f.alerts, (unsigned)opts_int(o, "alert-for"),
+				 (unsigned)opts_int(o, "alert-clear"));
+		for (size_t i = 0; i < nrules; i++)
+			if (alert_add(f.alerts, rules[i], aerr)) {
+				fprintf(stderr, "tapless correlate: --alert: %s\n",
+					aerr);
+				rc = CMD_USAGE;
+				goto out;
+			}
+	}
+	if (opts_str(o, "metrics")) {
+		char addr[64];
+		int port, e;
+
+		if (metrics_parse_listen(opts_str(o, "metrics"), addr,
+					 sizeof(addr), &port)) {
+			fprintf(stderr, "tapless correlate: --metrics '%s': "
+				"expected [ADDR:]PORT\n", opts_str(o, "metrics"));
+			rc = CMD_USAGE;
+			goto out;
+		}
+		e = metrics_open(&m, addr, port);
+		if (e) {
+			fprintf(stderr, "tapless correlate: --metrics %s: %s\n",
+				opts_str(o, "metrics"), strerror(-e));
+			rc = CMD_SYSTEM;
+			goto out;
+		}
+		fprintf(stderr, "tapless correlate: metrics on %s port %d\n",
+			addr, metrics_port(m));
+	}
+	if (opts_str(o, "socket")) {
+		int e = ctl_listen(&ctl, opts_str(o, "socket"), (gid_t)-1);
+
+		if (e) {
+			fprintf(stderr, "tapless correlate: --socket %s: %s\n",
+				opts_str(o, "socket"), strerror(-e));
+			rc = CMD_SYSTEM;
+			goto out;
+		}
+	}
+	corr_follow_hooks(c, follow_interval, follow_event, &f);
+	next = nstime_now(CLOCK_MONOTONIC);
+	while (!follow_stop) {
+		struct pollfd fds[METRICS_POLLFDS + 1 + CTL_MAX_CLIENTS];
+		int n = 0, nm = 0, nc = 0, timeout, t;
+		int64_t mono = nstime_now(CLOCK_MONOTONIC);
+
+		if (mono >= next) {
+			if (corr_follow_step(c, nstime_now(CLOCK_REALTIME), err)) {
+				fprintf(stderr, "tapless correlate: %s\n", err);
+				rc = CMD_USAGE;
+				goto out;
+			}
+			follow_reap(&f);
+			next = mono + FOLLOW_TICK_NS;
+		}
+		timeout = (int)((next - mono + NS_PER_MS - 1) / NS_PER_MS);
+		if (m) {
+			nm = metrics_pollfds(m, fds, METRICS_POLLFDS);
+			n += nm;
+			t = metrics_timeout_ms(m, mono);
+			if (t >= 0 && t < timeout)
+				timeout = t;
+		}
+		if (ctl) {
+			nc = ctl_pollfds(ctl, fds + n, 1 + CTL_MAX_CLIENTS);
+			n += nc;
+			t = ctl_timeout_ms(ctl);
+			if (t >= 0 && t < timeout)
+				timeout = t;
+		}
+		if (poll(fds, (nfds_t)n, timeout < 0 ? 0 : timeout) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "tapless correlate: poll: %s\n",
+				strerror(errno));
+			rc = CMD_SYSTEM;
+			goto out;
+		}
+		mono = nstime_now(CLOCK_MONOTONIC);
+		if (m)
+			metrics_handle(m, fds, nm, mono, follow_metrics, &f);
+		if (ctl)
+			ctl_handle(ctl, fds + nm, nc, mono, follow_status, &f);
+	}
+	/* Stopped: what the files hold is read to the end, every message
+	 * leaves the window, and the last interval is closed. */
+	if (corr_follow_stop(c, nstime_now(CLOCK_REALTIME), err)) {
+		fprintf(stderr, "tapless correlate: %s\n", err);
+		rc = CMD_USAGE;
+	}
+out:
+	fflush(stdout);
+	follow_reap(&f);
+	ctl_close(ctl);
+	metrics_close(m);
+	alert_set_destroy(f.alerts);
+	return rc;
+}

@@ -1,0 +1,817 @@
+/* corr_live.c — the correlator, live (corr_follow_step(); see corr.h and
+ * tapless-correlate(8), "Following"): hosts' files read as they grow, in
+ * time order across hosts as far as every live host's data reaches,
+ * results kept per interval besides the totals, and what only a live view
+ * sees (a host that stops, a journal out of sync, a new session, a capd
+ * restart) reported as events and flagged on the figures around it.
+ *
+ * How far to read. A packet of host A stamped t may be correlated once no
+ * other host can still bring something earlier: each host that has nothing
+ * waiting must have shown its capture complete up to t — by a heartbeat
+ * (an ISB capd writes with that promise, tapless-pcapng(5)) or by a packet
+ * at or after t. A host that shows nothing new for cfg.stall_ns of wall
+ * clock is stalled: no longer waited for (reported, and its figures
+ * flagged), until its data comes again. So the order is the offline one
+ * (corr_run()) whenever no host stalls, and the results over the same
+ * files the same.
+ *
+ * Intervals are of the results' timescale (stamps), aligned to multiples
+ * of cfg.interval_ns. A sample belongs to the interval open when it is
+ * made: the one holding the stamp of its later end, or, for the few made
+ * late (a TCP hole filled, a message leaving the window unmatched), the
+ * next one open. So every sample is in exactly one interval, and the
+ * intervals' counts add up to the totals.
+ *
+ * Memory: one histogram per interval result, reused; fixed buckets for the
+ * metrics; the rest is the correlator's, bounded by its window.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/hist.h"
+#include "base/metrics.h"
+#include "base/nstime.h"
+#include "base/print.h"
+#include "base/summary.h"
+#include "base/xalloc.h"
+#include "files/capset.h"
+#include "ptp/bound.h"
+#include "stamp/ts.h"
+#include "corr/corr_private.h"
+
+/* Bucket bounds of the metrics' histograms: 1-2-5 from 100 ns to 10 ms,
+ * the range of one-way and tick-to-trade latency on a trading network
+ * (tapless-correlate(8) states them). */
+const int64_t corr_live_le_ns[CORR_LIVE_BUCKETS] = {
+	100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+	200000, 500000, 1000000, 2000000, 5000000, 10000000,
+};
+
+/* A gap in the data longer than this many intervals is not filled with
+ * empty intervals: the next opens where the data is. */
+#define CORR_LIVE_MAX_EMPTY 60
+
+static const char *const corr_event_names[CORR_EV_KINDS] = {
+	"stalled", "resumed", "out_of_sync", "in_sync", "session", "restart",
+	"files_missed", "damaged", "drops",
+};
+
+/* ---- results ---- */
+
+struct corr_live_stat *corr_live_stat_create(bool interval)
+{
+	struct corr_live_stat *l = xcalloc(1, sizeof(*l));
+
+	if (interval)
+		l->iv = hist_create();
+	return l;
+}
+
+void corr_live_stat_destroy(struct corr_live_stat *l)
+{
+	if (!l)
+		return;
+	hist_destroy(l->iv);
+	free(l);
+}
+
+void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
+		   int64_t bound)
+{
+	if (sync == SYNC_OUT) {
+		l->iv_out++;
+		l->out++;
+		return;
+	}
+	if (l->iv)
+		hist_add(l->iv, v);
+	if (bound >= 0) {
+		l->iv_bound_known++;
+		if (bound > l->iv_bound_max)
+			l->iv_bound_max = bound;
+	}
+	l->n++;
+	l->sum_s += (double)v / 1e9;
+	for (int k = CORR_LIVE_BUCKETS - 1; k >= 0 && v <= corr_live_le_ns[k]; k--)
+		l->le[k]++;
+}
+
+static void corr_live_reset(struct corr_stats_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		struct corr_live_stat *l = set->v[i].live;
+
+		if (!l)
+			continue;
+		if (l->iv)
+			hist_reset(l->iv);
+		l->iv_out = l->iv_bound_known = 0;
+		l->iv_bound_max = 0;
+	}
+}
+
+/* ---- events ---- */
+
+static void corr_live_event(struct corr *c, enum corr_event_kind kind,
+			    const struct corr_host *h, int64_t t,
+			    const char *detail, uint64_t count)
+{
+	struct corr_event ev = {
+		.kind = kind, .name = corr_event_names[kind],
+		.host = h ? h->name : "", .time_ns = t,
+		.detail = detail ? detail : "", .count = count,
+	};
+
+	if (c->cfg.on_event)
+		c->cfg.on_event(c->cfg.arg, &ev);
+}
+
+void corr_live_session(struct corr *c, struct corr_stream *s,
+		       const struct corr_fields *f, int64_t ts)
+{
+	struct corr_flow *fl = &c->flows[s->flow];
+	char d[256];
+
+	fl->announced = true;
+	if (f->v[F_49] && f->v[F_56])
+		snprintf(d, sizeof(d), "%s, session %.*s->%.*s", fl->name,
+			 (int)(f->len[F_49] < 64 ? f->len[F_49] : 64), f->v[F_49],
+			 (int)(f->len[F_56] < 64 ? f->len[F_56] : 64), f->v[F_56]);
+	else
+		snprintf(d, sizeof(d), "%s", fl->name);
+	corr_live_event(c, CORR_EV_SESSION, s->h, ts, d, 0);
+}
+
+int64_t corr_live_now(const struct corr *c, int64_t real_ns)
+{
+	if (c->target_scale == TS_SCALE_TAI)
+		return real_ns + (int64_t)(c->utc_known ? c->utc_offset :
+					   TAI_UTC_S) * NS_PER_S;
+	return real_ns;
+}
+
+/* ---- intervals ---- */
+
+static void corr_live_close(struct corr *c)
+{
+	if (c->cfg.on_interval)
+		c->cfg.on_interval(c->cfg.arg, c, c->iv_start, c->iv_end);
+	corr_live_reset(&c->hops);
+	corr_live_reset(&c->txns);
+	corr_live_reset(&c->switches);
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		struct corr_host *h = c->hosts[i];
+		struct corr_host_live *l = &h->live;
+
+		l->iv_packets = h->packets;
+		l->iv_messages = h->messages;
+		l->iv_only_here = h->only_here;
+		l->iv_late = l->late;
+		/* States go on being flagged while they last. */
+		l->iv_flags = (l->stalled ? CORR_FLAG_STALLED : 0) |
+			      (l->sync == SYNC_OUT ? CORR_FLAG_OUT_OF_SYNC : 0);
+	}
+}
+
+static int64_t corr_live_floor(int64_t t, int64_t step)
+{
+	int64_t q = t / step;
+
+	if (t < 0 && q * step != t)
+		q--;
+	return q * step;
+}
+
+/* Data up to t is in: close every interval that ended at or before it. */
+static void corr_live_advance(struct corr *c, int64_t t)
+{
+	int64_t step = c->cfg.interval_ns;
+
+	if (!c->iv_open) {
+		c->iv_open = true;
+		c->iv_start = corr_live_floor(t, step);
+		c->iv_end = c->iv_start + step;
+		return;
+	}
+	if (t < c->iv_end)
+		return;
+	corr_live_close(c);
+	if (t - c->iv_end >= CORR_LIVE_MAX_EMPTY * step) {
+		c->iv_start = corr_live_floor(t, step);
+	} else {
+		c->iv_start = c->iv_end;
+		while (t >= c->iv_start + step) {
+			c->iv_end = c->iv_start + step;
+			corr_live_close(c);
+			c->iv_start += step;
+		}
+	}
+	c->iv_end = c->iv_start + step;
+}
+
+/* ---- hosts ---- */
+
+static void corr_live_flag(struct corr_host *h, unsigned flag)
+{
+	h->live.iv_flags |= flag;
+}
+
+/* What h's files showed since the last look: its horizon, whether it is
+ * alive, and the events of its files and journal. */
+static void corr_live_host(struct corr *c, struct corr_host *h, int64_t now)
+{
+	struct corr_host_live *l = &h->live;
+	const struct capset_follow_stats *fst = capset_follow_stats(h->cs);
+	struct cap_stats st;
+	int64_t hb, t = l->horizon;
+	unsigned file;
+	uint32_t iface;
+
+	capset_stats(h->cs, &st);
+	/* The heartbeat's interface is looked up only while no packet waits:
+	 * a new interface can move the table h->next_if points into. */
+	if (!h->have_next && capset_heartbeat(h->cs, &hb, &file, &iface)) {
+		const struct corr_iface *f = corr_iface(c, h, file, iface);
+
+		if (f->usable && hb + f->delta_ns > l->horizon)
+			l->horizon = hb + f->delta_ns;
+	}
+	if (h->have_next && h->next_ts > l->horizon)
+		l->horizon = h->next_ts;
+	if (!l->seen_real || st.packets + st.heartbeats != l->seen_packets) {
+		l->seen_packets = st.packets + st.heartbeats;
+		l->seen_real = now;
+	}
+	if (!l->ended && !l->stalled && now - l->seen_real > c->cfg.stall_ns) {
+		char d[96];
+
+		l->stalled = true;
+		corr_live_flag(h, CORR_FLAG_STALLED);
+		snprintf(d, sizeof(d), "no new data for %lld ms",
+			 (long long)((now - l->seen_real) / NS_PER_MS));
+		corr_live_event(c, CORR_EV_STALLED, h, t, d, 0);
+	} else if (l->stalled && (now - l->seen_real <= c->cfg.stall_ns ||
+				  l->ended)) {
+		l->stalled = false;
+		corr_live_event(c, CORR_EV_RESUMED, h, l->horizon, "", 0);
+	}
+	if (fst && fst->restarts != l->fst.restarts) {
+		corr_live_flag(h, CORR_FLAG_RESTART);
+		corr_live_event(c, CORR_EV_RESTART, h, l->horizon,
+				"a new tapless-capd run: its data has a gap "
+				"before this", fst->restarts - l->fst.restarts);
+	}
+	if (fst && fst->missed != l->fst.missed) {
+		corr_live_flag(h, CORR_FLAG_MISSED);
+		corr_live_event(c, CORR_EV_FILES_MISSED, h, l->horizon,
+				"files removed before they were read",
+				fst->missed - l->fst.missed);
+	}
+	if (fst)
+		l->fst = *fst;
+	if (capset_damaged(h->cs) != l->damaged) {
+		corr_live_flag(h, CORR_FLAG_DAMAGED);
+		corr_live_event(c, CORR_EV_DAMAGED, h, l->horizon,
+				capset_error(h->cs),
+				capset_damaged(h->cs) - l->damaged);
+		l->damaged = capset_damaged(h->cs);
+	}
+	if (st.drops > l->drops) {
+		corr_live_flag(h, CORR_FLAG_DROPS);
+		corr_live_event(c, CORR_EV_DROPS, h, l->horizon,
+				"the capture dropped frames", st.drops - l->drops);
+		l->drops = st.drops;
+	}
+}
+
+/* The journal's word on h at t (the watermark): a change is an event. */
+static void corr_live_sync(struct corr *c, struct corr_host *h, int64_t t)
+{
+	struct corr_host_live *l = &h->live;
+	const struct corr_iface *f = h->last_if;
+	enum bound_state st;
+	int64_t b;
+	int sync;
+
+	if (!h->bound || !f)
+		return;
+	st = bound_at(h->bound, f->clock, t + f->journal_ns, &b);
+	sync = st == BOUND_IN_SYNC ? SYNC_IN : st == BOUND_OUT_OF_SYNC ?
+	       SYNC_OUT : SYNC_NONE;
+	if (sync == l->sync)
+		return;
+	if (sync == SYNC_OUT) {
+		corr_live_flag(h, CORR_FLAG_OUT_OF_SYNC);
+		corr_live_event(c, CORR_EV_OUT_OF_SYNC, h, t,
+				"the sync journal says out of sync", 0);
+	} else if (sync == SYNC_IN && l->sync == SYNC_OUT) {
+		corr_live_event(c, CORR_EV_IN_SYNC, h, t, "", 0);
+	}
+	l->sync = sync;
+}
+
+/* Whether host h may hand over its next packet: no other host that is
+ * waited for could still bring an earlier one. */
+static bool corr_live_may(const struct corr *c, const struct corr_host *h)
+{
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		const struct corr_host *o = c->hosts[i];
+
+		if (o == h || o->have_next || o->live.ended || o->live.stalled)
+			continue;
+		if (o->live.horizon < h->next_ts)
+			return false;
+	}
+	return true;
+}
+
+static struct corr_host *corr_live_earliest(struct corr *c)
+{
+	struct corr_host *best = NULL;
+
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		struct corr_host *h = c->hosts[i];
+
+		if (h->have_next && (!best || h->next_ts < best->next_ts))
+			best = h;
+	}
+	return best;
+}
+
+static void corr_live_one(struct corr *c, struct corr_host *h)
+{
+	if (c->iv_open && h->next_ts < c->iv_start) {
+		h->live.late++;	/* its interval was closed: counted now */
+		corr_live_flag(h, CORR_FLAG_LATE);
+	}
+	corr_live_advance(c, h->next_ts);
+	if (h->next_ts > h->live.horizon)
+		h->live.horizon = h->next_ts;
+	corr_packet(c, h);
+	corr_fetch(c, h);
+}
+
+int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
+{
+	char jerr[JOURNAL_ERRBUF];	/* a journal between rotations: later */
+	struct corr_host *h;
+	int64_t w = INT64_MAX;
+	bool any = false;
+
+	if (!c->nhosts) {
+		snprintf(err, CORR_ERRBUF, "no inputs");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		h = c->hosts[i];
+		if (h->bound)
+			(void)bound_refresh(h->bound, jerr);
+		if (!h->have_next && !h->live.ended)
+			corr_fetch(c, h);
+		corr_live_host(c, h, now);
+	}
+	while ((h = corr_live_earliest(c)) && corr_live_may(c, h)) {
+		corr_live_one(c, h);
+		if (!h->have_next && !h->live.ended)
+			corr_live_host(c, h, now);
+	}
+	/* Everything before the watermark is in from every host waited for;
+	 * with none (all stalled or done), the clock says how far. */
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		h = c->hosts[i];
+		if (h->live.ended || h->live.stalled)
+			continue;
+		any = true;
+		if ((h->have_next ? h->next_ts : h->live.horizon) < w)
+			w = h->have_next ? h->next_ts : h->live.horizon;
+	}
+	if (!any)
+		w = corr_live_now(c, now) - c->cfg.stall_ns;
+	if (w > c->watermark)
+		c->watermark = w;
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		corr_live_sync(c, c->hosts[i], c->watermark);
+		if (c->hosts[i]->bound)
+			bound_forget(c->hosts[i]->bound,
+				     c->watermark - c->cfg.window_ns -
+				     c->cfg.sync_max_age_ns);
+	}
+	if (c->iv_open)
+		corr_live_advance(c, c->watermark);
+	return 0;
+}
+
+void corr_follow_hooks(struct corr *c,
+		       void (*on_interval)(void *, struct corr *, int64_t,
+					   int64_t),
+		       void (*on_event)(void *, const struct corr_event *),
+		       void *arg)
+{
+	c->cfg.on_interval = on_interval;
+	c->cfg.on_event = on_event;
+	c->cfg.arg = arg;
+}
+
+int corr_follow_stop(struct corr *c, int64_t now, char err[CORR_ERRBUF])
+{
+	char jerr[JOURNAL_ERRBUF];
+	struct corr_host *h;
+
+	if (!c->nhosts) {
+		snprintf(err, CORR_ERRBUF, "no inputs");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		h = c->hosts[i];
+		if (h->bound)
+			(void)bound_refresh(h->bound, jerr);
+		capset_stop(h->cs);
+		if (!h->have_next)
+			corr_fetch(c, h);
+	}
+	while ((h = corr_live_earliest(c)))
+		corr_live_one(c, h);
+	for (unsigned i = 0; i < c->nhosts; i++)
+		corr_live_host(c, c->hosts[i], now);
+	corr_finish(c);
+	if (c->iv_open)
+		corr_live_close(c);
+	c->iv_open = false;
+	return 0;
+}
+
+/* ---- the stream ---- */
+
+static void corr_live_flags(struct printer *p, unsigned flags)
+{
+	static const char *const names[] = {
+		"stalled", "out_of_sync", "restart", "files_missed", "damaged",
+		"drops", "late",
+	};
+
+	print_array_begin(p, "flags");
+	for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (flags & (1u << k))
+			print_str(p, NULL, " [%s]", names[k]);
+	print_array_end(p);
+}
+
+static void corr_live_figures(struct printer *p, const struct corr_live_stat *l)
+{
+	struct summary s;
+
+	hist_summary(l->iv, &s);
+	print_uint(p, "count", " n %llu", s.n);
+	if (s.n) {
+		print_int(p, "min_ns", " min %lld", s.min);
+		print_int(p, "p50_ns", " p50 %lld", s.p50);
+		print_int(p, "p90_ns", " p90 %lld", s.p90);
+		print_int(p, "p99_ns", " p99 %lld", s.p99);
+		print_int(p, "p999_ns", " p99.9 %lld", s.p999);
+		print_int(p, "max_ns", " max %lld", s.max);
+		print_double(p, "mean_ns", " mean %.1f", s.mean);
+	} else {
+		print_null(p, "min_ns", NULL);
+		print_null(p, "p50_ns", NULL);
+		print_null(p, "p90_ns", NULL);
+		print_null(p, "p99_ns", NULL);
+		print_null(p, "p999_ns", NULL);
+		print_null(p, "max_ns", NULL);
+		print_null(p, "mean_ns", NULL);
+	}
+	if (l->iv_bound_known)
+		print_int(p, "bound_ns", " bound %lld", l->iv_bound_max);
+	else
+		print_null(p, "bound_ns", NULL);
+	print_uint(p, "out_of_sync", " out of sync %llu", l->iv_out);
+}
+
+static struct printer *corr_live_line(const struct corr *c, FILE *out,
+				      int fmt, const char *type)
+{
+	struct printer *p = print_create(out, (enum print_format)fmt, 0);
+
+	print_str(p, "type", "%s", type);
+	print_int(p, "start_ns", NULL, c->iv_start);
+	print_int(p, "end_ns", NULL, c->iv_end);
+	return p;
+}
+
+static void corr_live_print_set(const struct corr *c, FILE *out, int fmt,
+				const struct corr_stats_set *set,
+				const char *type)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct corr_stat *s = &set->v[i];
+		const struct corr_host *a = c->hosts[s->from], *b = c->hosts[s->to];
+		struct printer *p;
+
+		if (!s->live || !s->live->iv)
+			continue;
+		p = corr_live_line(c, out, fmt, type);
+		if (s->kind >= 0) {
+			print_str(p, "kind", " %s", corr_txn_names[s->kind]);
+			print_str(p, "host", " at %s", a->name);
+		} else {
+			if (s->sw)
+				print_str(p, "switch", " %s", s->sw);
+			print_str(p, "from", " %s", a->name);
+			print_str(p, "to", "->%s", b->name);
+		}
+		corr_live_figures(p, s->live);
+		corr_live_flags(p, a->live.iv_flags | b->live.iv_flags);
+		print_text(p, "\n");
+		(void)print_destroy(p);
+	}
+}
+
+static const char *corr_live_state(const struct corr_host *h)
+{
+	return h->live.stalled ? "stalled" : h->live.ended ? "ended" : "live";
+}
+
+void corr_print_interval(const struct corr *c, FILE *out, int fmt)
+{
+	corr_live_print_set(c, out, fmt, &c->hops, "hop");
+	corr_live_print_set(c, out, fmt, &c->txns, "txn");
+	corr_live_print_set(c, out, fmt, &c->switches, "switch");
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		const struct corr_host *h = c->hosts[i];
+		const struct corr_host_live *l = &h->live;
+		struct printer *p = corr_live_line(c, out, fmt, "host");
+
+		print_str(p, "host", " %s", h->name);
+		print_str(p, "state", " %s", corr_live_state(h));
+		print_uint(p, "packets", " packets %llu", h->packets - l->iv_packets);
+		print_uint(p, "messages", " messages %llu",
+			   h->messages - l->iv_messages);
+		print_uint(p, "unmatched", " unmatched %llu",
+			   h->only_here - l->iv_only_here);
+		print_uint(p, "late", " late %llu", l->late - l->iv_late);
+		print_int(p, "horizon_ns", NULL, l->horizon);
+		print_str(p, "sync", " sync %s", l->sync == SYNC_IN ? "in" :
+			  l->sync == SYNC_OUT ? "out" : "none");
+		print_uint(p, "drops", " drops %llu", l->drops);
+		corr_live_flags(p, l->iv_flags);
+		print_text(p, "\n");
+		(void)print_destroy(p);
+	}
+}
+
+/* ---- figures for alert rules ---- */
+
+static const struct corr_host *corr_live_host_named(const struct corr *c,
+						    const char *name, size_t n)
+{
+	for (unsigned i = 0; i < c->nhosts; i++)
+		if (strlen(c->hosts[i]->name) == n &&
+		    !memcmp(c->hosts[i]->name, name, n))
+			return c->hosts[i];
+	return NULL;
+}
+
+static int corr_live_stat_value(const struct hist *hv,
+				const struct corr_live_stat *l,
+				const char *stat, double *v)
+{
+	struct summary s;
+
+	if (!strcmp(stat, "out_of_sync")) {
+		*v = (double)l->iv_out;
+		return 0;
+	}
+	if (!strcmp(stat, "bound")) {
+		*v = (double)l->iv_bound_max;
+		return l->iv_bound_known ? 0 : -ENOENT;
+	}
+	hist_summary(hv, &s);
+	if (!strcmp(stat, "count")) {
+		*v = (double)s.n;
+		return 0;
+	}
+	if (!s.n)
+		return -ENOENT;
+	if (!strcmp(stat, "min"))
+		*v = (double)s.min;
+	else if (!strcmp(stat, "max"))
+		*v = (double)s.max;
+	else if (!strcmp(stat, "mean"))
+		*v = s.mean;
+	else if (!strcmp(stat, "p50"))
+		*v = (double)s.p50;
+	else if (!strcmp(stat, "p90"))
+		*v = (double)s.p90;
+	else if (!strcmp(stat, "p99"))
+		*v = (double)s.p99;
+	else if (!strcmp(stat, "p99.9"))
+		*v = (double)s.p999;
+	else
+		return -ENOENT;
+	return 0;
+}
+
+int corr_interval_value(const struct corr *c, const char *subject,
+			const char *stat, double *v)
+{
+	const char *arrow = strstr(subject, "->"), *at = strchr(subject, '@');
+	const struct corr_host *a = NULL, *b = NULL;
+	const struct corr_stats_set *set = &c->txns;
+	const char *sw = NULL;
+	int kind = -1;
+
+	if (!strncmp(subject, "host:", 5)) {
+		a = corr_live_host_named(c, subject + 5, strlen(subject + 5));
+		if (!a)
+			return -ENOENT;
+		if (!strcmp(stat, "age"))
+			*v = (double)(corr_live_now(c, nstime_now(CLOCK_REALTIME)) -
+				      a->live.horizon);
+		else if (!strcmp(stat, "unmatched"))
+			*v = (double)(a->only_here - a->live.iv_only_here);
+		else if (!strcmp(stat, "count"))
+			*v = (double)(a->messages - a->live.iv_messages);
+		else
+			return -ENOENT;
+		return 0;
+	}
+	if (!strncmp(subject, "switch:", 7)) {
+		set = &c->switches;
+		sw = subject + 7;
+	} else if (arrow) {
+		set = &c->hops;
+		a = corr_live_host_named(c, subject, (size_t)(arrow - subject));
+		b = corr_live_host_named(c, arrow + 2, strlen(arrow + 2));
+		if (!a || !b)
+			return -ENOENT;
+	} else {
+		size_t n = at ? (size_t)(at - subject) : strlen(subject);
+
+		for (int k = 0; k < TXN_KINDS; k++)
+			if (strlen(corr_txn_names[k]) == n &&
+			    !memcmp(corr_txn_names[k], subject, n))
+				kind = k;
+		if (kind < 0)
+			return -ENOENT;
+		if (at && !(a = corr_live_host_named(c, at + 1, strlen(at + 1))))
+			return -ENOENT;
+	}
+	/* Every result the subject covers (a kind at all hosts, a switch on
+	 * every path), merged. */
+	struct hist *m = hist_create();
+	struct corr_live_stat sum = { .iv = m };
+	bool found = false;
+	int ret;
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct corr_stat *s = &set->v[i];
+
+		if (!s->live || !s->live->iv)
+			continue;
+		if (sw && (!s->sw || strcmp(s->sw, sw)))
+			continue;
+		if (kind >= 0 && s->kind != kind)
+			continue;
+		if (a && a->idx != s->from)
+			continue;
+		if (b && b->idx != s->to)
+			continue;
+		found = true;
+		hist_merge(m, s->live->iv);
+		sum.iv_out += s->live->iv_out;
+		sum.iv_bound_known += s->live->iv_bound_known;
+		if (s->live->iv_bound_max > sum.iv_bound_max)
+			sum.iv_bound_max = s->live->iv_bound_max;
+	}
+	ret = found ? corr_live_stat_value(m, &sum, stat, v) : -ENOENT;
+	hist_destroy(m);
+	return ret;
+}
+
+/* ---- metrics ---- */
+
+static void corr_live_hist(FILE *out, const char *name,
+			   const char *const *labels,
+			   const struct corr_live_stat *l)
+{
+	double le[CORR_LIVE_BUCKETS];
+
+	for (int k = 0; k < CORR_LIVE_BUCKETS; k++)
+		le[k] = (double)corr_live_le_ns[k] / 1e9;
+	metrics_histogram(out, name, labels, le, l->le, CORR_LIVE_BUCKETS, l->n,
+			  l->sum_s);
+}
+
+int corr_metrics(const struct corr *c, FILE *out, int fmtv)
+{
+	enum metrics_format fmt = (enum metrics_format)fmtv;
+	int64_t now = corr_live_now(c, nstime_now(CLOCK_REALTIME));
+
+	metrics_family(out, fmt, "tapless_hop_latency_seconds",
+		       METRICS_HISTOGRAM, "one-way latency of each hop: RX "
+		       "stamp at 'to' minus TX stamp at 'from' (in-sync samples; "
+		       "flow=\"all\" for every flow)", "seconds");
+	for (size_t i = 0; i < c->hops.n; i++) {
+		const struct corr_stat *s = &c->hops.v[i];
+		const char *lab[] = {
+			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
+			"flow", s->flow == ALL_FLOWS ? "all" : c->flows[s->flow].name,
+			NULL,
+		};
+
+		if (s->live)
+			corr_live_hist(out, "tapless_hop_latency_seconds", lab,
+				       s->live);
+	}
+	metrics_family(out, fmt, "tapless_transaction_latency_seconds",
+		       METRICS_HISTOGRAM, "transaction latency at one host "
+		       "(tick_to_trade, fill_to_sell, order_to_ack, order_to_fill)",
+		       "seconds");
+	for (size_t i = 0; i < c->txns.n; i++) {
+		const struct corr_stat *s = &c->txns.v[i];
+		const char *lab[] = {
+			"host", c->hosts[s->from]->name,
+			"kind", corr_txn_names[s->kind], NULL,
+		};
+
+		if (s->live)
+			corr_live_hist(out, "tapless_transaction_latency_seconds",
+				       lab, s->live);
+	}
+	metrics_family(out, fmt, "tapless_switch_latency_seconds",
+		       METRICS_HISTOGRAM, "latency of the switch on each path "
+		       "(one-way minus cable and serialisation)", "seconds");
+	for (size_t i = 0; i < c->switches.n; i++) {
+		const struct corr_stat *s = &c->switches.v[i];
+		const char *lab[] = {
+			"switch", s->sw, "from", c->hosts[s->from]->name,
+			"to", c->hosts[s->to]->name, NULL,
+		};
+
+		if (s->live)
+			corr_live_hist(out, "tapless_switch_latency_seconds", lab,
+				       s->live);
+	}
+	metrics_family(out, fmt, "tapless_hop_out_of_sync_samples",
+		       METRICS_COUNTER, "hop samples left out: an end was out "
+		       "of sync", NULL);
+	for (size_t i = 0; i < c->hops.n; i++) {
+		const struct corr_stat *s = &c->hops.v[i];
+		const char *lab[] = {
+			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
+			NULL,
+		};
+
+		if (s->live && s->flow == ALL_FLOWS)
+			metrics_sample(out, "tapless_hop_out_of_sync_samples_total",
+				       lab, (double)s->live->out);
+	}
+
+	static const struct {
+		const char *name, *help;
+		enum metrics_type type;
+		const char *unit;
+	} fam[] = {
+		{ "tapless_messages", "FIX messages seen at the host", METRICS_COUNTER, NULL },
+		{ "tapless_unmatched_messages", "messages no other host saw within the window", METRICS_COUNTER, NULL },
+		{ "tapless_capture_drops", "frames the host's capture dropped (capd's statistics)", METRICS_COUNTER, NULL },
+		{ "tapless_late_packets", "packets that came after their interval was closed", METRICS_COUNTER, NULL },
+		{ "tapless_capture_restarts", "new tapless-capd runs seen in the host's files", METRICS_COUNTER, NULL },
+		{ "tapless_data_age_seconds", "how old the host's newest data is (heartbeat or packet)", METRICS_GAUGE, "seconds" },
+		{ "tapless_host_stalled", "1 while the host's data has stopped arriving", METRICS_GAUGE, NULL },
+		{ "tapless_host_in_sync", "the host's journal at the watermark: 1 in sync, 0 out, -1 no journal", METRICS_GAUGE, NULL },
+	};
+	for (unsigned k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		char name[96];
+
+		metrics_family(out, fmt, fam[k].name, fam[k].type, fam[k].help,
+			       fam[k].unit);
+		snprintf(name, sizeof(name), "%s%s", fam[k].name,
+			 fam[k].type == METRICS_COUNTER ? "_total" : "");
+		for (unsigned i = 0; i < c->nhosts; i++) {
+			const struct corr_host *h = c->hosts[i];
+			const char *lab[] = { "host", h->name, NULL };
+			double v = 0;
+
+			switch (k) {
+			case 0: v = (double)h->messages; break;
+			case 1: v = (double)h->only_here; break;
+			case 2: v = (double)h->live.drops; break;
+			case 3: v = (double)h->live.late; break;
+			case 4: v = (double)h->live.fst.restarts; break;
+			case 5: v = h->live.horizon ?
+				    (double)(now - h->live.horizon) / 1e9 : NAN;
+				break;
+			case 6: v = h->live.stalled; break;
+			case 7: v = h->live.sync == SYNC_IN ? 1 :
+				    h->live.sync == SYNC_OUT ? 0 : -1;
+				break;
+			}
+			metrics_sample(out, name, lab, v);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
