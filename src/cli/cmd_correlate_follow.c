@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +26,6 @@
 /* Files are looked at this often (at most): a line's lag behind its
  * interval's end is this plus the writer's heartbeat period. */
 #define FOLLOW_TICK_NS (50 * NS_PER_MS)
-#define FOLLOW_MAX_CMDS 4	/* alert commands running at once */
 
 static volatile sig_atomic_t follow_stop;
 
@@ -42,8 +40,6 @@ struct follow {
 	enum print_format fmt;
 	struct alert_set *alerts;
 	const char *alert_exec;
-	unsigned running;	/* alert commands not yet reaped */
-	uint64_t exec_skipped;
 	FILE *samples;
 	/* For the status socket and the metrics. */
 	uint64_t intervals, events;
@@ -81,6 +77,7 @@ static void follow_alert(void *arg, const struct alert_event *ev)
 	const char *rule = alert_text(f->alerts, ev->rule);
 	struct printer *p = print_create(stdout, f->fmt, 0);
 	pid_t pid;
+	int e;
 
 	print_str(p, "type", "alert", "alert");
 	print_str(p, "rule", " %s", rule);
@@ -94,17 +91,13 @@ static void follow_alert(void *arg, const struct alert_event *ev)
 		ev->firing ? "firing" : "cleared", rule, ev->value);
 	if (!f->alert_exec)
 		return;
-	if (f->running >= FOLLOW_MAX_CMDS) {
-		f->exec_skipped++;
-		fprintf(stderr, "tapless correlate: alert command not run: %u "
-			"still running\n", f->running);
-		return;
-	}
-	if (alert_exec(f->alert_exec, f->alerts, ev, &pid))
+	e = alert_exec(f->alerts, f->alert_exec, ev, &pid);
+	if (e == -EBUSY)
+		fprintf(stderr, "tapless correlate: alert command not run: %d "
+			"still running\n", ALERT_EXEC_MAX);
+	else if (e)
 		fprintf(stderr, "tapless correlate: alert command: %s\n",
-			strerror(errno));
-	else
-		f->running++;
+			strerror(-e));
 }
 
 static void follow_interval(void *arg, struct corr *c, int64_t start,
@@ -116,8 +109,10 @@ static void follow_interval(void *arg, struct corr *c, int64_t start,
 	f->last_start = start;
 	f->last_end = end;
 	corr_print_interval(c, stdout, f->fmt);
-	if (f->alerts)
+	if (f->alerts) {
+		alert_reap(f->alerts, NULL, NULL);	/* room for new ones */
 		alert_eval(f->alerts, end, follow_value, c, follow_alert, f);
+	}
 	fflush(stdout);
 	if (f->samples)
 		fflush(f->samples);
@@ -181,12 +176,6 @@ static int follow_status(void *arg, const char *request, FILE *out)
 	/* The hosts as the interval lines give them. */
 	corr_print_interval(f->c, out, fmt == PRINT_JSON ? PRINT_JSON : fmt);
 	return 0;
-}
-
-static void follow_reap(struct follow *f)
-{
-	while (f->running && waitpid(-1, NULL, WNOHANG) > 0)
-		f->running--;
 }
 
 int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
@@ -269,7 +258,8 @@ int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
 				rc = CMD_USAGE;
 				goto out;
 			}
-			follow_reap(&f);
+			if (f.alerts)
+				alert_reap(f.alerts, NULL, NULL);
 			next = mono + FOLLOW_TICK_NS;
 		}
 		timeout = (int)((next - mono + NS_PER_MS - 1) / NS_PER_MS);
@@ -308,7 +298,8 @@ int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
 	}
 out:
 	fflush(stdout);
-	follow_reap(&f);
+	if (f.alerts)
+		alert_reap(f.alerts, NULL, NULL);
 	ctl_close(ctl);
 	metrics_close(m);
 	alert_set_destroy(f.alerts);

@@ -94,6 +94,26 @@ struct corr_stream_stats {
 		bad_framing, truncated;
 };
 
+/* Live: a host's state besides its packets. */
+struct corr_host_live {
+	bool ended;		/* its files are read to their end */
+	bool stalled;
+	int64_t horizon;	/* its capture is complete up to here
+				 * (common timescale): heartbeats, packets */
+	int64_t seen_real;	/* wall clock when data last came */
+	uint64_t seen_packets;	/* packets + heartbeats when last looked */
+	unsigned cur_file;	/* the file being read */
+	int sync;		/* enum corr_sync at the watermark */
+	struct capset_follow_stats fst;	/* as last reported */
+	unsigned damaged;
+	uint64_t drops;		/* as last reported */
+	/* This interval. */
+	uint64_t iv_packets, iv_messages, iv_only_here, iv_late;
+	uint64_t only_here_mark;
+	unsigned iv_flags;	/* CORR_FLAG_* of what happened to it */
+	uint64_t late;		/* packets behind what was already closed */
+};
+
 struct corr_host {
 	char name[64];
 	unsigned idx;
@@ -211,25 +231,6 @@ struct corr_stats_set {
 	bool live;		/* results get their struct corr_live_stat */
 };
 
-/* Live: a host's state besides its packets. */
-struct corr_host_live {
-	bool ended;		/* its files are read to their end */
-	bool stalled;
-	int64_t horizon;	/* its capture is complete up to here
-				 * (common timescale): heartbeats, packets */
-	int64_t seen_real;	/* wall clock when data last came */
-	uint64_t seen_packets;	/* packets + heartbeats when last looked */
-	unsigned cur_file;	/* the file being read */
-	int sync;		/* enum corr_sync at the watermark */
-	struct capset_follow_stats fst;	/* as last reported */
-	unsigned damaged;
-	uint64_t drops;		/* as last reported */
-	/* This interval. */
-	uint64_t iv_packets, iv_messages, iv_only_here, iv_late;
-	uint64_t only_here_mark;
-	unsigned iv_flags;	/* CORR_FLAG_* of what happened to it */
-	uint64_t late;		/* packets behind what was already closed */
-};
 
 struct corr {
 	struct corr_config cfg;
