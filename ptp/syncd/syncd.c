@@ -38,7 +38,7 @@
 #include "base/log.h"
 #include "base/errbuf.h"
 #include "base/mkpath.h"
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 #include "base/opts.h"
 #include "stamp/phc.h"
 #include "base/pidfile.h"

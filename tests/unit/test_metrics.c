@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 #include "unit.h"
 
 #define S 1000000000LL

@@ -1,5 +1,5 @@
 /* metrics.c — see metrics.h. */
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
