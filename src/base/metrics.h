@@ -110,8 +110,8 @@ typedef int (*metrics_render_fn)(FILE *out, enum metrics_format fmt,
 int metrics_open(struct metrics **out, const char *addr, int port);
 
 /* 0 when metrics_open() would take addr ("localhost", NULL, or a numeric
- * IPv4 or IPv6 address), else -EINVAL; for checking a configuration before
- * anything is opened. */
+ * IPv4 or IPv6 address, not IPv4-mapped), else -EINVAL; for checking a
+ * configuration before anything is opened. */
 int metrics_check_addr(const char *addr);
 
 /* A command line's "[ADDR:]PORT": "9464", "127.0.0.1:9464", "[::1]:9464",
