@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/un.h>
 
+#include "base/metrics.h"
 #include "base/opts.h"
 #include "base/prog.h"
 #include "ptp/syncconf.h"
@@ -44,7 +45,8 @@ const struct opt_def syncconf_opts[] = {
 	{ "sample_interval", 0, OPT_INT, "1000", 100, 60000, NULL, "MS", "one journal sample per clock this often", 0 },
 	{ "journal_rotate_size", 0, OPT_INT, "64", 0, 100000, NULL, "MB", "start a new journal past MB million bytes (0: never)", 0 },
 	{ "journal_keep", 0, OPT_INT, "10", 0, 100000, NULL, "N", "rotated journals kept (0: all)", 0 },
-	{ "metrics_port", 0, OPT_INT, "0", 0, 65535, NULL, "PORT", "OpenMetrics on 127.0.0.1:PORT (0: off)", 0 },
+	{ "metrics_port", 0, OPT_INT, "0", 0, 65535, NULL, "PORT", "OpenMetrics on PORT (0: off)", 0 },
+	{ "metrics_address", 0, OPT_STRING, "localhost", 0, 0, NULL, "ADDR", "metrics on ADDR: localhost (127.0.0.1 and ::1) or one numeric address", 0 },
 	{ "ptp4l", 0, OPT_STRING, "ptp4l", 0, 0, NULL, "PATH", "the ptp4l program", 0 },
 	{ "phc2sys", 0, OPT_STRING, "phc2sys", 0, 0, NULL, "PATH", "the phc2sys program", 0 },
 	{ "ptp4l_option", 0, OPT_LIST, NULL, 0, 0, NULL, "'KEY VALUE'", "extra ptp4l [global] setting, as given", 0 },
@@ -320,6 +322,15 @@ int syncconf_load(struct syncconf *c, struct opts *o, const char *path,
 		rc = syncconf_check_path(c, "run_dir", 24, err);
 	if (!rc)
 		rc = syncconf_check_path(c, "journal_dir", 0, err);
+	if (!rc && metrics_check_addr(opts_str(o, "metrics_address"))) {
+		char at[PATH_MAX + 64];
+
+		syncconf_global_where(at, sizeof(at), o, path,
+				      "metrics_address", 0);
+		rc = syncconf_fail(err, "%s: metrics_address '%s' is neither "
+				   "localhost nor a numeric IPv4 or IPv6 address",
+				   at, opts_str(o, "metrics_address"));
+	}
 	if (rc) {
 		c->opts = NULL;		/* the caller still owns o */
 		syncconf_free(c);

@@ -38,7 +38,7 @@
 #include "base/log.h"
 #include "base/errbuf.h"
 #include "base/mkpath.h"
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 #include "base/opts.h"
 #include "stamp/phc.h"
 #include "base/pidfile.h"
@@ -623,11 +623,13 @@ metrics:
 	d->metrics = NULL;
 	if (opts_int(o, "metrics_port")) {
 		syncd_bind_cap(d, true);
-		rc = metrics_open(&d->metrics, (int)opts_int(o, "metrics_port"));
+		rc = metrics_open(&d->metrics, opts_str(o, "metrics_address"),
+				  (int)opts_int(o, "metrics_port"));
 		syncd_bind_cap(d, false);
 		if (rc) {
-			log_err("metrics port %lld: %s", opts_int(o, "metrics_port"),
-				strerror(-rc));
+			log_err("metrics_address %s metrics_port %lld: %s",
+				opts_str(o, "metrics_address"),
+				opts_int(o, "metrics_port"), strerror(-rc));
 			if (first)
 				return rc;
 		}

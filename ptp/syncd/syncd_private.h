@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "base/opts.h"		/* before syncconf.h: its arrays of struct opt_def */
-#include "ptp/metrics.h"	/* enum metrics_format */
+#include "base/metrics.h"	/* enum metrics_format */
 #include "ptp/mgmt.h"		/* MGMT_CLOCK_ID_STRLEN */
 #include "ptp/ptpgen.h"		/* struct ptpgen_plan, held in struct syncd */
 #include "ptp/syncconf.h"	/* struct syncconf, SYNCCONF_MAX_PORTS */

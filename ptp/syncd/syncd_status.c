@@ -13,7 +13,7 @@
 #include "base/prog.h"
 #include "ptp/child.h"
 #include "ptp/ctl.h"
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 #include "ptp/mgmt.h"
 #include "ptp/ptpgen.h"
 #include "ptp/syncconf.h"

@@ -9,8 +9,10 @@
  * split over several writes, the request size limit at its edge, idle and
  * slow clients (408), the connection limit, a failing renderer (500), a
  * response larger than the socket buffer and a client that never reads it,
- * that only loopback addresses listen; then the helpers' output, escaping
- * and number formatting. */
+ * that only loopback addresses listen by default, and that an explicit
+ * address is listened on alone; the "[ADDR:]PORT" parser; then the
+ * helpers' output, escaping and number formatting, and histograms in both
+ * formats with their bounds spelt as OpenMetrics asks. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -22,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 #include "unit.h"
 
 #define S 1000000000LL
@@ -94,7 +96,7 @@ static void setup(void)
 
 	memset(&ctl, 0, sizeof(ctl));
 	now = T0;
-	ck_assert_int_eq(metrics_open(&m, 0), 0);
+	ck_assert_int_eq(metrics_open(&m, NULL, 0), 0);
 	ck_assert_int_gt(metrics_port(m), 0);
 	nl = metrics_pollfds(m, fds, METRICS_POLLFDS);
 	ck_assert(nl == 1 || nl == 2);
@@ -122,6 +124,30 @@ static int nconn(void)
 	struct pollfd fds[METRICS_POLLFDS];
 
 	return metrics_pollfds(m, fds, METRICS_POLLFDS) - nl;
+}
+
+/* Connect a new socket of family af to the server's port on its loopback
+ * address: 0, or the connect's errno. */
+static int try_connect(int af)
+{
+	struct sockaddr_in a4 = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)metrics_port(m)),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct sockaddr_in6 a6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons((uint16_t)metrics_port(m)),
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
+	};
+	int fd = socket(af, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+
+	ck_assert_int_ge(fd, 0);
+	rc = af == AF_INET6 ? connect(fd, (struct sockaddr *)&a6, sizeof(a6)) :
+			      connect(fd, (struct sockaddr *)&a4, sizeof(a4));
+	rc = rc ? errno : 0;
+	close(fd);
+	return rc;
 }
 
 /* A connected client; rcvbuf, when not 0, set before the connect so the
@@ -884,10 +910,14 @@ START_TEST(open_errors)
 	struct pollfd fds[1];
 	int port = metrics_port(m);
 
-	ck_assert_int_eq(metrics_open(&m2, -1), -EINVAL);
+	ck_assert_int_eq(metrics_open(&m2, NULL, -1), -EINVAL);
 	ck_assert_ptr_null(m2);
-	ck_assert_int_eq(metrics_open(&m2, 65536), -EINVAL);
-	ck_assert_int_eq(metrics_open(&m2, port), -EADDRINUSE);
+	ck_assert_int_eq(metrics_open(&m2, NULL, 65536), -EINVAL);
+	ck_assert_int_eq(metrics_open(&m2, "127.0.0.1", 65536), -EINVAL);
+	ck_assert_int_eq(metrics_open(&m2, NULL, port), -EADDRINUSE);
+	ck_assert_ptr_null(m2);
+	ck_assert_int_eq(metrics_open(&m2, "localhost", port), -EADDRINUSE);
+	ck_assert_int_eq(metrics_open(&m2, "127.0.0.1", port), -EADDRINUSE);
 	ck_assert_ptr_null(m2);
 	ck_assert_int_eq(metrics_pollfds(m, fds, 0), -ENOSPC);
 	if (nl == 2)
@@ -895,12 +925,220 @@ START_TEST(open_errors)
 	/* The same port again once free, on both families. */
 	metrics_close(m);
 	m = NULL;
-	ck_assert_int_eq(metrics_open(&m, port), 0);
+	ck_assert_int_eq(metrics_open(&m, "localhost", port), 0);
 	ck_assert_int_eq(metrics_port(m), port);
 	ck_assert_int_eq(metrics_pollfds(m, (struct pollfd[2]){ 0 }, 2), nl);
 	request("GET /metrics HTTP/1.1\r\n\r\n");
 	expect_response(200, false, 0);
 	metrics_close(NULL);
+}
+END_TEST
+
+/* Whether this host has the address s on an interface. */
+static bool host_has(const char *s)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	struct ifaddrs *ifa;
+	bool v6 = inet_pton(AF_INET6, s, &a6) == 1, found = false;
+
+	ck_assert(v6 || inet_pton(AF_INET, s, &a4) == 1);
+	ck_assert_int_eq(getifaddrs(&ifa), 0);
+	for (struct ifaddrs *i = ifa; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (v6 && i->ifa_addr->sa_family == AF_INET6)
+			found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+					&a6, sizeof(a6));
+		else if (!v6 && i->ifa_addr->sa_family == AF_INET)
+			found = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+				a4.s_addr;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/* Binding an address the host lacks works anyway with ip_nonlocal_bind. */
+static bool nonlocal_bind(const char *af)
+{
+	char path[64], v = '0';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/%s/ip_nonlocal_bind", af);
+	f = fopen(path, "r");
+	if (f) {
+		if (fread(&v, 1, 1, f) != 1)
+			v = '0';
+		fclose(f);
+	}
+	return v != '0';
+}
+
+START_TEST(address_refused)
+{
+	static const char *const bad[] = {
+		"", "example.com", "localhost.localdomain", "LOCALHOST",
+		"ip6-localhost", "127.0.0.1:80", "[::1]", "1.2.3", "1.2.3.4.5",
+		"01.2.3.4", "::1%lo", "fe80::1%1", " 127.0.0.1", "127.0.0.1 ",
+		"::g", "256.0.0.1", "::ffff:127.0.0.1",
+	};
+	struct metrics *m2 = (struct metrics *)&m2;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		ck_assert_msg(metrics_open(&m2, bad[i], 0) == -EINVAL,
+			      "opened on '%s'", bad[i]);
+		ck_assert_ptr_null(m2);
+		ck_assert_msg(metrics_check_addr(bad[i]) == -EINVAL,
+			      "'%s' checked good", bad[i]);
+	}
+	ck_assert_int_eq(metrics_check_addr(NULL), 0);
+	ck_assert_int_eq(metrics_check_addr("localhost"), 0);
+	ck_assert_int_eq(metrics_check_addr("0.0.0.0"), 0);
+	ck_assert_int_eq(metrics_check_addr("::"), 0);
+	ck_assert_int_eq(metrics_check_addr("2001:db8::1"), 0);
+	/* Well formed, but not this host's (TEST-NET-3, documentation
+	 * prefix): what the kernel says. */
+	if (!host_has("203.0.113.7") && !nonlocal_bind("ipv4")) {
+		ck_assert_int_eq(metrics_open(&m2, "203.0.113.7", 0),
+				 -EADDRNOTAVAIL);
+		ck_assert_ptr_null(m2);
+	}
+	if (can_bind_ipv6_loopback() && !host_has("2001:db8::7") &&
+	    !nonlocal_bind("ipv6")) {
+		ck_assert_int_eq(metrics_open(&m2, "2001:db8::7", 0),
+				 -EADDRNOTAVAIL);
+		ck_assert_ptr_null(m2);
+	}
+}
+END_TEST
+
+/* Reopen the fixture's server on addr, port 0; check it has one listener
+ * bound to want (family af), V6ONLY for IPv6, and that it answers. */
+static void reopen_on(const char *addr, int af, const void *want)
+{
+	struct pollfd fds[METRICS_POLLFDS];
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	metrics_close(m);
+	m = NULL;
+	ck_assert_int_eq(metrics_open(&m, addr, 0), 0);
+	ck_assert_int_gt(metrics_port(m), 0);
+	nl = metrics_pollfds(m, fds, METRICS_POLLFDS);
+	ck_assert_int_eq(nl, 1);
+	ck_assert_int_eq(getsockname(fds[0].fd, (struct sockaddr *)&ss, &len), 0);
+	ck_assert_int_eq(ss.ss_family, af);
+	if (af == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		ck_assert(!memcmp(&a->sin_addr, want, sizeof(a->sin_addr)));
+		ck_assert_int_eq(ntohs(a->sin_port), metrics_port(m));
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		int v6only = 0;
+		socklen_t ol = sizeof(v6only);
+
+		ck_assert(!memcmp(&a->sin6_addr, want, sizeof(a->sin6_addr)));
+		ck_assert_int_eq(ntohs(a->sin6_port), metrics_port(m));
+		ck_assert_int_eq(getsockopt(fds[0].fd, IPPROTO_IPV6,
+					    IPV6_V6ONLY, &v6only, &ol), 0);
+		ck_assert_int_eq(v6only, 1);
+	}
+	request_af(af, "GET /metrics HTTP/1.1\r\n\r\n");
+	expect_response(200, false, 0);
+	ck_assert_str_eq(header("Content-Type"), CT_TEXT);
+	ck_assert_str_eq(body(), EXPECT_TEXT);
+}
+
+START_TEST(explicit_address)
+{
+	struct in_addr lo4 = { htonl(INADDR_LOOPBACK) }, any4 = { INADDR_ANY };
+	struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT, any6 = IN6ADDR_ANY_INIT;
+	bool v6 = can_bind_ipv6_loopback();
+
+	reopen_on("127.0.0.1", AF_INET, &lo4);
+	/* 127.0.0.1 alone: not on ::1. */
+	if (v6)
+		ck_assert_int_eq(try_connect(AF_INET6), ECONNREFUSED);
+	/* Every IPv4 address (reached here over loopback only), IPv4 only. */
+	reopen_on("0.0.0.0", AF_INET, &any4);
+	if (v6)
+		ck_assert_int_eq(try_connect(AF_INET6), ECONNREFUSED);
+	if (!v6)
+		return;
+	reopen_on("::1", AF_INET6, &lo6);
+	ck_assert_int_eq(try_connect(AF_INET), ECONNREFUSED);
+	/* "::" with IPV6_V6ONLY: IPv6 only, not IPv4-mapped too. */
+	reopen_on("::", AF_INET6, &any6);
+	ck_assert_int_eq(try_connect(AF_INET), ECONNREFUSED);
+}
+END_TEST
+
+static const struct {
+	const char *s, *addr;
+	int port;
+} listen_good[] = {
+	{ "9464", "localhost", 9464 },
+	{ "0", "localhost", 0 },
+	{ "65535", "localhost", 65535 },
+	{ "09464", "localhost", 9464 },
+	{ ":9464", "localhost", 9464 },
+	{ "localhost:9464", "localhost", 9464 },
+	{ "127.0.0.1:9464", "127.0.0.1", 9464 },
+	{ "0.0.0.0:9464", "0.0.0.0", 9464 },
+	{ "192.0.2.10:1", "192.0.2.10", 1 },
+	{ "[::1]:9464", "::1", 9464 },
+	{ "[::]:0", "::", 0 },
+	{ "[2001:db8::10]:443", "2001:db8::10", 443 },
+	{ "[1111:2222:3333:4444:5555:6666:255.255.255.255]:65535",
+	  "1111:2222:3333:4444:5555:6666:255.255.255.255", 65535 },
+};
+
+START_TEST(parse_listen_good)
+{
+	char addr[METRICS_ADDR_MAX];
+	int port = -1;
+
+	memset(addr, 'x', sizeof(addr));
+	ck_assert_int_eq(metrics_parse_listen(listen_good[_i].s, addr,
+					      sizeof(addr), &port), 0);
+	ck_assert_str_eq(addr, listen_good[_i].addr);
+	ck_assert_int_eq(port, listen_good[_i].port);
+	ck_assert_int_eq(metrics_check_addr(addr), 0);
+}
+END_TEST
+
+START_TEST(parse_listen_bad)
+{
+	static const char *const bad[] = {
+		"", ":", "65536", "99999", "123456", "-1", "+80", " 80", "80 ",
+		"0x50", "9464a", "127.0.0.1", "127.0.0.1:", "127.0.0.1:x",
+		"127.0.0.1:65536", "127.0.0.1:-1", "::1:9464", "::1", "[::1]",
+		"[::1]9464", "[::1]:", "[]:9464", "[127.0.0.1]:9464",
+		"[localhost]:9464", "[::1:9464", "::1]:9464", "host:9464",
+		"example.com:80", "1.2.3:80", "[fe80::1%lo]:80", "[[::1]]:80",
+		"[::1]:80:80", "a:b:80", "127.0.0.1:80:",
+		"[::ffff:192.0.2.1]:9464",
+	};
+	char addr[METRICS_ADDR_MAX] = "unchanged";
+	int port = 77;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(metrics_parse_listen(bad[i], addr, sizeof(addr),
+						   &port) == -EINVAL,
+			      "accepted '%s'", bad[i]);
+	ck_assert_int_eq(metrics_parse_listen(NULL, addr, sizeof(addr), &port),
+			 -EINVAL);
+	/* Too small for the address: refused, not cut. */
+	ck_assert_int_eq(metrics_parse_listen("[2001:db8::10]:80", addr, 12,
+					      &port), -EINVAL);
+	ck_assert_int_eq(metrics_parse_listen("9464", addr, 9, &port),
+			 -EINVAL);
+	ck_assert_str_eq(addr, "unchanged");
+	ck_assert_int_eq(port, 77);
+	/* Exactly enough. */
+	ck_assert_int_eq(metrics_parse_listen("9464", addr, 10, &port), 0);
+	ck_assert_str_eq(addr, "localhost");
 }
 END_TEST
 
@@ -941,13 +1179,20 @@ START_TEST(family_lines)
 					METRICS_COUNTER, NULL, "bytes"), 0);
 	ck_assert_int_eq(metrics_family(f, METRICS_TEXT, "ns:d", METRICS_GAUGE,
 					"", ""), 0);
+	ck_assert_int_eq(metrics_family(f, METRICS_TEXT, "e_seconds",
+					METRICS_HISTOGRAM, "E", "seconds"), 0);
+	ck_assert_int_eq(metrics_family(f, METRICS_TEXT, "f", METRICS_HISTOGRAM,
+					NULL, NULL), 0);
 	ck_assert_str_eq(out_str(f),
 			 "# HELP a_seconds H\n"
 			 "# TYPE a_seconds gauge\n"
 			 "# HELP b_total x\\\\y \"q\"\\nz\n"
 			 "# TYPE b_total counter\n"
 			 "# TYPE c_bytes_total counter\n"
-			 "# TYPE ns:d gauge\n");
+			 "# TYPE ns:d gauge\n"
+			 "# HELP e_seconds E\n"
+			 "# TYPE e_seconds histogram\n"
+			 "# TYPE f histogram\n");
 
 	f = out_open();
 	ck_assert_int_eq(metrics_family(f, METRICS_OPENMETRICS, "a_seconds",
@@ -958,6 +1203,10 @@ START_TEST(family_lines)
 					METRICS_COUNTER, NULL, "bytes"), 0);
 	ck_assert_int_eq(metrics_family(f, METRICS_OPENMETRICS, "ns:d",
 					METRICS_GAUGE, "", ""), 0);
+	ck_assert_int_eq(metrics_family(f, METRICS_OPENMETRICS, "e_seconds",
+					METRICS_HISTOGRAM, "E", "seconds"), 0);
+	ck_assert_int_eq(metrics_family(f, METRICS_OPENMETRICS, "f",
+					METRICS_HISTOGRAM, NULL, NULL), 0);
 	ck_assert_str_eq(out_str(f),
 			 "# TYPE a_seconds gauge\n"
 			 "# UNIT a_seconds seconds\n"
@@ -966,7 +1215,11 @@ START_TEST(family_lines)
 			 "# HELP b x\\\\y \\\"q\\\"\\nz\n"
 			 "# TYPE c_bytes counter\n"
 			 "# UNIT c_bytes bytes\n"
-			 "# TYPE ns:d gauge\n");
+			 "# TYPE ns:d gauge\n"
+			 "# TYPE e_seconds histogram\n"
+			 "# UNIT e_seconds seconds\n"
+			 "# HELP e_seconds E\n"
+			 "# TYPE f histogram\n");
 }
 END_TEST
 
@@ -988,6 +1241,9 @@ START_TEST(family_refused)
 		{ "fooseconds", "seconds", METRICS_GAUGE },
 		{ "foo_sec-onds", "sec-onds", METRICS_GAUGE },
 		{ "foo", NULL, (enum metrics_type)7 },
+		{ "foo", NULL, (enum metrics_type)-1 },
+		{ "foo_seconds", "bytes", METRICS_HISTOGRAM },
+		{ "9foo", NULL, METRICS_HISTOGRAM },
 	};
 	FILE *f = out_open();
 
@@ -1111,6 +1367,225 @@ START_TEST(value_roundtrip)
 }
 END_TEST
 
+/* got equals want, compared line by line so a failure names the line. */
+static void expect_lines(const char *got, const char *want)
+{
+	int line = 1;
+
+	while (*got || *want) {
+		size_t lg = strcspn(got, "\n"), lw = strcspn(want, "\n");
+
+		ck_assert_msg(lg == lw && !memcmp(got, want, lg),
+			      "line %d: got '%.*s', want '%.*s'", line,
+			      (int)lg, got, (int)lw, want);
+		ck_assert_msg(got[lg] == want[lw], "line %d: newline", line);
+		got += lg + (got[lg] != '\0');
+		want += lw + (want[lw] != '\0');
+		line++;
+	}
+}
+
+/* The caller's bounds (issue 22): 1-2-5 from 100 ns to 10 ms. */
+static const double bounds[] = {
+	1e-07, 2e-07, 5e-07, 1e-06, 2e-06, 5e-06, 1e-05, 2e-05, 5e-05,
+	0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01,
+};
+static const uint64_t bcum[] = {
+	0, 0, 3, 10, 10, 250, 1000, 1001, 1001,
+	1001, 1001, 1001, 1001, 1002, 1002, 1002,
+};
+
+#define B(le, n) "tapless_latency_seconds_bucket{path=\"a\\\"b\",le=\"" \
+	le "\"} " #n "\n"
+/* No bound, no label: the +Inf bucket alone, last. */
+#define HIST_SAMPLES \
+	B("1e-07", 0) B("2e-07", 0) B("5e-07", 3) B("1e-06", 10) \
+	B("2e-06", 10) B("5e-06", 250) B("1e-05", 1000) B("2e-05", 1001) \
+	B("5e-05", 1001) B("0.0001", 1001) B("0.0002", 1001) \
+	B("0.0005", 1001) B("0.001", 1001) B("0.002", 1002) \
+	B("0.005", 1002) B("0.01", 1002) B("+Inf", 1003) \
+	"tapless_latency_seconds_count{path=\"a\\\"b\"} 1003\n" \
+	"tapless_latency_seconds_sum{path=\"a\\\"b\"} 0.0125\n" \
+	"tapless_latency_seconds_bucket{le=\"+Inf\"} 0\n" \
+	"tapless_latency_seconds_count 0\n" \
+	"tapless_latency_seconds_sum 0\n"
+
+static void write_histograms(FILE *f, enum metrics_format fmt)
+{
+	const unsigned n = sizeof(bounds) / sizeof(*bounds);
+
+	ck_assert_uint_eq(n, sizeof(bcum) / sizeof(*bcum));
+	ck_assert_int_eq(metrics_family(f, fmt, "tapless_latency_seconds",
+					METRICS_HISTOGRAM, "One-way latency.",
+					"seconds"), 0);
+	ck_assert_int_eq(metrics_histogram(f, "tapless_latency_seconds",
+					   (const char *[]){ "path", "a\"b",
+							     NULL },
+					   bounds, bcum, n, 1003, 0.0125), 0);
+	ck_assert_int_eq(metrics_histogram(f, "tapless_latency_seconds",
+					   NULL, NULL, NULL, 0, 0, 0), 0);
+}
+
+START_TEST(histogram_text)
+{
+	FILE *f = out_open();
+
+	write_histograms(f, METRICS_TEXT);
+	expect_lines(out_str(f),
+		     "# HELP tapless_latency_seconds One-way latency.\n"
+		     "# TYPE tapless_latency_seconds histogram\n"
+		     HIST_SAMPLES);
+}
+END_TEST
+
+START_TEST(histogram_openmetrics)
+{
+	FILE *f = out_open();
+
+	write_histograms(f, METRICS_OPENMETRICS);
+	expect_lines(out_str(f),
+		     "# TYPE tapless_latency_seconds histogram\n"
+		     "# UNIT tapless_latency_seconds seconds\n"
+		     "# HELP tapless_latency_seconds One-way latency.\n"
+		     HIST_SAMPLES);
+}
+END_TEST
+
+/* OpenMetrics 1.0, "Canonical Numbers": Go's %g (shortest digits,
+ * exponent below 1e-4 and from 1e+6 on) with ".0" when there is neither a
+ * point nor an exponent; the spec's own examples first. */
+static const struct {
+	double v;
+	const char *text;
+} les[] = {
+	{ 0, "0.0" }, { 0.001, "0.001" }, { 0.002, "0.002" }, { 0.01, "0.01" },
+	{ 0.1, "0.1" }, { 0.9, "0.9" }, { 0.95, "0.95" }, { 0.99, "0.99" },
+	{ 0.999, "0.999" }, { 1, "1.0" }, { 1.7, "1.7" }, { 10, "10.0" },
+	{ 1e-10, "1e-10" }, { 1e-09, "1e-09" }, { 1e-05, "1e-05" },
+	{ 0.0001, "0.0001" }, { 100000, "100000.0" }, { 1e+06, "1e+06" },
+	{ 1e+10, "1e+10" }, { 1e+23, "1e+23" }, { 1.1e+23, "1.1e+23" },
+	{ -0.0, "0.0" }, { 2.5e-07, "2.5e-07" }, { 0.00011, "0.00011" },
+	{ 1.1e-05, "1.1e-05" }, { 123456, "123456.0" },
+	{ 999999, "999999.0" }, { 1234567, "1.234567e+06" },
+	{ 123.45, "123.45" }, { 0.1 + 0.2, "0.30000000000000004" },
+	{ 1e+100, "1e+100" }, { 5e-324, "5e-324" },
+	{ 1.7976931348623157e308, "1.7976931348623157e+308" },
+	{ 9007199254740993.0, "9.007199254740992e+15" },
+};
+
+START_TEST(histogram_le)
+{
+	const uint64_t zero = 0;
+	char want[128];
+	FILE *f = out_open();
+
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, &les[_i].v, &zero, 1,
+					   0, 0), 0);
+	snprintf(want, sizeof(want), "h_bucket{le=\"%s\"} 0\n"
+		 "h_bucket{le=\"+Inf\"} 0\nh_count 0\nh_sum 0\n", les[_i].text);
+	expect_lines(out_str(f), want);
+	ck_assert(strtod(les[_i].text, NULL) == les[_i].v);
+}
+END_TEST
+
+START_TEST(histogram_le_roundtrip)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL, zero = 0;
+
+	/* Deterministic non-negative doubles of every magnitude: the bound
+	 * reads back exactly, and is a float in the spec's sense (a point or
+	 * an exponent), never an integer. */
+	for (int i = 0; i < 50000; i++) {
+		char *text, *q;
+		double v;
+		FILE *f;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(&v, &x, sizeof(v));
+		v = fabs(v);
+		if (!isfinite(v))
+			continue;
+		f = out_open();
+		ck_assert_int_eq(metrics_histogram(f, "h", NULL, &v, &zero, 1,
+						   0, 0), 0);
+		text = (char *)out_str(f) + strlen("h_bucket{le=\"");
+		q = strchr(text, '"');
+		*q = '\0';
+		ck_assert_msg(strtod(text, NULL) == v, "%s", text);
+		ck_assert_msg(strpbrk(text, ".e"), "%s", text);
+		ck_assert_uint_le(strlen(text), 23);
+	}
+}
+END_TEST
+
+START_TEST(histogram_refused)
+{
+	const double le3[] = { 1e-07, 2e-07, 5e-07 };
+	const double eq[] = { 1e-07, 1e-07 }, down[] = { 2e-07, 1e-07 };
+	const double nan1[] = { NAN }, inf1[] = { INFINITY };
+	const double neg[] = { -1e-07, 1e-07 }, nonzero[] = { 1 };
+	const uint64_t c3[] = { 1, 2, 3 }, cdown[] = { 2, 1, 3 };
+	const uint64_t c0[] = { 0, 0 }, c1[] = { 0 };
+	const char *const *const badlab[] = {
+		(const char *[]){ "le", "1", NULL },
+		(const char *[]){ "k", "v", "le", "x", NULL },
+		(const char *[]){ "k", NULL },
+		(const char *[]){ "1k", "v", NULL },
+		(const char *[]){ "k", "v", "k", "w", NULL },
+	};
+	FILE *f = out_open();
+
+	/* The good call these vary. */
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, c3, 3, 3, 1), 0);
+	ck_assert_int_eq(fflush(f), 0);
+	ck_assert_uint_gt(olen, 0);
+	fclose(f);
+	free(obuf);
+	obuf = NULL;
+
+	f = out_open();
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, eq, c0, 2, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, down, c0, 2, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, nan1, c1, 1, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, inf1, c1, 1, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, neg, c0, 2, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, cdown, 3, 3, 1),
+			 -EINVAL);
+	/* A bucket above the count; the last bucket at it is fine (above). */
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, c3, 3, 2, 1),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, nonzero, (uint64_t[]){ 1 },
+					   1, 0, 1), -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, NULL, c3, 3, 3, 1),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, NULL, 3, 3, 1),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, c3, 3, 3, NAN),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h", NULL, le3, c3, 3, 3, -1e-9),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "9h", NULL, le3, c3, 3, 3, 1),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, NULL, NULL, le3, c3, 3, 3, 1),
+			 -EINVAL);
+	ck_assert_int_eq(metrics_histogram(f, "h-x", NULL, le3, c3, 3, 3, 1),
+			 -EINVAL);
+	for (size_t i = 0; i < sizeof(badlab) / sizeof(*badlab); i++)
+		ck_assert_msg(metrics_histogram(f, "h", badlab[i], le3, c3, 3,
+						3, 1) == -EINVAL,
+			      "accepted labels %zu", i);
+	/* Nothing written by a refused call. */
+	ck_assert_str_eq(out_str(f), "");
+}
+END_TEST
+
 static Suite *metrics_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -1137,6 +1612,8 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, reader_never_reads);
 	tcase_add_test(tc, loopback_only);
 	tcase_add_test(tc, open_errors);
+	tcase_add_test(tc, address_refused);
+	tcase_add_test(tc, explicit_address);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 
@@ -1147,6 +1624,14 @@ static Suite *metrics_suite(void)
 	tcase_add_loop_test(tx, value_format, 0,
 			    sizeof(values) / sizeof(*values));
 	tcase_add_test(tx, value_roundtrip);
+	tcase_add_loop_test(tx, parse_listen_good, 0,
+			    sizeof(listen_good) / sizeof(*listen_good));
+	tcase_add_test(tx, parse_listen_bad);
+	tcase_add_test(tx, histogram_text);
+	tcase_add_test(tx, histogram_openmetrics);
+	tcase_add_loop_test(tx, histogram_le, 0, sizeof(les) / sizeof(*les));
+	tcase_add_test(tx, histogram_le_roundtrip);
+	tcase_add_test(tx, histogram_refused);
 	suite_add_tcase(s, tx);
 	return s;
 }

@@ -1,12 +1,19 @@
-/* metrics.h — a tiny localhost-only HTTP server that answers Prometheus
- * scrapes of tapless-syncd, and the helpers that write the exposition text.
+/* metrics.h — a tiny HTTP server that answers Prometheus scrapes of a
+ * tapless program (tapless-syncd, tapless correlate --follow), and the
+ * helpers that write the exposition text, so every endpoint follows the
+ * same conventions.
  *
- * Off by default: the daemon opens it only when configured with a port. It
- * listens on 127.0.0.1 and, when the host has IPv6, on [::1] (IPV6_V6ONLY),
- * never on any other address: like the chrony and ptp4l exporters, anything
- * beyond the host goes through a proxy the operator chooses (TLS, auth).
+ * Off by default: a program opens it only when configured with a port. By
+ * default ("localhost") it listens on 127.0.0.1 and, when the host has
+ * IPv6, on [::1] (IPV6_V6ONLY), and on no other address: like the chrony
+ * and ptp4l exporters, anything beyond the host goes through a proxy the
+ * operator chooses (TLS, auth), since the server has neither. An operator
+ * may name one numeric address instead (0.0.0.0 or :: for every address
+ * of that family); then the endpoint is reachable from wherever that
+ * address is, unauthenticated and in clear, and keeping it to the
+ * scrapers (a firewall, a management network) is the operator's job.
  *
- * It lives inside the daemon's one poll() loop and never blocks on a client:
+ * It lives inside the program's one poll() loop and never blocks on a client:
  * every socket is non-blocking, a request must end its headers within
  * METRICS_REQ_MAX bytes and METRICS_READ_TIMEOUT_NS (from the accept), a
  * response within METRICS_WRITE_TIMEOUT_NS, at most METRICS_MAX_CONN
@@ -29,8 +36,9 @@
  * text/plain, else the classic Prometheus text format 0.0.4
  * ("text/plain; version=0.0.4; charset=utf-8"), which is also what a client
  * naming neither (curl) gets. The two differ in ways a renderer should not
- * have to know, so it writes only through metrics_family() and
- * metrics_sample() and passes on the format it is given:
+ * have to know, so it writes only through metrics_family(),
+ * metrics_sample() and metrics_histogram() and passes on the format it is
+ * given:
  *
  *  - OpenMetrics requires the exposition to end with "# EOF"; the server
  *    appends "# EOF\n" itself, for OpenMetrics only (the classic format has
@@ -45,6 +53,11 @@
  *    classic format none. Use base units (seconds, not nanoseconds).
  *  - HELP escaping: backslash and newline in both, the double quote too in
  *    OpenMetrics.
+ *  - Histograms. The family is named without a suffix, with its unit
+ *    ("# TYPE foo_seconds histogram", unit "seconds") in both formats; its
+ *    samples (foo_seconds_bucket, _count, _sum) come from
+ *    metrics_histogram(), one call per label set, which spells the bounds
+ *    the way OpenMetrics asks in both formats.
  * Samples of one family follow its metrics_family() call, not interleaved
  * with another family's.
  */
@@ -71,7 +84,12 @@ enum metrics_format {
 enum metrics_type {
 	METRICS_GAUGE,
 	METRICS_COUNTER,
+	METRICS_HISTOGRAM,	/* samples through metrics_histogram() */
 };
+
+/* Room for an address metrics_parse_listen() gives back: INET6_ADDRSTRLEN
+ * (an IPv6 address, possibly with an IPv4 tail), and the NUL. */
+#define METRICS_ADDR_MAX 46
 
 /* Writes the whole exposition to out in format fmt (through
  * metrics_family() and metrics_sample()), once per request. Returns 0, or
@@ -79,11 +97,32 @@ enum metrics_type {
 typedef int (*metrics_render_fn)(FILE *out, enum metrics_format fmt,
 				 void *arg);
 
-/* Listen on 127.0.0.1:port and [::1]:port (skipped when the host has no
- * IPv6 or no ::1). Port 0 lets the kernel pick one port for both; see
- * metrics_port(). Returns 0, or -errno: -EINVAL for a port out of range,
- * -EADDRINUSE, -EACCES (a port below 1024 without CAP_NET_BIND_SERVICE). */
-int metrics_open(struct metrics **out, int port);
+/* Listen on addr:port. addr NULL or "localhost": on 127.0.0.1:port and
+ * [::1]:port (the latter skipped when the host has no IPv6 or no ::1).
+ * Otherwise addr is one numeric IPv4 or IPv6 address ("0.0.0.0" and "::"
+ * included; no brackets, no scope, not IPv4-mapped), listened on alone;
+ * an IPv6 one with IPV6_V6ONLY, so "::" does not take IPv4 too. Port 0
+ * lets the kernel pick one (the same for both localhost addresses); see
+ * metrics_port(). Returns 0, or -errno: -EINVAL for a port out of range or
+ * an address that is not numeric, -EADDRNOTAVAIL for one the host does
+ * not have, -EADDRINUSE, -EACCES (a port below 1024 without
+ * CAP_NET_BIND_SERVICE). */
+int metrics_open(struct metrics **out, const char *addr, int port);
+
+/* 0 when metrics_open() would take addr ("localhost", NULL, or a numeric
+ * IPv4 or IPv6 address, not IPv4-mapped), else -EINVAL; for checking a
+ * configuration before anything is opened. */
+int metrics_check_addr(const char *addr);
+
+/* A command line's "[ADDR:]PORT": "9464", "127.0.0.1:9464", "[::1]:9464",
+ * "0.0.0.0:9464", "localhost:9464"; an IPv6 address always in brackets.
+ * PORT is 0 to 65535 in decimal (0: the kernel picks). Puts the address
+ * into addr (addrlen bytes; METRICS_ADDR_MAX is enough), "localhost" when
+ * none is given (":9464" too), and the port into *port, for
+ * metrics_open(). Returns 0, or -EINVAL (nothing written): a malformed
+ * string, an address that is not numeric, a port out of range, or addr
+ * too small. */
+int metrics_parse_listen(const char *s, char *addr, size_t addrlen, int *port);
 
 /* The port listened on. */
 int metrics_port(const struct metrics *m);
@@ -123,6 +162,27 @@ int metrics_family(FILE *out, enum metrics_format fmt, const char *name,
  * both formats spell them. Returns 0, -EINVAL, or -EIO. */
 int metrics_sample(FILE *out, const char *name, const char *const *labels,
 		   double value);
+
+/* The samples of one histogram (a family opened with METRICS_HISTOGRAM):
+ *   name_bucket{labels...,le="X"} cum[i]   for each of the n bounds le[i]
+ *   name_bucket{labels...,le="+Inf"} count
+ *   name_count{labels...} count
+ *   name_sum{labels...} sum
+ * the same in both formats. le[] are finite, from 0 up, strictly
+ * increasing, without +Inf (written here); cum[i] counts the observations
+ * at most le[i], non-decreasing and at most count (all observations).
+ * Each bound is spelt as OpenMetrics' canonical numbers ask, in both
+ * formats so a series keeps its name whatever the scraper negotiates:
+ * 1e-07, 2e-07, ... 0.0001, 0.01, 1.0, 100000.0, 1e+06. Give bounds as
+ * literals (2e-07, not 2 * 1e-07 computed in a loop that drifts), since
+ * each is written with the digits that read back its exact double. sum
+ * is the sum of the observations, not NaN and not negative (OpenMetrics
+ * treats it as a counter: a caller that can observe negative values
+ * clamps or counts them apart). labels as metrics_sample(), without "le".
+ * Returns 0, -EINVAL (nothing written), or -EIO. */
+int metrics_histogram(FILE *out, const char *name, const char *const *labels,
+		      const double *le, const uint64_t *cum, unsigned n,
+		      uint64_t count, double sum);
 
 /* The number as metrics_sample() writes it; buf holds at least 32 bytes. */
 void metrics_format_value(char *buf, double value);

@@ -1,5 +1,5 @@
 /* metrics.c — see metrics.h. */
-#include "ptp/metrics.h"
+#include "base/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,36 +64,28 @@ struct metrics {
 
 /* Listener */
 
-static int metrics_listen(int family, int port, int *out)
+/* One listening socket on a (port filled in by the caller). */
+static int metrics_listen(const struct sockaddr_storage *a, int *out)
 {
-	struct sockaddr_in a4 = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	struct sockaddr_in6 a6 = {
-		.sin6_family = AF_INET6,
-		.sin6_port = htons((uint16_t)port),
-		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
-	};
 	int one = 1, fd, ret;
 
-	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	/* A restarted daemon gets its port back while old connections
 	 * linger in TIME_WAIT. */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
 		goto fail;
-	/* IPv6 only, IPv4 has its own socket. Bound to ::1, Linux sets
-	 * this anyway; said here so the intent does not rest on that. */
-	if (family == AF_INET6 &&
+	/* IPv6 only: an IPv4 address has its own socket, or is not asked
+	 * for ("::" means IPv6's any address, not IPv4's too). Bound to ::1,
+	 * Linux sets this anyway; said here so the intent does not rest on
+	 * that, nor on net.ipv6.bindv6only. */
+	if (a->ss_family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
 		goto fail;
-	if (family == AF_INET6)
-		ret = bind(fd, (struct sockaddr *)&a6, sizeof(a6));
-	else
-		ret = bind(fd, (struct sockaddr *)&a4, sizeof(a4));
+	ret = bind(fd, (const struct sockaddr *)a,
+		   a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					      sizeof(struct sockaddr_in));
 	if (ret < 0 || listen(fd, METRICS_BACKLOG) < 0)
 		goto fail;
 	*out = fd;
@@ -104,14 +96,24 @@ fail:
 	return ret;
 }
 
+static void metrics_set_port(struct sockaddr_storage *a, int port)
+{
+	if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
+}
+
 static int metrics_bound_port(int fd)
 {
-	struct sockaddr_in a;
+	struct sockaddr_storage a;
 	socklen_t len = sizeof(a);
 
 	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
 		return -errno;
-	return ntohs(a.sin_port);
+	return a.ss_family == AF_INET6 ?
+	       ntohs(((struct sockaddr_in6 *)&a)->sin6_port) :
+	       ntohs(((struct sockaddr_in *)&a)->sin_port);
 }
 
 /* The host has no IPv6, or no ::1 on lo: 127.0.0.1 alone will do. */
@@ -121,30 +123,59 @@ static bool metrics_no_ipv6(int err)
 	       err == -EADDRNOTAVAIL;
 }
 
-int metrics_open(struct metrics **out, int port)
+static bool metrics_is_localhost(const char *addr)
 {
-	struct metrics *m;
+	return !addr || !strcmp(addr, "localhost");
+}
+
+/* A numeric address into a (port 0), or -EINVAL. */
+static int metrics_sockaddr(const char *addr, struct sockaddr_storage *a)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		return 0;
+	}
+	/* Not an IPv4-mapped one (::ffff:a.b.c.d): a V6ONLY socket cannot
+	 * bind it; a.b.c.d is what is meant. */
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1 &&
+	    !IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+		a6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int metrics_check_addr(const char *addr)
+{
+	struct sockaddr_storage a;
+
+	return metrics_is_localhost(addr) ? 0 : metrics_sockaddr(addr, &a);
+}
+
+/* 127.0.0.1 and, when the host has it, ::1, on one port. */
+static int metrics_open_localhost(struct metrics *m, int port)
+{
+	struct sockaddr_storage a4, a6;
 	int ret = 0, p = 0;
 
-	*out = NULL;
-	if (port < 0 || port > 65535)
-		return -EINVAL;
-	m = xcalloc(1, sizeof(*m));
-	m->lfd[0] = m->lfd[1] = -1;
-	for (int i = 0; i < METRICS_MAX_CONN; i++)
-		m->conn[i].fd = -1;
+	metrics_sockaddr("127.0.0.1", &a4);
+	metrics_sockaddr("::1", &a6);
 	/* With port 0 the kernel picks the IPv4 port and IPv6 must get the
 	 * same one; if that one is taken on ::1, try another. */
 	for (int tries = 0; tries < 8; tries++) {
-		ret = metrics_listen(AF_INET, port, &m->lfd[0]);
+		metrics_set_port(&a4, port);
+		ret = metrics_listen(&a4, &m->lfd[0]);
 		if (ret)
-			goto fail;
+			return ret;
 		p = metrics_bound_port(m->lfd[0]);
-		if (p < 0) {
-			ret = p;
-			goto fail;
-		}
-		ret = metrics_listen(AF_INET6, p, &m->lfd[1]);
+		if (p < 0)
+			return p;
+		metrics_set_port(&a6, p);
+		ret = metrics_listen(&a6, &m->lfd[1]);
 		if (!ret || metrics_no_ipv6(ret) ||
 		    !(ret == -EADDRINUSE && port == 0))
 			break;
@@ -152,14 +183,106 @@ int metrics_open(struct metrics **out, int port)
 		m->lfd[0] = -1;
 	}
 	if (ret && !metrics_no_ipv6(ret))
-		goto fail;
-	m->nl = m->lfd[1] >= 0 ? 2 : 1;
+		return ret;
 	m->port = p;
+	return 0;
+}
+
+int metrics_open(struct metrics **out, const char *addr, int port)
+{
+	struct sockaddr_storage a;
+	struct metrics *m;
+	int ret;
+
+	*out = NULL;
+	if (port < 0 || port > 65535)
+		return -EINVAL;
+	if (!metrics_is_localhost(addr) && metrics_sockaddr(addr, &a))
+		return -EINVAL;
+	m = xcalloc(1, sizeof(*m));
+	m->lfd[0] = m->lfd[1] = -1;
+	for (int i = 0; i < METRICS_MAX_CONN; i++)
+		m->conn[i].fd = -1;
+	if (metrics_is_localhost(addr)) {
+		ret = metrics_open_localhost(m, port);
+		if (ret)
+			goto fail;
+	} else {
+		/* The operator's one address, alone (metrics.h). */
+		metrics_set_port(&a, port);
+		ret = metrics_listen(&a, &m->lfd[0]);
+		if (ret)
+			goto fail;
+		ret = metrics_bound_port(m->lfd[0]);
+		if (ret < 0)
+			goto fail;
+		m->port = ret;
+	}
+	m->nl = m->lfd[1] >= 0 ? 2 : 1;
 	*out = m;
 	return 0;
 fail:
 	metrics_close(m);
 	return ret;
+}
+
+/* "[ADDR:]PORT"; see metrics.h. */
+int metrics_parse_listen(const char *s, char *addr, size_t addrlen, int *port)
+{
+	const char *colon, *p, *a = s;
+	size_t alen = 0;
+	char buf[METRICS_ADDR_MAX];
+	long v = 0;
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '[') {
+		/* Brackets around an IPv6 address (RFC 3986's host), so its
+		 * colons are not taken for the port's. */
+		const char *rb = strchr(s, ']');
+
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		a = s + 1;
+		alen = (size_t)(rb - a);
+		p = rb + 2;
+		if (!alen)
+			return -EINVAL;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon) {
+			alen = (size_t)(colon - s);
+			p = colon + 1;
+			/* An IPv6 address without brackets is ambiguous. */
+			if (memchr(s, ':', alen))
+				return -EINVAL;
+		} else {
+			p = s;
+		}
+	}
+	if (!*p || strlen(p) > 5)
+		return -EINVAL;
+	for (const char *d = p; *d; d++) {
+		if (*d < '0' || *d > '9')
+			return -EINVAL;
+		v = v * 10 + (*d - '0');
+	}
+	if (v > 65535 || alen >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, a, alen);
+	buf[alen] = '\0';
+	if (!alen)
+		snprintf(buf, sizeof(buf), "localhost");
+	else if (metrics_check_addr(buf))
+		return -EINVAL;
+	/* Brackets hold IPv6 only; IPv6 needs them. */
+	if (s[0] == '[' && !strchr(buf, ':'))
+		return -EINVAL;
+	if (strlen(buf) >= addrlen)
+		return -EINVAL;
+	memcpy(addr, buf, strlen(buf) + 1);
+	*port = (int)v;
+	return 0;
 }
 
 int metrics_port(const struct metrics *m)
@@ -824,16 +947,22 @@ static void put_escaped(FILE *out, const char *s, bool quote)
 int metrics_family(FILE *out, enum metrics_format fmt, const char *name,
 		   enum metrics_type type, const char *help, const char *unit)
 {
-	const char *tname = type == METRICS_COUNTER ? "counter" : "gauge";
+	static const char *const tnames[] = {
+		[METRICS_GAUGE] = "gauge",
+		[METRICS_COUNTER] = "counter",
+		[METRICS_HISTOGRAM] = "histogram",
+	};
+	const char *tname;
 	/* The classic format names a counter's family as its samples. */
 	const char *suffix = fmt == METRICS_TEXT && type == METRICS_COUNTER ?
 			     "_total" : "";
 
 	if ((fmt != METRICS_TEXT && fmt != METRICS_OPENMETRICS) ||
-	    (type != METRICS_GAUGE && type != METRICS_COUNTER) ||
+	    (unsigned)type >= sizeof(tnames) / sizeof(*tnames) ||
 	    !name_ok(name, true) ||
 	    (type == METRICS_COUNTER && ends_with(name, "_total")))
 		return -EINVAL;
+	tname = tnames[type];
 	if (unit && *unit) {
 		size_t ln = strlen(name), lu = strlen(unit);
 
@@ -882,6 +1011,38 @@ void metrics_format_value(char *buf, double v)
 	}
 }
 
+/* Label keys well formed and unique, every key with a value. */
+static bool labels_ok(const char *const *labels)
+{
+	for (int i = 0; labels && labels[i]; i += 2) {
+		if (!name_ok(labels[i], false) || !labels[i + 1])
+			return false;
+		for (int j = 0; j < i; j += 2)
+			if (!strcmp(labels[i], labels[j]))
+				return false;
+	}
+	return true;
+}
+
+/* name{labels...[,le="le"]}, the sample's name and labels, checked. */
+static void put_series(FILE *out, const char *name, const char *suffix,
+		       const char *const *labels, const char *le)
+{
+	bool any = false;
+
+	fprintf(out, "%s%s", name, suffix);
+	for (int i = 0; labels && labels[i]; i += 2) {
+		fprintf(out, "%s%s=\"", any ? "," : "{", labels[i]);
+		put_escaped(out, labels[i + 1], true);
+		fputc('"', out);
+		any = true;
+	}
+	if (le)
+		fprintf(out, "%sle=\"%s\"", any ? "," : "{", le);
+	if (any || le)
+		fputc('}', out);
+}
+
 int metrics_sample(FILE *out, const char *name, const char *const *labels,
 		   double value)
 {
@@ -889,26 +1050,104 @@ int metrics_sample(FILE *out, const char *name, const char *const *labels,
 
 	/* Check everything before writing anything: a refused sample
 	 * leaves no half line behind. */
-	if (!name_ok(name, true))
+	if (!name_ok(name, true) || !labels_ok(labels))
 		return -EINVAL;
-	for (int i = 0; labels && labels[i]; i += 2) {
-		if (!name_ok(labels[i], false) || !labels[i + 1])
-			return -EINVAL;
-		for (int j = 0; j < i; j += 2)
-			if (!strcmp(labels[i], labels[j]))
-				return -EINVAL;
-	}
-	fputs(name, out);
-	if (labels && labels[0]) {
-		fputc('{', out);
-		for (int i = 0; labels[i]; i += 2) {
-			fprintf(out, "%s%s=\"", i ? "," : "", labels[i]);
-			put_escaped(out, labels[i + 1], true);
-			fputc('"', out);
-		}
-		fputc('}', out);
-	}
+	put_series(out, name, "", labels, NULL);
 	metrics_format_value(num, value);
+	fprintf(out, " %s\n", num);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* A bucket bound as OpenMetrics wants "le" spelt ("Canonical Numbers"):
+ * what Go's strconv.FormatFloat(v, 'g', -1, 64) gives, the fewest digits
+ * that read back the same, exponent form below 1e-4 and from 1e+6 on,
+ * with ".0" added when there is neither a point nor an exponent. So 1e-07,
+ * 0.0001, 1.0, 100000.0, 1e+06. A label value is compared as text: one
+ * spelling in both formats keeps a scraper that changes format on the same
+ * series. v is finite; buf holds at least 32 bytes. */
+static void metrics_format_le(char *buf, double v)
+{
+	char e[32], digits[20], *p = buf;
+	int prec, exp, nd = 0;
+
+	if (v == 0)
+		v = 0;		/* -0 too */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	/* "-d.ddde-07": the digits without the point, and the exponent. */
+	for (const char *s = e; *s && *s != 'e'; s++)
+		if (*s >= '0' && *s <= '9')
+			digits[nd++] = *s;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	exp = atoi(strchr(e, 'e') + 1);
+	if (v < 0)
+		*p++ = '-';
+	if (exp < -4 || exp >= 6) {
+		*p++ = digits[0];
+		if (nd > 1) {
+			*p++ = '.';
+			memcpy(p, digits + 1, (size_t)nd - 1);
+			p += nd - 1;
+		}
+		sprintf(p, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+		return;
+	}
+	if (exp < 0) {
+		*p++ = '0';
+		*p++ = '.';
+		for (int i = -1; i > exp; i--)
+			*p++ = '0';
+		memcpy(p, digits, (size_t)nd);
+		p += nd;
+	} else {
+		for (int i = 0; i <= exp; i++)
+			*p++ = i < nd ? digits[i] : '0';
+		*p++ = '.';
+		if (nd > exp + 1) {
+			memcpy(p, digits + exp + 1, (size_t)(nd - exp - 1));
+			p += nd - exp - 1;
+		} else {
+			*p++ = '0';
+		}
+	}
+	*p = '\0';
+}
+
+int metrics_histogram(FILE *out, const char *name, const char *const *labels,
+		      const double *le, const uint64_t *cum, unsigned n,
+		      uint64_t count, double sum)
+{
+	char num[32];
+
+	/* Everything checked first, as metrics_sample(). Bounds from 0 up:
+	 * OpenMetrics allows negative ones only without a sum, and there
+	 * always is one here. */
+	if (!name_ok(name, true) || !labels_ok(labels) || (n && (!le || !cum)) ||
+	    isnan(sum) || sum < 0)
+		return -EINVAL;
+	for (int i = 0; labels && labels[i]; i += 2)
+		if (!strcmp(labels[i], "le"))
+			return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		if (!isfinite(le[i]) || le[i] < 0 || cum[i] > count ||
+		    (i && (le[i] <= le[i - 1] || cum[i] < cum[i - 1])))
+			return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		metrics_format_le(num, le[i]);
+		put_series(out, name, "_bucket", labels, num);
+		fprintf(out, " %" PRIu64 "\n", cum[i]);
+	}
+	put_series(out, name, "_bucket", labels, "+Inf");
+	fprintf(out, " %" PRIu64 "\n", count);
+	/* _count: OpenMetrics wants it whenever there is a _sum. */
+	put_series(out, name, "_count", labels, NULL);
+	fprintf(out, " %" PRIu64 "\n", count);
+	metrics_format_value(num, sum);
+	put_series(out, name, "_sum", labels, NULL);
 	fprintf(out, " %s\n", num);
 	return ferror(out) ? -EIO : 0;
 }
