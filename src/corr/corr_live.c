@@ -95,7 +95,11 @@ void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
 			l->iv_bound_max = bound;
 	}
 	l->n++;
-	l->sum_s += (double)v / 1e9;
+	/* A histogram's sum may not go below zero (OpenMetrics): a sample
+	 * below zero (clock error beyond the latency) is observed as 0. It
+	 * falls in every bucket either way. */
+	if (v > 0)
+		l->sum_s += (double)v / 1e9;
 	for (int k = CORR_LIVE_BUCKETS - 1; k >= 0 && v <= corr_live_le_ns[k]; k--)
 		l->le[k]++;
 }
@@ -693,16 +697,19 @@ int corr_interval_value(const struct corr *c, const char *subject,
 
 /* ---- metrics ---- */
 
+/* corr_live_le_ns in seconds, as literals: a bound computed in a loop
+ * may be a digit off in the last place and be written with 17 digits. */
+static const double corr_live_le_s[CORR_LIVE_BUCKETS] = {
+	1e-07, 2e-07, 5e-07, 1e-06, 2e-06, 5e-06, 1e-05, 2e-05, 5e-05, 0.0001,
+	0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01,
+};
+
 static void corr_live_hist(FILE *out, const char *name,
 			   const char *const *labels,
 			   const struct corr_live_stat *l)
 {
-	double le[CORR_LIVE_BUCKETS];
-
-	for (int k = 0; k < CORR_LIVE_BUCKETS; k++)
-		le[k] = (double)corr_live_le_ns[k] / 1e9;
-	metrics_histogram(out, name, labels, le, l->le, CORR_LIVE_BUCKETS, l->n,
-			  l->sum_s);
+	metrics_histogram(out, name, labels, corr_live_le_s, l->le,
+			  CORR_LIVE_BUCKETS, l->n, l->sum_s);
 }
 
 int corr_metrics(const struct corr *c, FILE *out, int fmtv)
