@@ -502,6 +502,10 @@ static struct printer *corr_live_line(const struct corr *c, FILE *out,
 	print_str(p, "type", "%s", type);
 	print_int(p, "start_ns", NULL, c->iv_start);
 	print_int(p, "end_ns", NULL, c->iv_end);
+	/* When it was written, on the same timescale: its lag behind the
+	 * data is there for anyone to see. */
+	print_int(p, "emitted_ns", NULL,
+		  corr_live_now(c, nstime_now(CLOCK_REALTIME)));
 	return p;
 }
 
