@@ -353,6 +353,7 @@ void corr_packet(struct corr *c, struct corr_host *h)
 		}
 	}
 	s->ifc = h->next_if;
+	s->last_ts = ts;
 	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen);
 }
@@ -417,27 +418,32 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 	return 0;
 }
 
+/* A stream's reassembly counters into its host's totals. */
+void corr_stream_fold(struct corr_stream *s)
+{
+	const struct fixstream_stats *fs = fixstream_stats(s->fs);
+	struct corr_stream_stats *t = &s->h->st;
+
+	t->segments += fs->segments;
+	t->bytes += fs->bytes;
+	t->messages += fs->messages;
+	t->retransmits += fs->retransmits;
+	t->out_of_order += fs->out_of_order;
+	t->lost_bytes += fs->lost_bytes;
+	t->skipped_bytes += fs->skipped_bytes;
+	t->midstream_bytes += fs->midstream_bytes;
+	t->bad_checksum += fs->bad_checksum;
+	t->bad_framing += fs->bad_framing;
+	t->truncated += fs->truncated;
+}
+
 void corr_finish(struct corr *c)
 {
 	for (size_t i = 0; i < c->nstreams; i++)
 		fixstream_finish(c->streams[i]->fs);
 	corr_match_drain(c);
-	for (size_t i = 0; i < c->nstreams; i++) {
-		const struct fixstream_stats *fs = fixstream_stats(c->streams[i]->fs);
-		struct corr_stream_stats *t = &c->streams[i]->h->st;
-
-		t->segments += fs->segments;
-		t->bytes += fs->bytes;
-		t->messages += fs->messages;
-		t->retransmits += fs->retransmits;
-		t->out_of_order += fs->out_of_order;
-		t->lost_bytes += fs->lost_bytes;
-		t->skipped_bytes += fs->skipped_bytes;
-		t->midstream_bytes += fs->midstream_bytes;
-		t->bad_checksum += fs->bad_checksum;
-		t->bad_framing += fs->bad_framing;
-		t->truncated += fs->truncated;
-	}
+	for (size_t i = 0; i < c->nstreams; i++)
+		corr_stream_fold(c->streams[i]);
 	for (unsigned i = 0; i < c->nhosts; i++) {
 		struct corr_host *h = c->hosts[i];
 

@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -127,4 +128,35 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	}
 	c->streams[c->nstreams++] = s;
 	return h->last_stream = s;
+}
+
+/* Live, over days: a stream whose last packet is older than before (its
+ * connection closed, or quiet far longer than a FIX heartbeat interval)
+ * gives what it holds, folds its counters into its host's and is freed,
+ * so memory follows the connections open, not all there ever were. Its
+ * flow keeps its number (results and the window refer to it); should the
+ * flow come back, a new stream starts, resuming at the next whole message
+ * as a capture that starts mid-stream does. */
+void corr_flow_expire(struct corr *c, int64_t before)
+{
+	size_t i = 0;
+
+	while (i < c->nstreams) {
+		struct corr_stream *s = c->streams[i];
+		struct corr_flow_key k;
+
+		if (s->last_ts >= before) {
+			i++;
+			continue;
+		}
+		fixstream_finish(s->fs);
+		corr_stream_fold(s);
+		corr_flow_key(&k, &s->key, (uint8_t)s->h->idx, s->dir);
+		hmap_del(c->stream_map, &k);
+		if (s->h->last_stream == s)
+			s->h->last_stream = NULL;
+		fixstream_destroy(s->fs);
+		free(s);
+		c->streams[i] = c->streams[--c->nstreams];
+	}
 }

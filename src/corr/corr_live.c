@@ -54,6 +54,9 @@ const int64_t corr_live_le_ns[CORR_LIVE_BUCKETS] = {
 /* A gap in the data longer than this many intervals is not filled with
  * empty intervals: the next opens where the data is. */
 #define CORR_LIVE_MAX_EMPTY 60
+/* A stream quiet this long (in stamps) is let go: four times FIX's usual
+ * heartbeat interval of 30 s, so a live session is never. */
+#define CORR_LIVE_STREAM_IDLE_NS (120 * NS_PER_S)
 
 static const char *const corr_event_names[CORR_EV_KINDS] = {
 	"stalled", "resumed", "out_of_sync", "in_sync", "session", "restart",
@@ -406,6 +409,9 @@ int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
 	}
 	if (c->iv_open)
 		corr_live_advance(c, c->watermark);
+	if (c->watermark > CORR_LIVE_STREAM_IDLE_NS + c->cfg.window_ns)
+		corr_flow_expire(c, c->watermark - CORR_LIVE_STREAM_IDLE_NS -
+				 c->cfg.window_ns);
 	return 0;
 }
 

@@ -183,6 +183,7 @@ struct corr_stream {
 	struct frame_flow key;
 	struct fixstream *fs;
 	bool sender_seen;	/* a frame stamped by its sender came */
+	int64_t last_ts;	/* stamp of its last packet */
 	/* The packet being fed: its interface's clock, for the journal. */
 	const struct corr_iface *ifc;
 };
@@ -296,6 +297,11 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m);
 void corr_fetch(struct corr *c, struct corr_host *h);
 /* h->next through the correlator. */
 void corr_packet(struct corr *c, struct corr_host *h);
+/* A stream's reassembly counters into its host's totals (once, as it
+ * ends). */
+void corr_stream_fold(struct corr_stream *s);
+/* Live: streams idle since before `before` are flushed and freed. */
+void corr_flow_expire(struct corr *c, int64_t before);
 /* After the last packet: streams flushed, the window drained, totals and
  * warnings. */
 void corr_finish(struct corr *c);

@@ -62,12 +62,17 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	s->bucket = bucket;
 	s->kind = kind;
 	s->sw = sw;
-	s->h = hist_create();
-	s->out = hist_create();
 	/* Live: per interval only where the stream prints it (all flows,
-	 * no rate bucket); every result counts for the metrics. */
+	 * no rate bucket); every result counts for the metrics. A flow's
+	 * result has its metrics' buckets only: its histograms (kilobytes)
+	 * are for the offline print, and a follower meets a new flow with
+	 * every new connection, for days. */
 	if (set->live && bucket == NO_BUCKET)
 		s->live = corr_live_stat_create(flow == ALL_FLOWS);
+	if (!set->live || flow == ALL_FLOWS) {
+		s->h = hist_create();
+		s->out = hist_create();
+	}
 	set->n++;
 	return s;
 }
@@ -77,6 +82,8 @@ void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 {
 	if (s->live)
 		corr_live_add(s->live, v, sync, bound);
+	if (!s->h)
+		return;
 	if (sync == SYNC_OUT) {
 		hist_add(s->out, v);
 		return;
@@ -192,6 +199,8 @@ int64_t corr_hist_error(const struct corr *c)
 
 	for (unsigned k = 0; k < 3; k++)
 		for (size_t i = 0; i < sets[k]->n; i++) {
+			if (!sets[k]->v[i].h)
+				continue;
 			if (hist_error_ns(sets[k]->v[i].h) > e)
 				e = hist_error_ns(sets[k]->v[i].h);
 			if (hist_error_ns(sets[k]->v[i].out) > e)
