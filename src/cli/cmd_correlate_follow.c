@@ -151,7 +151,7 @@ static int follow_status(void *arg, const char *request, FILE *out)
 	if (fmt > PRINT_JSON)
 		return -EINVAL;
 	p = print_create(out, fmt, fmt == PRINT_JSON ? PRINT_PRETTY : 0);
-	print_str(p, "daemon", "tapless correlate --follow%s\n", "");
+	print_str(p, "daemon", "%s\n", "tapless correlate --follow");
 	print_int(p, "pid", "pid %lld\n", getpid());
 	print_int(p, "running_s", "running %lld s\n",
 		  (nstime_now(CLOCK_REALTIME) - f->started_real) / NS_PER_S);
@@ -159,22 +159,18 @@ static int follow_status(void *arg, const char *request, FILE *out)
 	print_int(p, "last_interval_end_ns", ", the last ending %lld\n",
 		  f->last_end);
 	print_uint(p, "events", "events %llu\n", f->events);
+	print_array_begin(p, "alerts");
 	for (unsigned i = 0; f->alerts && i < alert_count(f->alerts); i++) {
-		if (!i)
-			print_array_begin(p, "alerts");
 		print_object_begin(p, NULL);
 		print_str(p, "rule", "alert %s", alert_text(f->alerts, i));
 		print_bool(p, "firing", ": firing %s\n",
 			   alert_firing(f->alerts, i));
 		print_object_end(p);
-		if (i + 1 == alert_count(f->alerts))
-			print_array_end(p);
 	}
-	print_text(p, "hosts:\n");
-	fflush(out);
-	(void)print_destroy(p);
-	/* The hosts as the interval lines give them. */
-	corr_print_interval(f->c, out, fmt == PRINT_JSON ? PRINT_JSON : fmt);
+	print_array_end(p);
+	corr_print_hosts(f->c, p);
+	if (print_destroy(p))
+		return -EIO;
 	return 0;
 }
 

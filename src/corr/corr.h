@@ -136,6 +136,10 @@ int corr_follow_stop(struct corr *c, int64_t now_ns, char err[CORR_ERRBUF]);
  * JSON object a line; see tapless-correlate(8), "The live stream"). */
 void corr_print_interval(const struct corr *c, FILE *out, int fmt);
 
+/* Live: each host's state as of now (name, state, horizon, data age,
+ * sync, totals), an array "hosts" of p, for a status answer. */
+void corr_print_hosts(const struct corr *c, struct printer *p);
+
 /* In cfg.on_interval: a figure of the closing interval, for alert rules.
  * subject: a transaction kind ("tick_to_trade", or "tick_to_trade@HOST"),
  * a hop "FROM->TO", "switch:NAME" or "host:NAME"; stat: count, min, p50,

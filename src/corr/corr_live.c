@@ -576,6 +576,38 @@ void corr_print_interval(const struct corr *c, FILE *out, int fmt)
 	}
 }
 
+void corr_print_hosts(const struct corr *c, struct printer *p)
+{
+	int64_t now = corr_live_now(c, nstime_now(CLOCK_REALTIME));
+
+	print_array_begin(p, "hosts");
+	for (unsigned i = 0; i < c->nhosts; i++) {
+		const struct corr_host *h = c->hosts[i];
+		const struct corr_host_live *l = &h->live;
+
+		print_object_begin(p, NULL);
+		print_str(p, "host", "host %s", h->name);
+		print_str(p, "state", " %s", corr_live_state(h));
+		print_int(p, "horizon_ns", NULL, l->horizon);
+		if (l->horizon)
+			print_double(p, "age_s", ", data %.3f s old",
+				     (double)(now - l->horizon) / 1e9);
+		else
+			print_null(p, "age_s", ", data age %s");
+		print_str(p, "sync", ", sync %s", l->sync == SYNC_IN ? "in" :
+			  l->sync == SYNC_OUT ? "out" : "none");
+		print_uint(p, "packets", ", %llu packets", h->packets);
+		print_uint(p, "messages", ", %llu messages", h->messages);
+		print_uint(p, "unmatched", ", %llu unmatched", h->only_here);
+		print_uint(p, "drops", ", %llu dropped", l->drops);
+		print_uint(p, "files", ", %llu files", (unsigned long long)l->fst.files);
+		print_uint(p, "restarts", ", %llu capd restarts\n",
+			   (unsigned long long)l->fst.restarts);
+		print_object_end(p);
+	}
+	print_array_end(p);
+}
+
 /* ---- figures for alert rules ---- */
 
 static const struct corr_host *corr_live_host_named(const struct corr *c,

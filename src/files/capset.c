@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "base/heap.h"
 #include "base/xalloc.h"
@@ -16,6 +17,10 @@ struct capset_src {
 	struct cap_packet next;	/* read ahead, valid while held */
 	bool live;		/* next holds a packet not yet handed out */
 };
+
+/* Directory mtimes are the kernel's coarse clock: a tick (at most 10 ms
+ * at HZ=100) with margin. */
+#define CAPSET_MTIME_SLACK_NS 100000000LL
 
 /* Drop counters across files: capd's are the capture's since it was
  * opened, so each file of one capd run repeats what the one before said
@@ -44,6 +49,10 @@ struct capset {
 	struct cap_stats closed;	/* of the files closed */
 	struct capset_drops drops;	/* of the files closed */
 	struct capset_follow_stats fst;
+	/* The last scan found nothing after scan_taken, at this mtime. */
+	bool scanned_empty;
+	struct timespec scan_mtime;
+	char scan_taken[256];
 };
 
 static int capset_follow_next(struct capset *s, struct capset_packet *p);
@@ -228,9 +237,26 @@ static long capset_num(const char *base)
 static int capset_scan(struct capset *s, bool newest, char *name, size_t len)
 {
 	struct dirent **names;
-	int n = scandir(s->fpath, &names, NULL, alphasort), found = 0;
+	struct timespec now;
+	struct stat st;
+	int n, found = 0;
 	char best[256] = "", base[256];
 
+	/* Asked at every end of data, many times a second: a directory not
+	 * changed since it last had nothing newer still has nothing newer
+	 * (a file created, renamed or removed in it changes its mtime). The
+	 * kernel's mtime is coarse (a tick): only an mtime well before the
+	 * scan proves that a change after the scan would show as another. */
+	if (stat(s->fpath, &st)) {
+		s->scanned_empty = false;
+		memset(&st, 0, sizeof(st));
+	} else if (s->scanned_empty && !strcmp(s->taken, s->scan_taken) &&
+		   st.st_mtim.tv_sec == s->scan_mtime.tv_sec &&
+		   st.st_mtim.tv_nsec == s->scan_mtime.tv_nsec) {
+		return 0;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = scandir(s->fpath, &names, NULL, alphasort);
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {
@@ -249,6 +275,11 @@ static int capset_scan(struct capset *s, bool newest, char *name, size_t len)
 		free(names[i]);
 	}
 	free(names);
+	s->scanned_empty = !found && st.st_mtim.tv_sec &&
+		(now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL +
+		(now.tv_nsec - st.st_mtim.tv_nsec) > CAPSET_MTIME_SLACK_NS;
+	s->scan_mtime = st.st_mtim;
+	snprintf(s->scan_taken, sizeof(s->scan_taken), "%s", s->taken);
 	return found;
 }
 
