@@ -111,6 +111,9 @@ def main():
     ttt = sorted(g[0] for g in got if g[2] == "tick_to_trade")
     steady = sorted(g[0] for g in got if g[1] <= end_ns)
     late_lags = [g[0] for g in got if g[3]]
+    # How long after its end each steady interval's lines came out.
+    close = sorted(e - s - ivl for res in lines.values() for s, (e, _) in res.items()
+                   if s + ivl <= end_ns and e < stop_ns)
     ms = lambda v: None if v is None else round(v / 1e6, 1)
     intervals = {s for res in lines.values() for s, (e, _) in res.items() if e < stop_ns}
     print(json.dumps({
@@ -122,6 +125,7 @@ def main():
         "steady": len(steady), "steady_p50_ms": ms(pct(steady, 50)),
         "steady_p99_ms": ms(pct(steady, 99)),
         "steady_max_ms": ms(steady[-1] if steady else None),
+        "close_p50_ms": ms(pct(close, 50)), "close_max_ms": ms(close[-1] if close else None),
         "ttt_p50_ms": ms(pct(ttt, 50)), "ttt_p99_ms": ms(pct(ttt, 99)),
         "messages": msgs, "messages_live": msgs_live, "late_packets": late_packets,
     }))
