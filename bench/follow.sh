@@ -144,7 +144,9 @@ for rate in ${FOLLOW_RATES:-20000 100000}; do
 		--argjson tck "$tck" --argjson ci "$ci" --argjson c0 "$c0" --argjson c1 "$c1" \
 		--argjson ti "$ti" --argjson t0 "$t0" --argjson t1 "$t1" \
 		--argjson ocpu "$(echo "$ou + $os" | bc -l)" --argjson bcpu "$(echo "$bu + $bs" | bc -l)" --argjson rss "$rss" --argjson hwm "$hwm" '
-		def f1: . * 10 | round / 10;
+		def f1: . * 10 | round / 10 | tostring | if test("[.e]") then . else . + ".0" end;
+		def f2: . * 100 | round / 100 | tostring;
+		def ms: if . == null then "-" else f1 end;
 		def met($x): if $x == null then "-" elif $x <= $target then "met" else "missed" end;
 		($l.messages_live | [.[]] | add / 2) as $lm |
 		(($c1 - $c0) / $tck) as $fcpu | (($t1 - $t0) / 1e9) as $fwall |
@@ -153,11 +155,11 @@ for rate in ${FOLLOW_RATES:-20000 100000}; do
 		($ocpu / $om * 1e5 * 100) as $oper | ($bcpu / $om * 1e5 * 100) as $bper |
 		"rate \($rate)/s offered: the venue achieved \($v.md_rate | floor) msg/s market data (\($v.md_published) in \($v.md_elapsed_s | f1) s, \($v.md_unsent) unsent); " +
 		"the files hold \($l.messages.venue) (venue) and \($l.messages.algo) (algo) FIX messages: \($l.messages.venue / $v.md_elapsed_s | floor) and \($l.messages.algo / $v.md_elapsed_s | floor) msg/s over the publishing",
-		"  lag, stamp to interval line, \($l.samples) hop + tick_to_trade samples in \($l.intervals) intervals: p50 \($l.p50_ms) ms  p99 \($l.p99_ms) ms  max \($l.max_ms) ms  target <= \($target) ms: \(met($l.p99_ms))",
-		"    steady (\($l.steady) samples in the intervals ended before the last BUY): p50 \($l.steady_p50_ms) ms  p99 \($l.steady_p99_ms) ms  max \($l.steady_max_ms) ms: \(met($l.steady_p99_ms)); their lines came out p50 \($l.close_p50_ms) ms, at most \($l.close_max_ms) ms after the interval'"'"'s end",
-		"    tick_to_trade alone (\($l.tick_to_trade)): p50 \($l.ttt_p50_ms) ms  p99 \($l.ttt_p99_ms) ms; late \($l.late) (max \($l.late_max_ms // "-") ms); in the interval closed at SIGTERM, left out: \($l.at_stop); samples in the file \($l.in_file), in the lines \($l.in_lines)",
-		"  cpu: follower \($fcpu | f1) s in \($fwall | f1) s live (traffic and catching up\(if $caught == "yes" then "" else ", NOT caught up in 30 s" end)) for \($lm | floor) msg/host: \($fper * 10 | round / 10) % of a core per 100 k msg/s, writing --samples (idle before traffic \(($c0 - $ci) / $tck / (($t0 - $ti) / 1e9) * 100 | f1) %)",
-		"       offline correlate of the same files, with --samples: \($ocpu) s for \($om | floor) msg/host: \($oper | f1) % of a core per 100 k msg/s (without: \($bcpu) s, \($bper | f1) %); follower / offline \($fper / $oper | f1)x",
+		"  lag, stamp to interval line, \($l.samples) hop + tick_to_trade samples in \($l.intervals) intervals: p50 \($l.p50_ms | ms) ms  p99 \($l.p99_ms | ms) ms  max \($l.max_ms | ms) ms  target <= \($target) ms: \(met($l.p99_ms))",
+		"    steady (\($l.steady) samples in the intervals ended before the last BUY): p50 \($l.steady_p50_ms | ms) ms  p99 \($l.steady_p99_ms | ms) ms  max \($l.steady_max_ms | ms) ms: \(met($l.steady_p99_ms)); their lines came out p50 \($l.close_p50_ms | ms) ms, at most \($l.close_max_ms | ms) ms after the interval'"'"'s end",
+		"    tick_to_trade alone (\($l.tick_to_trade)): p50 \($l.ttt_p50_ms | ms) ms  p99 \($l.ttt_p99_ms | ms) ms; late \($l.late) (max \($l.late_max_ms | ms) ms); in the interval closed at SIGTERM, left out: \($l.at_stop); samples in the file \($l.in_file), in the lines \($l.in_lines)",
+		"  cpu: follower \($fcpu | f2) s in \($fwall | f1) s live (traffic and catching up\(if $caught == "yes" then "" else ", NOT caught up in 30 s" end)) for \($lm | floor) msg/host: \($fper | f1) % of a core per 100 k msg/s, writing --samples (idle before traffic \(($c0 - $ci) / $tck / (($t0 - $ti) / 1e9) * 100 | f1) % of a core)",
+		"       offline correlate of the same files, with --samples: \($ocpu | f2) s for \($om | floor) msg/host: \($oper | f1) % of a core per 100 k msg/s (without: \($bcpu | f2) s, \($bper | f1) %); follower / offline \($fper / $oper | f2)",
 		"  rss: follower \($rss / 1024 | f1) MB before the stop (peak \($hwm / 1024 | f1) MB)"'
 	# What each capd wrote, from its last words.
 	for h in venue algo; do
