@@ -28,6 +28,7 @@
 #   FOLLOW_SECONDS   seconds the venue publishes per rate (default 12)
 #   FOLLOW_RATES     offered market data rates (default "20000 100000")
 #   FOLLOW_INTERVAL  the follower's --interval, seconds (default 1)
+#   FOLLOW_CAPD_OPTS more tapless-capd options (e.g. "--reorder-ms 20")
 #   FOLLOW_PERF=1    also perf record the follower at each rate; its top
 #                    functions are printed
 #   TL_KEEP=1        keep the files (netns.sh's TL_OUT) for a post-mortem
@@ -52,7 +53,7 @@ wait_for() {
 	return 1
 }
 
-echo "== tapless correlate --follow: FTTC on a veth pair, capd -G 2 per host, --interval $ivl s ($(nproc) cores, nothing pinned)"
+echo "== tapless correlate --follow: FTTC on a veth pair, capd -G 2 ${FOLLOW_CAPD_OPTS:+$FOLLOW_CAPD_OPTS }per host, --interval $ivl s ($(nproc) cores, nothing pinned)"
 if bin/tapless-capd --help 2>&1 | grep -q -- --heartbeat-ms; then
 	echo "capd: heartbeats on (--heartbeat-ms default)"
 else
@@ -74,7 +75,7 @@ for rate in ${FOLLOW_RATES:-20000 100000}; do
 	for h in venue algo; do
 		if [ $h = venue ]; then ns=b if=$TL_IF_B; else ns=a if=$TL_IF_A; fi
 		tl_bg $ns bin/tapless-capd -i "$if" -w "$r/$h" -H $h --prefix $h -G 2 \
-			--tx-socket "$r/$h.sock" -l notice 2> "$r/$h.capd.log"
+			--tx-socket "$r/$h.sock" -l notice ${FOLLOW_CAPD_OPTS:-} 2> "$r/$h.capd.log"
 		cap+=("$TL_LAST_PID")
 	done
 	for h in venue algo; do
