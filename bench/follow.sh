@@ -146,7 +146,8 @@ for rate in ${FOLLOW_RATES:-20000 100000}; do
 		--argjson ti "$ti" --argjson t0 "$t0" --argjson t1 "$t1" \
 		--argjson ocpu "$(echo "$ou + $os" | bc -l)" --argjson bcpu "$(echo "$bu + $bs" | bc -l)" --argjson rss "$rss" --argjson hwm "$hwm" '
 		def f1: . * 10 | round / 10 | tostring | if test("[.e]") then . else . + ".0" end;
-		def f2: . * 100 | round / 100 | tostring;
+		def f2: . * 100 | round / 100 | tostring |
+			if test("[.]") then (if test("[.][0-9]$") then . + "0" else . end) else . + ".00" end;
 		def ms: if . == null then "-" else f1 end;
 		def met($x): if $x == null then "-" elif $x <= $target then "met" else "missed" end;
 		($l.messages_live | [.[]] | add / 2) as $lm |
