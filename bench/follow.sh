@@ -54,8 +54,9 @@ wait_for() {
 }
 
 echo "== tapless correlate --follow: FTTC on a veth pair, capd -G 2 ${FOLLOW_CAPD_OPTS:+$FOLLOW_CAPD_OPTS }per host, --interval $ivl s ($(nproc) cores, nothing pinned)"
-if bin/tapless-capd --help 2>&1 | grep -q -- --heartbeat-ms; then
-	echo "capd: heartbeats on (--heartbeat-ms default)"
+hb=$(bin/tapless-capd --help 2>&1 | sed -n 's/.*--heartbeat-ms.*default: \([0-9]*\)].*/\1/p')
+if [ -n "$hb" ]; then
+	echo "capd: a heartbeat and a flush every $hb ms (--heartbeat-ms default)"
 else
 	echo "capd: no heartbeats (it flushes its file about once a second)"
 fi
