@@ -145,7 +145,8 @@ for rate in ${FOLLOW_RATES:-20000 100000}; do
 		--argjson rate "$rate" --argjson target "$target" --arg caught "$caught" \
 		--argjson tck "$tck" --argjson ci "$ci" --argjson c0 "$c0" --argjson c1 "$c1" \
 		--argjson ti "$ti" --argjson t0 "$t0" --argjson t1 "$t1" \
-		--argjson ocpu "$(echo "$ou + $os" | bc -l)" --argjson bcpu "$(echo "$bu + $bs" | bc -l)" --argjson rss "$rss" --argjson hwm "$hwm" '
+		--argjson ocpu "$(awk -v u="$ou" -v s="$os" 'BEGIN { print u + s }')" \
+		--argjson bcpu "$(awk -v u="$bu" -v s="$bs" 'BEGIN { print u + s }')" --argjson rss "$rss" --argjson hwm "$hwm" '
 		def f1: . * 10 | round / 10 | tostring | if test("[.e]") then . else . + ".0" end;
 		def f2: . * 100 | round / 100 | tostring |
 			if test("[.]") then (if test("[.][0-9]$") then . + "0" else . end) else . + ".00" end;
