@@ -24,8 +24,9 @@
 #include "ptp/ctl.h"
 
 /* Files are looked at this often (at most): a line's lag behind its
- * interval's end is this plus the writer's heartbeat period. */
-#define FOLLOW_TICK_NS (50 * NS_PER_MS)
+ * interval's end is this plus the writer's heartbeat period and hold.
+ * A look at files that have not grown is a few system calls a host. */
+#define FOLLOW_TICK_NS (20 * NS_PER_MS)
 
 static volatile sig_atomic_t follow_stop;
 

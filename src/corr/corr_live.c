@@ -261,10 +261,12 @@ static void corr_live_host(struct corr *c, struct corr_host *h, int64_t now)
 		snprintf(d, sizeof(d), "no new data for %lld ms",
 			 (long long)((now - l->seen_real) / NS_PER_MS));
 		corr_live_event(c, CORR_EV_STALLED, h, t, d, 0);
-	} else if (l->stalled && (now - l->seen_real <= c->cfg.stall_ns ||
-				  l->ended)) {
+	} else if (l->stalled && l->ended) {
+		l->stalled = false;	/* read to its end at the stop: no news */
+	} else if (l->stalled && now - l->seen_real <= c->cfg.stall_ns) {
 		l->stalled = false;
-		corr_live_event(c, CORR_EV_RESUMED, h, l->horizon, "", 0);
+		corr_live_event(c, CORR_EV_RESUMED, h, l->horizon,
+				"new data came", 0);
 	}
 	if (fst && fst->restarts != l->fst.restarts) {
 		corr_live_flag(h, CORR_FLAG_RESTART);
