@@ -23,7 +23,9 @@
 #    "stalled" for the venue (counted in intervals, not seconds), and after
 #    2 x --stall its metrics say tapless_host_stalled{host="venue"} 1. capd
 #    restarted: "restart" (its numbering starts again) and "resumed" come,
-#    and hops are correlated again in the intervals after it.
+#    and hops are correlated again in the intervals after it. Then the
+#    workload ends and both links go quiet, capd running on: with capd's
+#    heartbeats neither host is reported stalled over 2 x --stall.
 # Everything started is stopped, and the namespaces removed, on every exit.
 # No timing assertion: intervals are counted, seconds only waited.
 set -u
@@ -247,7 +249,16 @@ grep -qx 'tapless_host_stalled{host="venue"} 0' "$out/p2.metrics.resumed" ||
 	fail "p2: metrics still say the venue stalled after capd came back"
 wait "$VPID" || fail "p2: venue exit $?: $(tail -3 "$out/p2.venue.log")"
 wait "$APID" || fail "p2: algo exit $?: $(tail -3 "$out/p2.algo.log")"
-sleep 1
+# Quiet links, capd alive: heartbeats, no stall.
+quiet=$(grep -c . "$out/p2.jsonl")
+sleep $((2 * STALL + 1))
+curl -s "http://127.0.0.1:$MPORT/metrics" > "$out/p2.metrics.quiet"
+grep '^tapless_host_stalled\|^tapless_data_age' "$out/p2.metrics.quiet" | sed 's/^/p2: quiet: /'
+tail -n +$((quiet + 1)) "$out/p2.jsonl" | grep '"event":"stalled"' &&
+	fail "p2: a quiet host whose capd runs on was reported stalled"
+grep -q '^tapless_host_stalled{host="venue"} 0$' "$out/p2.metrics.quiet" &&
+	grep -q '^tapless_host_stalled{host="algo"} 0$' "$out/p2.metrics.quiet" ||
+	fail "p2: metrics say a quiet host stalled"
 kill -TERM "$c2a" "$c2v"
 wait "$c2a" "$c2v"
 stop_follower p2
