@@ -8,11 +8,11 @@
 #      correlate of the finished files (follow_check.py: counts exact,
 #      means within 1 ns); the venue's files start a second after the
 #      algo's, and the journals are in sync throughout: no out_of_sync;
-#  (b) one block in the middle of the venue's first file says another
-#      length at its end than at its start, and newer files follow: one
-#      "damaged" event naming the file and the byte offset, and the same
-#      counts and the same warning as the offline correlate of the same
-#      damaged files.
+#  (b) one block in the middle of the venue's first and third files says
+#      another length at its end than at its start, and newer files follow:
+#      one "damaged" event per file naming it and the byte offset, and the
+#      same counts and the same warning (the first damage) as the offline
+#      correlate of the same damaged files.
 # The follower is stopped with SIGTERM each time and must exit 0.
 set -u
 d=$(mktemp -d /tmp/tapless-follow-input.XXXXXX)
@@ -98,17 +98,25 @@ grep -q '"event":"out_of_sync"' "$d/cut.jsonl" &&
 grep '"type":"hop"' "$d/cut.jsonl" | grep -q '"flags":\[[^]]*out_of_sync' &&
 	fail "cut: hop intervals flagged out_of_sync with in-sync journals: $(grep '"type":"hop"' "$d/cut.jsonl" | grep -m1 '"flags":\[[^]]*out_of_sync' | cut -c1-300)"
 
-# (b) A corrupt block mid-file, newer files after it.
-run corrupt --corrupt 0
-read -r _ file off < "$d/corrupt.venue.feed" || fail "corrupt: the feeder did not say what it corrupted"
-echo "corrupt: $file, its length at the end wrong, at byte $off"
-ev=$(grep '"event":"damaged"' "$d/corrupt.jsonl")
-[ "$(printf '%s\n' "$ev" | grep -c .)" -eq 1 ] || fail "corrupt: want one \"damaged\" event: $ev"
-printf '%s\n' "$ev" | jq -e --arg f "$file" --arg o "offset $off:" \
-	'.host == "venue" and .count == 1 and (.detail | contains($f) and contains($o))' > /dev/null ||
-	fail "corrupt: the \"damaged\" event does not name venue, $file and offset $off: $ev"
-# The offline reader's message, word for word (the follower opened the
-# file under .part: that suffix aside).
+# (b) A corrupt block mid-file, newer files after it; twice.
+run corrupt --corrupt 0 --corrupt 2
+grep '^corrupt ' "$d/corrupt.venue.feed" > "$d/corrupt.want"
+[ "$(grep -c . "$d/corrupt.want")" -eq 2 ] || fail "corrupt: the feeder did not say what it corrupted"
+grep '"event":"damaged"' "$d/corrupt.jsonl" > "$d/corrupt.damaged"
+[ "$(grep -c . "$d/corrupt.damaged")" -eq 2 ] ||
+	fail "corrupt: want two \"damaged\" events: $(cat "$d/corrupt.damaged")"
+k=0
+while read -r _ file off; do
+	k=$((k + 1))
+	echo "corrupt: $file, its length at the end wrong, at byte $off"
+	ev=$(sed -n "${k}p" "$d/corrupt.damaged")
+	printf '%s\n' "$ev" | jq -e --arg f "$file" --arg o "offset $off:" \
+		'.host == "venue" and .count == 1 and (.detail | contains($f) and contains($o))' > /dev/null ||
+		fail "corrupt: \"damaged\" event $k does not name venue, $file and offset $off: $ev"
+done < "$d/corrupt.want"
+# The offline reader's message about the first damage, word for word (the
+# follower opened the file under .part: that suffix aside).
+read -r _ file off < "$d/corrupt.want"
 w=$(grep "venue: .*offset $off" "$d/corrupt.err" | sed 's/\.part: offset/: offset/')
 wo=$(grep "venue: .*offset $off" "$d/corrupt.off.err")
 echo "corrupt: follow:  $w"

@@ -13,10 +13,10 @@ a block's header, its body or its trailer) with a pause after each, and
 renamed to NAME when whole; the next is created only then. Seeded: the same
 options cut at the same bytes.
 
---corrupt K makes the packet block in the middle of file K (from 0) say at
-its end a length 4 more than at its start, and prints on standard output
-"corrupt NAME OFFSET", OFFSET being where the reader finds the disagreement
-(the trailing length field).
+--corrupt K (repeatable) makes the packet block in the middle of file K
+(from 0) say at its end a length 4 more than at its start, and prints on
+standard output "corrupt NAME OFFSET", OFFSET being where the reader finds
+the disagreement (the trailing length field).
 """
 import argparse
 import os
@@ -55,7 +55,7 @@ def main():
                     help="seconds after each piece (at most; drawn)")
     ap.add_argument("--stamp", default="20251123T000000Z")
     ap.add_argument("--seed", type=int, default=22)
-    ap.add_argument("--corrupt", type=int, default=-1)
+    ap.add_argument("--corrupt", type=int, action="append", default=[])
     a = ap.parse_args()
 
     data = open(a.input, "rb").read()
@@ -73,7 +73,7 @@ def main():
             break
         buf = bytearray(head + data[part[0][1]:part[-1][1] + part[-1][2]])
         name = "%s-%s-%04d.pcapng" % (a.prefix, a.stamp, k)
-        if k == a.corrupt:
+        if k in a.corrupt:
             epbs = [b for b in part if b[0] == EPB]
             btype, off, blen = epbs[len(epbs) // 2]
             at = len(head) + off - part[0][1] + blen - 4
