@@ -65,7 +65,7 @@ static const struct opt_def capd_opts[] = {
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
 	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write the counters into the file, this often", 0 },
-	{ "heartbeat-ms", 0, OPT_INT, "200", 0, 60000, NULL, "MS", "write a heartbeat (complete up to a time) this often, 0 or 10 to 60000 (0: none)", 0 },
+	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat (complete up to a time) this often, 0 or 10 to 60000 (0: none)", 0 },
 	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
