@@ -171,8 +171,10 @@ n_txn=$(jq '.transactions[] | select(.name == "tick_to_trade" and .host == "algo
 msg_off=$(jq '.inputs[] | select(.host == "algo") | .fix_messages' "$tmp/offline.json")
 Q='histogram_quantile(0.99, sum by (le) (last_over_time(tapless_transaction_latency_seconds_bucket{kind="tick_to_trade"}[1h])))'
 p99_prom=$(promq "$Q" | jq -r '.data.result[0].value[1] // empty')
+CQ='sum(last_over_time(tapless_transaction_latency_seconds_count{kind="tick_to_trade"}[1h]))'
+n_prom=$(promq "$CQ" | jq -r '.data.result[0].value[1] // empty')
 echo "$name: PromQL: $Q = ${p99_prom:-nothing}"
-echo "$name: tick-to-trade at the algo: offline $n_txn samples, p99 $p99_off ns"
+echo "$name: tick-to-trade at the algo: offline $n_txn samples, p99 $p99_off ns; at the last scrape $CQ = ${n_prom:-nothing}"
 if [ -z "$p99_prom" ] || [ -z "$p99_off" ]; then
 	fail "no tick-to-trade p99 from Prometheus or offline"
 else
@@ -190,7 +192,7 @@ EOF
 )
 	echo "$name: Prometheus's p99 $(awk -v v="$p99_prom" 'BEGIN { printf "%.0f", v * 1e9 }') ns; one bucket around the offline p99: $lo..$hi ns"
 	awk -v v="$p99_prom" -v lo="$lo" -v hi="$hi" 'BEGIN { v *= 1e9; exit !(v >= lo - 1e-3 && v <= hi + 1e-3) }' ||
-		fail "Prometheus's tick-to-trade p99 is not within one bucket of the offline p99"
+		fail "Prometheus's tick-to-trade p99 is not within one bucket of the offline p99 (its last scrape counted ${n_prom:-no} samples)"
 fi
 MQ='tapless_messages_total{host="algo"}[1h]'
 read -r first last nsamp < <(promq "$MQ" |
