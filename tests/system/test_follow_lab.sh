@@ -44,6 +44,8 @@ id=fl$(printf '%05x%02x' $(($$ % 1048576)) $((RANDOM % 256)))
 ns=tapless-lab-$id-venue
 state=$TAPLESS_LAB_STATE/$id
 out=$tmp/out
+# Ports in the lab's own namespaces, which hold nothing else of the kind:
+# the lab's FIX sessions take 9001 and up, two a run, its calibration 9100.
 P1=19101		# the follower's metrics (venue namespace)
 P2=19102		# each syncd's metrics (both namespaces)
 PP=19190		# Prometheus (venue namespace)
@@ -87,6 +89,10 @@ promq() { prom /api/v1/query --data-urlencode "query=$1"; }
 bin/tapless lab up --id "$id" --syncd-metrics "$P2" > /dev/null 2> "$tmp/up.log" ||
 	die "lab up: $(tail -5 "$tmp/up.log")"
 lab=1
+for p in $P1 $PP; do	# P2 is the venue syncd's own now
+	[ -z "$(ip netns exec "$ns" ss -Hltn "sport = :$p")" ] ||
+		die "port $p is taken in $ns: $(ip netns exec "$ns" ss -Hltnp "sport = :$p")"
+done
 cat > "$tmp/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
