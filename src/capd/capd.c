@@ -53,7 +53,8 @@ static const struct opt_def capd_opts[] = {
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
-	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops this often", 0 },
+	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write them into the file, this often", 0 },
+	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat and flush the file this often, for live readers (0: never)", 0 },
 	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
@@ -124,6 +125,12 @@ struct capd {
 	bool close_failed;	/* a file could not be closed whole */
 	bool broken;		/* the current file failed: rotate */
 	int64_t flushed_ns;	/* write buffer last written out */
+	/* Heartbeats (PCAPNG_HEARTBEAT) for readers following the file. */
+	int64_t hb_every_ns;	/* --heartbeat-ms; 0: none */
+	int64_t hb_lag_ns;	/* how far behind the clock a frame may still
+				 * be on its way into the file */
+	int64_t hb_mono;	/* the last one written (CLOCK_MONOTONIC) */
+	int64_t hb_ts;		/* and its stamp (CLOCK_REALTIME) */
 	int64_t retry_ns;	/* no new file before this after a failure */
 
 	/* Interfaces that disappear and come back (rtnetlink). */
@@ -321,17 +328,14 @@ static void capd_release(struct capd *d, int64_t now_ns)
 		capd_write_entry(d, &e);
 }
 
-/* Interface statistics into the file, then close it under its final name. */
-static void capd_close_file(struct capd *d)
+/* Each open capture's counters (the capture's since it was opened) as
+ * interface statistics blocks: at a file's end, and every
+ * --stats-interval, so a reader following the file sees drops as they
+ * happen. */
+static void capd_write_stats(struct capd *d)
 {
 	int64_t now = ts_now_real();
-	uint64_t lost;
-	int err;
 
-	/* Whatever is held belongs in this file: a rotation is a clean cut. */
-	capd_release(d, -1);
-	if (!d->w)
-		return;
 	for (unsigned i = 0; i < d->n; i++)
 		for (int dir = CAPTURE_IN; d->ifc[i].cap && dir <= CAPTURE_OUT; dir++) {
 			uint64_t recv, drop;
@@ -341,6 +345,52 @@ static void capd_close_file(struct capd *d)
 				pcapng_write_stats(d->w, d->ifc[i].id[dir], now,
 						   recv, drop);
 		}
+}
+
+/* A heartbeat: every frame stamped at or before its stamp T is already
+ * in the file. A frame stamped t reaches capd when the ring hands over
+ * its block, at most the ring's timeout after t; it is written then, or,
+ * through the reorder buffer, once it has been held --reorder-ms and a
+ * poll has come round. So T is the clock less those, less a millisecond
+ * for a NIC's PHC (kept on the system clock's time to far better by
+ * phc2sys) and for scheduling. It is written on an outbound interface,
+ * whose stamps are the host's (system time, the clock read here), and
+ * never goes back. Then the buffer is written out: a reader sees what
+ * the heartbeat vouches for. */
+static void capd_heartbeat(struct capd *d, int64_t mono)
+{
+	int64_t t = ts_now_real() - d->hb_lag_ns;
+	int err;
+
+	d->hb_mono = mono;
+	for (unsigned i = 0; i < d->n; i++) {
+		if (!d->ifc[i].cap)
+			continue;
+		if (t > d->hb_ts &&
+		    !pcapng_write_event(d->w, d->ifc[i].id[CAPTURE_OUT], t,
+					~0ULL, ~0ULL, PCAPNG_HEARTBEAT))
+			d->hb_ts = t;
+		break;
+	}
+	err = pcapng_flush(d->w);
+	d->flushed_ns = mono;
+	if (err) {
+		log_err("writing capture: %s", strerror(-err));
+		d->broken = true;
+	}
+}
+
+/* Interface statistics into the file, then close it under its final name. */
+static void capd_close_file(struct capd *d)
+{
+	uint64_t lost;
+	int err;
+
+	/* Whatever is held belongs in this file: a rotation is a clean cut. */
+	capd_release(d, -1);
+	if (!d->w)
+		return;
+	capd_write_stats(d);
 	/* Flushed here, not in close, to count what a failing flush loses:
 	 * the frames in the buffer (the file is cut back to its last whole
 	 * block and stays under .part). */
@@ -914,7 +964,7 @@ int main(int argc, char **argv)
 	char *filter = NULL;
 	int first, rc = 1;
 	size_t nif, ncg;
-	int poll_ms = 100;
+	int poll_ms = 100, ring_timeout_ms;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
 	char lock[4400], note[PIDFILE_NOTE_MAX];
 
@@ -928,6 +978,11 @@ int main(int argc, char **argv)
 	nif = opts_list(o, "interface", &ifnames);
 	ncg = opts_list(o, "stamp-cgroup", &cgroups);
 	d->tx = opts_str(o, "tx-socket") || ncg;
+	/* The ring hands over a block of frames when it is full or this old:
+	 * under the reorder hold, or late frames of a quiet link would miss
+	 * their place. */
+	ring_timeout_ms = d->tx ? (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
+					opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100;
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
 			CAPD_MAX_IFACES);
@@ -969,12 +1024,7 @@ int main(int argc, char **argv)
 			.buffer_kib = (uint32_t)opts_int(o, "buffer-size"),
 			.filter = filter,
 			.promisc = !opts_flag(o, "no-promiscuous"),
-			/* The ring hands over a block of frames when it is
-			 * full or this old: under the reorder hold, or late
-			 * frames of a quiet link would miss their place. */
-			.timeout_ms = d->tx ?
-				      (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
-					    opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100,
+			.timeout_ms = ring_timeout_ms,
 		};
 		char err[CAPTURE_ERRBUF];
 		int cerr = capture_open(&d->ifc[d->n].cap, &cc, err);
@@ -1096,6 +1146,12 @@ int main(int argc, char **argv)
 	if (d->ro)
 		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
 				opts_int(o, "reorder-ms") / 4 + 1 : 100);
+	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
+	if (d->hb_every_ns && poll_ms > opts_int(o, "heartbeat-ms"))
+		poll_ms = (int)opts_int(o, "heartbeat-ms");
+	d->hb_lag_ns = (int64_t)ring_timeout_ms * 1000000LL + 1000000LL +
+		       (d->ro ? opts_int(o, "reorder-ms") * 1000000LL +
+			(int64_t)poll_ms * 1000000LL : 0);
 	while (!capd_stop) {
 		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
 		unsigned np = 2 * d->n, wi = 0;
@@ -1187,8 +1243,13 @@ int main(int argc, char **argv)
 				d->broken = true;
 			}
 		}
+		if (d->w && !d->broken && d->hb_every_ns &&
+		    now - d->hb_mono >= d->hb_every_ns)
+			capd_heartbeat(d, now);
 		if (now >= next_stats) {
 			capd_log_stats(d);
+			if (d->w && !d->broken)
+				capd_write_stats(d);
 			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
 		}
 		if ((d->max_frames && d->taken >= d->max_frames) ||
