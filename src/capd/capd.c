@@ -36,6 +36,17 @@
 /* Frames held for reordering: ~260 ms at 500,000 frames/s. */
 #define CAPD_REORDER_ENTRIES (128u * 1024)
 #define CAPD_REORDER_BYTES (64u << 20)
+/* Frames read from one ring per pass; fewer means the ring was read to
+ * its end. */
+#define CAPD_BATCH 10000
+/* How much later than its stamp a frame can reach the capture ring: the
+ * kernel delivers it to the packet socket right after it takes a host
+ * stamp; a NIC's stamp waits for the interrupt (microseconds), and its PHC
+ * is kept within far less than this of the system clock. */
+#define CAPD_HB_MARGIN_NS 1000000
+/* Drained passes kept for the heartbeat until their frames are out of the
+ * reorder buffer: one every hold/32, so 128 cover four holds. */
+#define CAPD_HB_PASSES 128
 
 static const char *const capd_modes[] = { "auto", "hw", "sw", NULL };
 
@@ -53,8 +64,8 @@ static const struct opt_def capd_opts[] = {
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
-	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write them into the file, this often", 0 },
-	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat and flush the file this often, for live readers (0: never)", 0 },
+	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write the counters into the file, this often", 0 },
+	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat (complete up to a time) this often, 0 or 10 to 60000 (0: none)", 0 },
 	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
@@ -110,6 +121,12 @@ struct capd_client {
 /* Frame flags carried through the reorder buffer. */
 enum { CAPD_F_OUT = 1 };
 
+/* A pass of the loop that read every capture ring to its end. */
+struct capd_pass {
+	int64_t mono;		/* its clock reading, the frames' arrival */
+	int64_t real;		/* CLOCK_REALTIME, read before the rings */
+};
+
 struct capd {
 	struct capd_iface ifc[CAPD_MAX_IFACES];
 	unsigned n;
@@ -125,12 +142,6 @@ struct capd {
 	bool close_failed;	/* a file could not be closed whole */
 	bool broken;		/* the current file failed: rotate */
 	int64_t flushed_ns;	/* write buffer last written out */
-	/* Heartbeats (PCAPNG_HEARTBEAT) for readers following the file. */
-	int64_t hb_every_ns;	/* --heartbeat-ms; 0: none */
-	int64_t hb_lag_ns;	/* how far behind the clock a frame may still
-				 * be on its way into the file */
-	int64_t hb_mono;	/* the last one written (CLOCK_MONOTONIC) */
-	int64_t hb_ts;		/* and its stamp (CLOCK_REALTIME) */
 	int64_t retry_ns;	/* no new file before this after a failure */
 
 	/* Interfaces that disappear and come back (rtnetlink). */
@@ -157,6 +168,20 @@ struct capd {
 	 * sender-stamped interfaces, frames are held for reordering. */
 	bool tx;
 	struct bpfstamp *bs;	/* --stamp-cgroup */
+
+	/* Heartbeats (--heartbeat-ms; capd_heartbeat() says how T is found). */
+	int64_t hb_every_ns;	/* 0: none */
+	int64_t hb_next;	/* CLOCK_MONOTONIC of the next one */
+	int64_t hb_back_ns;	/* T = a drained pass's real - this */
+	int64_t hold_ns;	/* the reorder hold; 0 without the buffer */
+	int64_t hb_last;	/* T of the last one written, INT64_MIN: none */
+	int64_t hb_best;	/* real of the latest drained pass whose frames
+				 * are all written, INT64_MIN: none yet */
+	struct capd_pass hb_pass[CAPD_HB_PASSES];	/* drained passes
+							 * whose frames may
+							 * still be held */
+	unsigned hb_head, hb_n;
+	bool stopping;		/* the last file is being closed */
 };
 
 static volatile sig_atomic_t capd_stop, capd_hup;
@@ -328,59 +353,152 @@ static void capd_release(struct capd *d, int64_t now_ns)
 		capd_write_entry(d, &e);
 }
 
-/* Each open capture's counters (the capture's since it was opened) as
- * interface statistics blocks: at a file's end, and every
- * --stats-interval, so a reader following the file sees drops as they
- * happen. */
-static void capd_write_stats(struct capd *d)
-{
-	int64_t now = ts_now_real();
+/* ---- Heartbeats ----
+ *
+ * A heartbeat stamped T promises that every frame capd captured with a
+ * stamp at or before T is already in the file, before it, or in a file
+ * written before this one (tapless-pcapng(5)). capd cannot see what the
+ * kernel has not handed over yet, so T comes from what it did read and
+ * from how long a frame can take to be read and written:
+ *
+ * - A pass of the loop reads CLOCK_REALTIME (real), then every capture
+ *   ring. When each gave less than a batch, the pass drained them: every
+ *   frame handed over by then was read in this pass or an earlier one.
+ * - A frame reaches its ring a little after its stamp (CAPD_HB_MARGIN_NS),
+ *   but the ring (TPACKET_V3) hands frames over a block at a time: when the
+ *   block is full or when the block timer fires, at most the ring's block
+ *   timeout after the frame went in (a periodic hrtimer since Linux 6.18, a
+ *   timer re-armed per block and jiffy-grained before). Until then the
+ *   frame is invisible and poll() does not wake for it; on a quiet link
+ *   that is the whole timeout. Twice the timeout covers the timer's
+ *   lateness. So a drained pass has read every frame stamped up to
+ *   real - margin - 2 * timeout.
+ * - Without the reorder buffer frames are written as they are read: T is
+ *   that, for the latest drained pass, written at the end of that pass.
+ * - With it (--tx-socket, --stamp-cgroup) a frame read in a pass is
+ *   labelled with the pass's CLOCK_MONOTONIC reading and written once it
+ *   is the earliest of its group and held --reorder-ms (reorder.h). If
+ *   every frame stamped up to T is labelled at or before the release's
+ *   reading minus the hold, each group's earliest frame is due for as long
+ *   as its stamp is at or before T, so the release writes them all. A
+ *   drained pass labelled that old gives this for the captured frames.
+ *   Frames with sender stamps (frame records, keyed stamps joined to their
+ *   frame) reach capd after their stamp: the hold exists for them, and
+ *   the file is in time order only when they come within it. On that same
+ *   assumption, one stamped s is labelled by s + hold: one more hold off.
+ *   So T = real - margin - 2 * timeout - hold, for the latest drained pass
+ *   labelled at least a hold before the last release.
+ *
+ * T never goes back: after a clock step back, heartbeats wait until the
+ * clock has caught up. Not covered: frames the kernel dropped (counted in
+ * the statistics blocks), frames lost to a write error (logged, exit 2),
+ * sender stamps later than the hold (written out of order anyway).
+ */
 
+/* A pass after poll(): real and mono read before the rings, drained when
+ * every open ring was read to its end. Kept until its frames are written. */
+static void capd_hb_pass(struct capd *d, int64_t mono, int64_t real,
+			 bool drained)
+{
+	const struct capd_pass *last;
+
+	if (!d->hb_every_ns || !drained)
+		return;
+	if (!d->ro) {
+		d->hb_best = real;
+		return;
+	}
+	/* A few per hold are enough: one skipped costs T at most hold/32. */
+	last = &d->hb_pass[(d->hb_head + d->hb_n + CAPD_HB_PASSES - 1) %
+			   CAPD_HB_PASSES];
+	if (d->hb_n == CAPD_HB_PASSES ||
+	    (d->hb_n && mono - last->mono < d->hold_ns / 32))
+		return;
+	d->hb_pass[(d->hb_head + d->hb_n++) % CAPD_HB_PASSES] =
+		(struct capd_pass){ .mono = mono, .real = real };
+}
+
+/* After the release at mono: the kept passes whose frames are out of the
+ * reorder buffer (labelled at least the hold before) are done with, the
+ * latest of them is the heartbeat's. */
+static void capd_hb_ready(struct capd *d, int64_t mono)
+{
+	while (d->hb_n && d->hb_pass[d->hb_head].mono <= mono - d->hold_ns) {
+		d->hb_best = d->hb_pass[d->hb_head].real;
+		d->hb_head = (d->hb_head + 1) % CAPD_HB_PASSES;
+		d->hb_n--;
+	}
+}
+
+/* A heartbeat into the file, and the file's buffer written out with it, so
+ * a reader following the file sees frames at most one interval old. On
+ * the sent-frames interface of an open capture: host stamps (system time)
+ * always. final: the last file closes and nothing more will come, so
+ * everything captured is in. */
+static void capd_heartbeat(struct capd *d, bool final)
+{
+	unsigned i;
+	int64_t t;
+	int err;
+
+	if (!d->hb_every_ns || !d->w || d->broken)
+		return;
+	for (i = 0; i < d->n && !d->ifc[i].cap; i++)
+		;
+	if (i == d->n)
+		return;		/* every interface gone: nothing captured */
+	if (final) {
+		t = ts_now_real();
+		if (t < d->hb_last)
+			t = d->hb_last;
+	} else {
+		capd_hb_ready(d, d->now);
+		if (d->hb_best == INT64_MIN)
+			return;
+		t = d->hb_best - d->hb_back_ns;
+		if (t < d->hb_last) {
+			log_warn_rl("the system clock went back %.3f s: no "
+				    "heartbeat until it is past the last one",
+				    (double)(d->hb_last - t) / 1e9);
+			return;
+		}
+	}
+	err = pcapng_write_heartbeat(d->w, d->ifc[i].id[CAPTURE_OUT], t);
+	if (!err)
+		err = pcapng_flush(d->w);
+	d->flushed_ns = ts_now_mono();
+	if (err) {
+		log_err("writing capture: %s", strerror(-err));
+		d->broken = true;	/* a new file is tried */
+		return;
+	}
+	d->hb_last = t;
+}
+
+/* The kernel's counters of every open capture, per interface and
+ * direction, into the file at ts_ns (system time): since the capture was
+ * opened, as libpcap gives them. */
+static void capd_write_stats(struct capd *d, int64_t ts_ns)
+{
+	if (!d->w || d->broken)
+		return;
 	for (unsigned i = 0; i < d->n; i++)
 		for (int dir = CAPTURE_IN; d->ifc[i].cap && dir <= CAPTURE_OUT; dir++) {
 			uint64_t recv, drop;
 
-			if (!capture_stats(d->ifc[i].cap, (enum capture_dir)dir,
-					   &recv, &drop))
-				pcapng_write_stats(d->w, d->ifc[i].id[dir], now,
-						   recv, drop);
+			if (capture_stats(d->ifc[i].cap, (enum capture_dir)dir,
+					  &recv, &drop))
+				continue;
+			if (pcapng_write_stats(d->w, d->ifc[i].id[dir], ts_ns,
+					       recv, drop)) {
+				d->broken = true;	/* a new file is tried */
+				return;
+			}
 		}
 }
 
-/* A heartbeat: every frame stamped at or before its stamp T is already
- * in the file. A frame stamped t reaches capd when the ring hands over
- * its block, at most the ring's timeout after t; it is written then, or,
- * through the reorder buffer, once it has been held --reorder-ms and a
- * poll has come round. So T is the clock less those, less a millisecond
- * for a NIC's PHC (kept on the system clock's time to far better by
- * phc2sys) and for scheduling. It is written on an outbound interface,
- * whose stamps are the host's (system time, the clock read here), and
- * never goes back. Then the buffer is written out: a reader sees what
- * the heartbeat vouches for. */
-static void capd_heartbeat(struct capd *d, int64_t mono)
-{
-	int64_t t = ts_now_real() - d->hb_lag_ns;
-	int err;
-
-	d->hb_mono = mono;
-	for (unsigned i = 0; i < d->n; i++) {
-		if (!d->ifc[i].cap)
-			continue;
-		if (t > d->hb_ts &&
-		    !pcapng_write_event(d->w, d->ifc[i].id[CAPTURE_OUT], t,
-					~0ULL, ~0ULL, PCAPNG_HEARTBEAT))
-			d->hb_ts = t;
-		break;
-	}
-	err = pcapng_flush(d->w);
-	d->flushed_ns = mono;
-	if (err) {
-		log_err("writing capture: %s", strerror(-err));
-		d->broken = true;
-	}
-}
-
-/* Interface statistics into the file, then close it under its final name. */
+/* A last heartbeat and the interface statistics into the file, then close
+ * it under its final name. */
 static void capd_close_file(struct capd *d)
 {
 	uint64_t lost;
@@ -390,7 +508,8 @@ static void capd_close_file(struct capd *d)
 	capd_release(d, -1);
 	if (!d->w)
 		return;
-	capd_write_stats(d);
+	capd_heartbeat(d, d->stopping);
+	capd_write_stats(d, ts_now_real());
 	/* Flushed here, not in close, to count what a failing flush loses:
 	 * the frames in the buffer (the file is cut back to its last whole
 	 * block and stays under .part). */
@@ -962,14 +1081,15 @@ int main(int argc, char **argv)
 	struct stat st;
 	int64_t end_ns = 0, next_stats;
 	char *filter = NULL;
-	int first, rc = 1;
+	int first, rc = 1, block_ms;
 	size_t nif, ncg;
-	int poll_ms = 100, ring_timeout_ms;
+	int poll_ms = 100;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
 	char lock[4400], note[PIDFILE_NOTE_MAX];
 
 	d->lfd = -1;
 	d->tx_gid = (gid_t)-1;
+	d->hb_last = d->hb_best = INT64_MIN;
 	o = prog_start(&capd_prog, argc, argv, &first);
 	if (!o) {
 		rc = first;
@@ -978,11 +1098,6 @@ int main(int argc, char **argv)
 	nif = opts_list(o, "interface", &ifnames);
 	ncg = opts_list(o, "stamp-cgroup", &cgroups);
 	d->tx = opts_str(o, "tx-socket") || ncg;
-	/* The ring hands over a block of frames when it is full or this old:
-	 * under the reorder hold, or late frames of a quiet link would miss
-	 * their place. */
-	ring_timeout_ms = d->tx ? (int)(opts_int(o, "reorder-ms") / 2 < 100 ?
-					opts_int(o, "reorder-ms") / 2 + 1 : 100) : 100;
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
 			CAPD_MAX_IFACES);
@@ -1011,10 +1126,26 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	if (opts_int(o, "heartbeat-ms") && opts_int(o, "heartbeat-ms") < 10) {
+		fprintf(stderr, "tapless-capd: --heartbeat-ms: %lld is out of "
+			"range: 0 (none) or 10 to 60000\n",
+			(long long)opts_int(o, "heartbeat-ms"));
+		goto out;
+	}
 	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
 	d->rotate_ns = opts_int(o, "rotate-seconds") * 1000000000LL;
 	d->max_frames = (uint64_t)opts_int(o, "count");
 	filter = capd_filter(argc, argv, first);
+	/* The ring hands over a block of frames when it is full or this old:
+	 * under the reorder hold, or late frames of a quiet link would miss
+	 * their place. */
+	block_ms = 100;
+	if (d->tx && opts_int(o, "reorder-ms") / 2 + 1 < block_ms)
+		block_ms = (int)(opts_int(o, "reorder-ms") / 2 + 1);
+	if (d->tx)
+		d->hold_ns = opts_int(o, "reorder-ms") * 1000000LL;
+	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
+	d->hb_back_ns = CAPD_HB_MARGIN_NS + 2 * block_ms * 1000000LL + d->hold_ns;
 
 	for (size_t i = 0; i < nif; i++) {
 		struct capture_config cc = {
@@ -1024,7 +1155,7 @@ int main(int argc, char **argv)
 			.buffer_kib = (uint32_t)opts_int(o, "buffer-size"),
 			.filter = filter,
 			.promisc = !opts_flag(o, "no-promiscuous"),
-			.timeout_ms = ring_timeout_ms,
+			.timeout_ms = block_ms,
 		};
 		char err[CAPTURE_ERRBUF];
 		int cerr = capture_open(&d->ifc[d->n].cap, &cc, err);
@@ -1146,16 +1277,13 @@ int main(int argc, char **argv)
 	if (d->ro)
 		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
 				opts_int(o, "reorder-ms") / 4 + 1 : 100);
-	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
-	if (d->hb_every_ns && poll_ms > opts_int(o, "heartbeat-ms"))
-		poll_ms = (int)opts_int(o, "heartbeat-ms");
-	d->hb_lag_ns = (int64_t)ring_timeout_ms * 1000000LL + 1000000LL +
-		       (d->ro ? opts_int(o, "reorder-ms") * 1000000LL +
-			(int64_t)poll_ms * 1000000LL : 0);
+	d->hb_next = ts_now_mono();
 	while (!capd_stop) {
 		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
 		unsigned np = 2 * d->n, wi = 0;
-		int64_t now;
+		int64_t now, real = 0;
+		int wait_ms = poll_ms;
+		bool drained = true;
 
 		for (unsigned i = 0; i < d->n; i++) {
 			int fds[2] = { -1, -1 };	/* gone: poll skips it */
@@ -1179,15 +1307,34 @@ int main(int argc, char **argv)
 		if (d->bs)
 			pfd[np++] = (struct pollfd){ .fd = bpfstamp_fd(d->bs),
 						     .events = POLLIN };
-		if (poll(pfd, np, poll_ms) < 0 && errno != EINTR)
+		if (d->hb_every_ns) {
+			int64_t left = d->hb_next - ts_now_mono();
+
+			if (left < (int64_t)wait_ms * 1000000)
+				wait_ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
+		}
+		if (poll(pfd, np, wait_ms) < 0 && errno != EINTR)
 			log_warn_rl("poll: %m");
+		/* Before the rings are read: a pass that reads them all to
+		 * their end has every frame handed over by then (the
+		 * heartbeats' T). */
+		if (d->hb_every_ns)
+			real = ts_now_real();
 		now = d->now = ts_now_mono();
 		for (unsigned i = 0; i < d->n; i++) {
 			struct capd_ctx x = { d, i };
+			int got;
 
-			if (!d->ifc[i].cap ||
-			    capture_dispatch(d->ifc[i].cap, 10000, capd_packet, &x) >= 0)
+			if (!d->ifc[i].cap)
 				continue;
+			got = capture_dispatch(d->ifc[i].cap, CAPD_BATCH,
+					       capd_packet, &x);
+			if (got >= 0) {
+				/* Under a batch: both rings read to the end. */
+				drained &= got < CAPD_BATCH;
+				continue;
+			}
+			drained = false;
 			/* libpcap says "The interface disappeared" on every
 			 * call once it is gone: close it at the first. */
 			if (if_nametoindex(d->ifc[i].name) != d->ifc[i].ifindex)
@@ -1195,6 +1342,7 @@ int main(int argc, char **argv)
 			else
 				log_warn_rl("%s", capture_error(d->ifc[i].cap));
 		}
+		capd_hb_pass(d, now, real, drained);
 		if (d->watch && pfd[wi].revents) {
 			int werr = iface_watch_read(d->watch, capd_link, d);
 
@@ -1232,8 +1380,13 @@ int main(int argc, char **argv)
 			if (capd_open_file(d))
 				d->retry_ns = now + 1000000000;
 		}
+		if (d->hb_every_ns && now >= d->hb_next) {
+			capd_heartbeat(d, false);
+			d->hb_next = now + d->hb_every_ns;
+		}
 		/* The write buffer holds minutes of a quiet link: written out
-		 * every second, a crash or SIGKILL loses at most that. */
+		 * every second (and at every heartbeat), a crash or SIGKILL
+		 * loses at most that. */
 		if (d->w && !d->broken && now - d->flushed_ns >= 1000000000) {
 			int ferr = pcapng_flush(d->w);
 
@@ -1243,13 +1396,11 @@ int main(int argc, char **argv)
 				d->broken = true;
 			}
 		}
-		if (d->w && !d->broken && d->hb_every_ns &&
-		    now - d->hb_mono >= d->hb_every_ns)
-			capd_heartbeat(d, now);
 		if (now >= next_stats) {
 			capd_log_stats(d);
-			if (d->w && !d->broken)
-				capd_write_stats(d);
+			/* In the file as well, so a reader following it sees
+			 * drops as they happen. */
+			capd_write_stats(d, ts_now_real());
 			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
 		}
 		if ((d->max_frames && d->taken >= d->max_frames) ||
@@ -1289,6 +1440,7 @@ int main(int argc, char **argv)
 		capd_log_keyed(d, true);
 	}
 	capd_log_stats(d);
+	d->stopping = true;
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
 		   d->write_errors ? ", with write errors" : "");

@@ -366,6 +366,12 @@ int pcapng_write_event(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
 	return pcapng_block(w, PCAPNG_BT_ISB, &isb, sizeof(isb), NULL, 0, &o);
 }
 
+int pcapng_write_heartbeat(struct pcapng_writer *w, uint32_t id,
+			   int64_t ts_ns)
+{
+	return pcapng_write_event(w, id, ts_ns, ~0ULL, ~0ULL, PCAPNG_HEARTBEAT);
+}
+
 int pcapng_flush(struct pcapng_writer *w)
 {
 	return w->err ? w->err : pcapng_drain(w);

@@ -12,7 +12,8 @@
  *   epb_packetid where one packet crosses several interfaces);
  * - Interface Statistics Blocks with receive and drop counters, and, when
  *   a captured link went down or came back, one whose opt_comment says so
- *   (PCAPNG_LINK_DOWN, PCAPNG_LINK_UP, then free text).
+ *   (PCAPNG_LINK_DOWN, PCAPNG_LINK_UP, then free text); heartbeats are
+ *   ISBs too (PCAPNG_HEARTBEAT, pcapng_write_heartbeat()).
  *
  * A file is written under a temporary name in the same directory and renamed
  * to its final name only when closed (after fsync), so a reader never sees a
@@ -119,6 +120,14 @@ int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,
  * that stopped, and knows how far it may read without waiting for frames
  * still on their way. Readers that do not know it see an ordinary ISB. */
 #define PCAPNG_HEARTBEAT "tapless: complete to"
+
+/* A heartbeat at ts_ns on interface id: an ISB whose opt_comment is
+ * PCAPNG_HEARTBEAT, without counters. id must be an interface whose stamps
+ * are host (system) time; keeping the promise is the caller's part (what
+ * it has written, what it still holds). Returns 0 or -errno, as
+ * pcapng_write_stats(). */
+int pcapng_write_heartbeat(struct pcapng_writer *w, uint32_t id,
+			   int64_t ts_ns);
 
 /* The same as pcapng_write_stats() with an opt_comment (NULL: none; at most
  * 200 bytes), e.g. a link event at ts_ns. */

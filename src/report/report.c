@@ -119,6 +119,7 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 				     rt->truth.why);
 	}
 	report_journals_load(r);
+	report_follow_load(r);
 	*out = r;
 	return 0;
 }

@@ -12,6 +12,8 @@
  *   rate-R/correlate.json         linked, not read
  *   rate-R/switch/swemu/PORT.pcapng  the switch emulator's ingress and
  *                                 egress stamps (optional): the truth
+ *   follow.jsonl                  tapless correlate --follow's stream of
+ *                                 the runs (optional)
  *
  * Reading is streaming: samples go into histograms (hist.h), so memory is
  * bounded by the range of the values, not their number; the truth pairs a
@@ -52,15 +54,17 @@ unsigned long long report_sample_count(const struct report *r);
 const char *report_note(const struct report *r, size_t i, bool *warning);
 
 /* Write OUTDIR/data/NAME.dat (reading the samples again for the per-sample
- * time series), OUTDIR/tables.txt and OUTDIR/tables.md. OUTDIR and its
+ * time series, and the live stream again for its own), OUTDIR/tables.txt
+ * and OUTDIR/tables.md. OUTDIR and its
  * data/ and plots/ are created. Returns 0 or -errno with err naming the
  * file. */
 int report_write_data(struct report *r, const char *outdir,
 		      char err[REPORT_ERRBUF]);
 
 /* The plots, in order: their names (measurement-error, latency-rate,
- * switch-truth, cdf, histograms, latency-time, ptp-offset). A plot whose
- * data is missing (no journals, no truth) is not wanted:
+ * switch-truth, cdf, histograms, latency-time, ptp-offset, follow-time). A
+ * plot whose data is missing (no journals, no truth, no live stream) is
+ * not wanted:
  * report_plot_wanted() says why in *why. */
 size_t report_plot_count(void);
 const char *report_plot_name(size_t i);

@@ -10,6 +10,8 @@
  *   report_table.c  the tables (text and Markdown) and the printer calls
  *                   behind report.json and the headline
  *   report_write.c  the data files, the plot scripts and index.md
+ *   report_follow.c the live stream of a followed run (follow.jsonl):
+ *                   its reader and the data of the plot follow-time
  */
 #ifndef TAPLESS_REPORT_PRIVATE_H
 #define TAPLESS_REPORT_PRIVATE_H
@@ -46,7 +48,8 @@ enum {
 extern const char *const report_series_key[S_COUNT];
 
 /* The plots: template names, in the order of report.h. */
-enum { P_ERROR, P_RATE, P_TRUTH, P_CDF, P_HIST, P_TIME, P_PTP, P_COUNT };
+enum { P_ERROR, P_RATE, P_TRUTH, P_CDF, P_HIST, P_TIME, P_PTP, P_FOLLOW,
+       P_COUNT };
 extern const char *const report_plot_names[P_COUNT];
 
 /* lab.conf keys the report knows, in the order index.md lists them;
@@ -144,6 +147,51 @@ struct report_plot {
 	char *msg;
 };
 
+/* The live stream (follow.jsonl), as the plot follow-time shows it: one
+ * series per host's tick to trade and per hop. */
+#define REPORT_FOLLOW_SERIES 16
+
+struct report_fseries {
+	bool hop;
+	char a[REPORT_NAME], b[REPORT_NAME];	/* host; or from, to */
+	unsigned long long intervals;		/* with samples */
+};
+
+struct report_follow {
+	bool present;			/* follow.jsonl exists */
+	bool have;			/* some series has samples */
+	char path[PATH_MAX];
+	char why[PATH_MAX + 128];	/* when !have */
+	struct report_fseries s[REPORT_FOLLOW_SERIES];
+	size_t ns;
+	unsigned long long lines;	/* not blank */
+	unsigned long long used;	/* result lines of a series */
+	unsigned long long other;	/* other lines of the stream */
+	unsigned long long bad;		/* not understood, skipped */
+	unsigned long long dropped;	/* of series beyond the maximum */
+	unsigned long long flagged;	/* intervals with flags */
+	int64_t t0, tend;		/* the first start, the last end (of
+					 * any line with an interval) */
+	int64_t interval_ns;		/* the first result line's length */
+	char flags[256];		/* the flags seen, comma-separated */
+};
+
+/* One line of the stream, as report_follow_parse() takes it apart. */
+enum { REPORT_FREC_OTHER, REPORT_FREC_TXN, REPORT_FREC_HOP };
+
+struct report_frec {
+	int type;				/* REPORT_FREC_* */
+	char a[REPORT_NAME], b[REPORT_NAME];	/* txn: kind, host;
+						 * hop: from, to */
+	bool have_interval;			/* start_ns, end_ns given (any
+						 * type: a host line too) */
+	int64_t start_ns, end_ns;
+	uint64_t count;
+	bool have_q;				/* p50 and p99 given */
+	int64_t p50_ns, p99_ns;
+	char flags[128];			/* comma-separated, "" none */
+};
+
 struct report {
 	char *dir;
 	struct report_kv kv[REPORT_MAX_KEYS];
@@ -165,6 +213,7 @@ struct report {
 	struct report_note *note;
 	size_t nnotes;
 	struct report_plot plot[P_COUNT];
+	struct report_follow follow;
 };
 
 
@@ -276,6 +325,32 @@ void report_truth_close(struct report_truth_rd *t, struct report_rate *rt,
 /* Pair rt's switch and hop samples with the truth of their frames into
  * rt->pair, reading the truth whole into rt->truth on the way. */
 void report_pair_load(struct report *r, struct report_rate *rt);
+
+/* ---- report_follow.c ---- */
+
+/* Take one line of the live stream apart (len bytes; a newline at its end
+ * is allowed): one flat JSON object, keys in any order, values strings,
+ * numbers, true, false, null, the flags array of strings, anything nested
+ * skipped whole. 1: a hop or txn line with start_ns, end_ns > start_ns, a
+ * count and, when the count is not 0, p50_ns and p99_ns (names longer than
+ * REPORT_NAME are cut, flags beyond rec->flags left out); 0: another line
+ * of the stream (event, host, switch, alert, or a type this version does
+ * not know), with its interval when it has one (have_interval); -EBADMSG:
+ * not one JSON object, or no type, or a hop or txn line without what it
+ * must have; *why then says what (static text). */
+int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
+			const char **why);
+/* Read DIR/follow.jsonl into r->follow (noting lines skipped); without
+ * it, r->follow.why says so. */
+void report_follow_load(struct report *r);
+/* OUTDIR/data/follow-N.dat per series and data/follow-flags.dat, when
+ * r->follow.have. 0 or -errno with err naming the file. */
+int report_follow_write(const struct report *r, const char *outdir, char *err);
+/* The keys of the follow-time template's values (NULL ends them), and
+ * the value of one for r into buf. */
+extern const char *const report_follow_keys[];
+void report_follow_value(const struct report *r, const char *key, char *buf,
+			 size_t len);
 
 /* ---- report_table.c ---- */
 

@@ -625,6 +625,17 @@ void report_print(struct printer *p, const struct report *r, const char *index_p
 		free(bnd);
 	}
 	print_array_end(p);
+	/* The live stream, as read for the plot follow-time. */
+	print_object_begin(p, "follow");
+	print_bool(p, "present", NULL, r->follow.present);
+	print_uint(p, "lines", NULL, r->follow.lines);
+	print_uint(p, "drawn", NULL, r->follow.used);
+	print_uint(p, "other", NULL, r->follow.other);
+	print_uint(p, "bad_lines", NULL, r->follow.bad);
+	print_uint(p, "series", NULL, r->follow.ns);
+	print_uint(p, "intervals_flagged", NULL, r->follow.flagged);
+	print_str(p, "flags", NULL, r->follow.flags);
+	print_object_end(p);
 	print_array_begin(p, "plots");
 	for (size_t i = 0; i < P_COUNT; i++) {
 		const char *why;

@@ -25,6 +25,7 @@ const char *const report_plot_names[P_COUNT] = {
 	[P_ERROR] = "measurement-error", [P_RATE] = "latency-rate",
 	[P_TRUTH] = "switch-truth", [P_CDF] = "cdf", [P_HIST] = "histograms",
 	[P_TIME] = "latency-time", [P_PTP] = "ptp-offset",
+	[P_FOLLOW] = "follow-time",
 };
 
 /* ---- data files ---- */
@@ -458,7 +459,8 @@ int report_write_data(struct report *r, const char *outdir, char err[REPORT_ERRB
 			return rc;
 	}
 	if ((rc = report_write_rates(r, outdir, err)) ||
-	    (rc = report_write_ptp(r, outdir, err)))
+	    (rc = report_write_ptp(r, outdir, err)) ||
+	    (rc = report_follow_write(r, outdir, err)))
 		return rc;
 	rc = 0;
 	f = report_create(outdir, "tables.txt", path, sizeof(path), err, &rc);
@@ -538,6 +540,10 @@ bool report_plot_wanted(const struct report *r, size_t i, const char **why)
 	 * and gnuplot failed on data/hist-switch-.dat). */
 	if (i == P_TRUTH && !report_truth_topo(r, why))
 		return false;
+	if (i == P_FOLLOW && !r->follow.have) {
+		*why = r->follow.why;
+		return false;
+	}
 	return i < P_COUNT;
 }
 
@@ -610,6 +616,25 @@ const char *report_plot_caption(const struct report *r, size_t i, char *buf,
 			 "tapless-syncd gave it while in sync (what every one-way sample's "
 			 "bound is made of). PTP over the back-to-back link; stamps: %s.", st);
 		break;
+	case P_FOLLOW: {
+		char iv[32], fl[300];
+
+		report_follow_value(r, "FOLLOW_FLAGS", fl, sizeof(fl));
+
+		snprintf(buf, len, "Live, from tapless correlate --follow during the "
+			 "runs through the switch (follow.jsonl): per %s interval, p50 "
+			 "(solid) and p99 (dashed) of tick to trade (the algo's RX stamp "
+			 "of the market data to its TX stamp of the BUY; top) and of each "
+			 "hop's one-way latency (TX stamp at one host to RX stamp at the "
+			 "other; bottom), against the seconds since the first interval; "
+			 "dotted lines: where each rate's run began. Shaded: intervals "
+			 "whose lines carry flags (%s: a host stalled, as between the "
+			 "runs, when no capture runs; a capd restart; data late). Gaps: "
+			 "no samples (the runs back to back are not followed). Stamps: %s.",
+			 report_ns(iv, sizeof(iv), (double)r->follow.interval_ns, false),
+			 *fl ? fl : "none here", st);
+		break;
+	}
 	default:
 		snprintf(buf, len, "-");
 	}
@@ -810,8 +835,8 @@ static void report_gp_quote(struct report_buf *b, const char *s)
 int report_plot_script(const struct report *r, size_t i, const char *template_dir,
 		       const char *outdir, char err[REPORT_ERRBUF])
 {
-	struct { const char *key; struct report_buf val; } sub[40];
-	struct gnuplot_sub gs[40];
+	struct { const char *key; struct report_buf val; } sub[48];
+	struct gnuplot_sub gs[48];
 	size_t nsub = 0;
 	char tpath[PATH_MAX + 64], opath[PATH_MAX + 64], *text = NULL;
 	struct report_buf title = { 0 };
@@ -893,11 +918,18 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 		buf_addf(SUB("ERR_CDF_XMAX"), "%.0f", hi);
 		buf_addf(SUB("SW_XMIN"), "%g", report_sw_xmin(r, m ? strtod(m, NULL) : NAN));
 	}
+	for (size_t k = 0; report_follow_keys[k]; k++) {
+		char v[2048];
+
+		report_follow_value(r, report_follow_keys[k], v, sizeof(v));
+		buf_add(SUB(report_follow_keys[k]), v, strlen(v));
+	}
 	{
 		char capt[2048];
 		/* Lines as wide as the picture holds (those of three
 		 * panels one above the other are narrower). */
-		size_t width = i == P_HIST || i == P_TIME || i == P_PTP ? 135 : 175;
+		size_t width = i == P_HIST || i == P_TIME || i == P_PTP ||
+			       i == P_FOLLOW ? 135 : 175;
 		char *q = gnuplot_dquote_wrap(report_plot_caption(r, i, capt,
 								  sizeof(capt)), width);
 
@@ -1034,6 +1066,12 @@ int report_write_index(const struct report *r, const char *outdir,
 			"[correlate.json](%s/rate-%ld/correlate.json)",
 			i ? "; " : "", r->rate[i].label, up, r->rate[i].rate, up,
 			r->rate[i].rate);
+	if (r->follow.present)
+		fprintf(f, ".\n\nFollowed live: [follow.jsonl](%s/follow.jsonl), the stream of "
+			"`tapless correlate --follow` over the runs through the switch "
+			"(%llu lines: %llu of tick to trade and hops drawn in follow-time, "
+			"%llu others, %llu not understood)", up, r->follow.lines,
+			r->follow.used, r->follow.other, r->follow.bad);
 	fprintf(f, ".\n\n## Tables\n\n(also as [text](tables.txt))\n\n");
 	report_tables(r, f, true);
 	if (report_any_truth(r))
@@ -1084,6 +1122,7 @@ int report_write_index(const struct report *r, const char *outdir,
 	fprintf(f, "## Files\n\n- [report.json](report.json): every figure\n"
 		"- [tables.txt](tables.txt), [tables.md](tables.md)\n"
 		"- data/: what the plots read (hist-, cdf-, pct-, time-SERIES-RATE.dat, "
-		"cdf-error-RATE.dat, rates.dat, ptp-HOST-CLOCK.dat)\n");
+		"cdf-error-RATE.dat, rates.dat, ptp-HOST-CLOCK.dat, follow-N.dat "
+		"and follow-flags.dat from the live stream)\n");
 	return report_close(f, path, err);
 }

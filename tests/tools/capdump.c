@@ -1,11 +1,101 @@
 /* capdump — print what the capture readers see in a file, one line per
  * packet ("TS_NS IFACE DIR CAPLEN ORIGLEN"), then the interfaces. Exit 1 with
  * the reader's message (file and offset) when the file is damaged, after
- * printing every packet before the damage. For the replay tests. */
+ * printing every packet before the damage. For the replay tests.
+ *
+ * capdump --blocks FILE: the packet and statistics blocks of a pcapng file
+ * tapless wrote (one section, this host's byte order, nanosecond stamps),
+ * in file order, without the capture reader, for the tests of what
+ * tapless-capd writes around the packets:
+ *   epb TS_NS IFACE
+ *   isb TS_NS IFACE RECV DROP COMMENT   ("-" for what the block leaves out)
+ */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "files/capfile.h"
+#include "files/pcapng_format.h"
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int blocks(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b = NULL;
+	size_t n = 0, off = 0;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	for (size_t got; (b = realloc(b, n + 65536)) &&
+	     (got = fread(b + n, 1, 65536, f)) > 0;)
+		n += got;
+	fclose(f);
+	if (!b || n < 12 || get32(b) != PCAPNG_BT_SHB ||
+	    get32(b + 8) != PCAPNG_BYTE_ORDER_MAGIC) {
+		fprintf(stderr, "capdump: %s: not a pcapng file of this host's "
+			"byte order\n", path);
+		free(b);
+		return 1;
+	}
+	while (off + 12 <= n) {
+		uint32_t type = get32(b + off), len = get32(b + off + 4);
+		const unsigned char *o, *end;
+		char recv[24] = "-", drop[24] = "-", comment[256] = "-";
+
+		if (len < 12 || len % 4 || off + len > n) {
+			fprintf(stderr, "capdump: %s: offset %zu: bad block "
+				"length %u\n", path, off, len);
+			free(b);
+			return 1;
+		}
+		if (type == PCAPNG_BT_EPB && len >= 32)
+			printf("epb %" PRIu64 " %u\n",
+			       (uint64_t)get32(b + off + 12) << 32 | get32(b + off + 16),
+			       get32(b + off + 8));
+		if (type == PCAPNG_BT_ISB && len >= 24) {
+			end = b + off + len - 4;
+			for (o = b + off + 20; o + 4 <= end;) {
+				uint16_t code, olen;
+				uint64_t v;
+
+				memcpy(&code, o, 2);
+				memcpy(&olen, o + 2, 2);
+				if (code == PCAPNG_OPT_ENDOFOPT || o + 4 + olen > end)
+					break;
+				if (code == PCAPNG_OPT_COMMENT)
+					snprintf(comment, sizeof(comment), "%.*s",
+						 (int)olen, (const char *)o + 4);
+				if ((code == PCAPNG_ISB_IFRECV ||
+				     code == PCAPNG_ISB_IFDROP) && olen == 8) {
+					memcpy(&v, o + 4, 8);
+					snprintf(code == PCAPNG_ISB_IFRECV ? recv : drop,
+						 sizeof(recv), "%" PRIu64, v);
+				}
+				o += 4 + ((olen + 3u) & ~3u);
+			}
+			printf("isb %" PRIu64 " %u %s %s %s\n",
+			       (uint64_t)get32(b + off + 12) << 32 | get32(b + off + 16),
+			       get32(b + off + 8), recv, drop, comment);
+		}
+		off += len;
+	}
+	free(b);
+	if (off != n) {
+		fprintf(stderr, "capdump: %s: ends inside a block\n", path);
+		return 1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -15,8 +105,10 @@ int main(int argc, char **argv)
 	struct cap_packet pkt;
 	int rc;
 
+	if (argc == 3 && !strcmp(argv[1], "--blocks"))
+		return blocks(argv[2]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: capdump FILE\n");
+		fprintf(stderr, "usage: capdump [--blocks] FILE\n");
 		return 1;
 	}
 	if (cap_open(&r, argv[1], err)) {
