@@ -891,6 +891,39 @@ START_TEST(follow_quiet_directory)
 }
 END_TEST
 
+/* The directory followed is removed (by the operator, or a clean-up gone
+ * wrong): next() still returns — waiting, then 0 once stopped — and does
+ * not spin on the failing scan. With a file open (_i == 1) it is read to
+ * its end first. Check's timeout catches a spin. */
+START_TEST(follow_directory_removed)
+{
+	static struct cfile f[1];
+	static struct taken t;
+	int rc;
+
+	cap_dir();
+	cfile_name(&f[0], 0, 0);
+	cfile_make(&f[0], 1763856000000000000LL, 10, ~0ULL);
+	follow_cap(&t, true);
+	if (_i) {
+		writer_whole(&f[0]);
+		ck_assert_int_eq(drain(&t), -EAGAIN);
+		ck_assert_uint_eq(t.n, 10);
+		ck_assert_int_eq(unlink(capd_path(f[0].name, "")), 0);
+	} else {
+		ck_assert_int_eq(drain(&t), -EAGAIN);
+	}
+	ck_assert_int_eq(rmdir(capd_dir()), 0);
+	rc = drain(&t);
+	ck_assert_msg(rc == -EAGAIN || rc == 0 || rc == -ENOENT, "next: %d", rc);
+	capset_stop(t.s);
+	ck_assert_int_eq(drain(&t), 0);
+	ck_assert_uint_eq(t.n, _i ? 10 : 0);
+	capset_close(t.s);
+	free(f[0].b);
+}
+END_TEST
+
 static Suite *capset_suite(void)
 {
 	Suite *s = suite_create("capset");
@@ -917,6 +950,7 @@ static Suite *capset_suite(void)
 	tcase_add_test(t, follow_past_abandoned_part);
 	tcase_add_test(t, follow_one_file);
 	tcase_add_test(t, follow_quiet_directory);
+	tcase_add_loop_test(t, follow_directory_removed, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }
