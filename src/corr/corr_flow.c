@@ -89,6 +89,7 @@ static uint32_t corr_flow_id(struct corr *c, const struct frame_flow *f)
 		c->cap_flows = c->cap_flows ? c->cap_flows * 2 : 64;
 		c->flows = xrealloc(c->flows, c->cap_flows * sizeof(*c->flows));
 	}
+	memset(&c->flows[c->nflows], 0, sizeof(c->flows[0]));
 	c->flows[c->nflows].f = *f;
 	corr_flow_name(f, c->flows[c->nflows].name,
 		       sizeof(c->flows[c->nflows].name));

@@ -285,7 +285,7 @@ static void corr_live_host(struct corr *c, struct corr_host *h, int64_t now)
 	if (capset_damaged(h->cs) != l->damaged) {
 		corr_live_flag(h, CORR_FLAG_DAMAGED);
 		corr_live_event(c, CORR_EV_DAMAGED, h, l->horizon,
-				capset_error(h->cs),
+				capset_last_error(h->cs),
 				capset_damaged(h->cs) - l->damaged);
 		l->damaged = capset_damaged(h->cs);
 	}
@@ -403,7 +403,10 @@ int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
 	if (w > c->watermark)
 		c->watermark = w;
 	for (unsigned i = 0; i < c->nhosts; i++) {
-		corr_live_sync(c, c->hosts[i], c->watermark);
+		/* No watermark before every host waited for has shown data:
+		 * no journal is asked about the time 0. */
+		if (c->watermark)
+			corr_live_sync(c, c->hosts[i], c->watermark);
 		if (c->hosts[i]->bound)
 			bound_forget(c->hosts[i]->bound,
 				     c->watermark - c->cfg.window_ns -

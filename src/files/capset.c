@@ -18,9 +18,10 @@ struct capset_src {
 	bool live;		/* next holds a packet not yet handed out */
 };
 
-/* Directory mtimes are the kernel's coarse clock: a tick (at most 10 ms
- * at HZ=100) with margin. */
-#define CAPSET_MTIME_SLACK_NS 100000000LL
+/* Directory mtimes are the kernel's coarse clock (a tick, at most 10 ms
+ * at HZ=100), and whole seconds on some file systems (NFS, ext3): a scan
+ * is trusted only once the directory has been still for longer. */
+#define CAPSET_MTIME_SLACK_NS 2000000000LL
 
 /* Drop counters across files: capd's are the capture's since it was
  * opened, so each file of one capd run repeats what the one before said
@@ -36,6 +37,7 @@ struct capset {
 	struct heap *heap;	/* unsigned indexes of live sources, min ts first */
 	int last;		/* source handed out last, to advance; -1 */
 	char error[CAP_ERRBUF];
+	char last_error[CAP_ERRBUF];	/* the latest, for live readers */
 	unsigned damaged;
 
 	/* Following (capset_follow()): one file at a time, in src[n - 1]
@@ -327,27 +329,57 @@ static int capset_take_next(struct capset *s)
 	int ret;
 
 	if (!s->fdir) {
-		if (s->fst.files)
+		if (s->fst.files || s->fst.unreadable)
 			return 0;
 		snprintf(path, sizeof(path), "%s", s->fpath);
 		snprintf(name, sizeof(name), "%s", s->fpath);
 	} else {
 		ret = capset_scan(s, !s->fst.files && !s->taken[0] &&
 				  s->last_num == -2, name, sizeof(name));
-		if (ret <= 0)
-			return ret;
+		if (ret < 0)	/* cannot be read (removed?): nothing new */
+			return 0;
+		if (!ret)
+			return 0;
 		snprintf(path, sizeof(path), "%s/%s", s->fpath, name);
 	}
 	ret = cap_open_follow(&r, path, err);
-	if (ret == -EAGAIN)
-		return -EAGAIN;
 	capset_base(name, base, sizeof(base));
+	if (ret == -ENOENT && s->fdir && strcmp(base, name)) {
+		/* Renamed from .part to its final name since the scan: the
+		 * same file. */
+		snprintf(path, sizeof(path), "%s/%s", s->fpath, base);
+		ret = cap_open_follow(&r, path, err);
+	}
+	if (ret == -EAGAIN) {
+		char keep[256], newer[256];
+		bool done = s->stopping;
+
+		/* Too short for its section header: a file being started,
+		 * unless its writer is done with it — we stop, or a newer
+		 * file exists (capd buffers the header until its first
+		 * flush: killed before it, capd leaves an empty .part). */
+		if (!done && s->fdir) {
+			snprintf(keep, sizeof(keep), "%s", s->taken);
+			snprintf(s->taken, sizeof(s->taken), "%s", base);
+			done = capset_scan(s, false, newer, sizeof(newer)) == 1;
+			snprintf(s->taken, sizeof(s->taken), "%s", keep);
+		}
+		if (!done)
+			return -EAGAIN;
+		snprintf(err, sizeof(err), "%.400s: ends before its section "
+			 "header (its writer stopped)", path);
+		ret = -EBADMSG;
+	}
 	num = capset_num(base);
 	if (s->fdir) {
 		if (num >= 0 && s->last_num >= 0) {
-			if (num <= s->last_num)
+			if (num <= s->last_num) {
+				/* A new capd: its drop counters start
+				 * from zero, whatever they say first. */
 				s->fst.restarts++;
-			else if (num > s->last_num + 1)
+				s->drops.base += s->drops.run;
+				s->drops.run = 0;
+			} else if (num > s->last_num + 1)
 				s->fst.missed += (unsigned)(num - s->last_num - 1);
 		}
 		snprintf(s->taken, sizeof(s->taken), "%s", base);
@@ -359,6 +391,7 @@ static int capset_take_next(struct capset *s)
 	}
 	if (ret) {
 		s->fst.unreadable++;
+		snprintf(s->last_error, sizeof(s->last_error), "%s", err);
 		if (!s->damaged++)
 			snprintf(s->error, sizeof(s->error), "%s", err);
 		return ret;
@@ -416,8 +449,13 @@ static int capset_follow_next(struct capset *s, struct capset_packet *p)
 			s->fst.waiting = true;
 			return -EAGAIN;
 		}
-		if (rc < 0 && !s->damaged++)
-			snprintf(s->error, sizeof(s->error), "%s", cap_error(r));
+		if (rc < 0) {
+			snprintf(s->last_error, sizeof(s->last_error), "%s",
+				 cap_error(r));
+			if (!s->damaged++)
+				snprintf(s->error, sizeof(s->error), "%s",
+					 cap_error(r));
+		}
 		capset_close_current(s);
 		if (!s->fdir && !s->stopping)
 			return -EAGAIN;	/* one file, damaged: nothing more */
@@ -521,6 +559,11 @@ const struct cap_reader *capset_reader(const struct capset *s, unsigned file)
 const char *capset_error(const struct capset *s)
 {
 	return s->error;
+}
+
+const char *capset_last_error(const struct capset *s)
+{
+	return s->last_error;
 }
 
 unsigned capset_damaged(const struct capset *s)

@@ -84,6 +84,8 @@ const struct cap_reader *capset_reader(const struct capset *s, unsigned file);
 /* The first error met, "" if none; how many files ended in error. */
 const char *capset_error(const struct capset *s);
 unsigned capset_damaged(const struct capset *s);
+/* The latest error, "" if none (following: the file damaged last). */
+const char *capset_last_error(const struct capset *s);
 
 void capset_close(struct capset *s);
 
