@@ -71,7 +71,7 @@ static const struct opt_def capd_opts[] = {
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
 	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
 	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
-	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order (with --tx-socket or --stamp-cgroup)", 0 },
+	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order", 0 },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
@@ -504,8 +504,13 @@ static void capd_close_file(struct capd *d)
 	uint64_t lost;
 	int err;
 
-	/* Whatever is held belongs in this file: a rotation is a clean cut. */
-	capd_release(d, -1);
+	/* Frames still held stay for the next file: written here they would
+	 * end this file with stamps later than the next one's first frames
+	 * (those still in the rings), and a reader taking the files one
+	 * after another would see time go back at every rotation. Only the
+	 * last file takes everything. */
+	if (d->stopping)
+		capd_release(d, -1);
 	if (!d->w)
 		return;
 	capd_heartbeat(d, d->stopping);
@@ -1140,10 +1145,9 @@ int main(int argc, char **argv)
 	 * under the reorder hold, or late frames of a quiet link would miss
 	 * their place. */
 	block_ms = 100;
-	if (d->tx && opts_int(o, "reorder-ms") / 2 + 1 < block_ms)
+	if (opts_int(o, "reorder-ms") / 2 + 1 < block_ms)
 		block_ms = (int)(opts_int(o, "reorder-ms") / 2 + 1);
-	if (d->tx)
-		d->hold_ns = opts_int(o, "reorder-ms") * 1000000LL;
+	d->hold_ns = opts_int(o, "reorder-ms") * 1000000LL;
 	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
 	d->hb_back_ns = CAPD_HB_MARGIN_NS + 2 * block_ms * 1000000LL + d->hold_ns;
 
@@ -1218,16 +1222,21 @@ int main(int argc, char **argv)
 		tx_path = path;
 		log_notice("taking TX stamps of instrumented senders on %s", path);
 	}
+	/* Always: the received and sent frames of an interface come from
+	 * two rings, a block of each at a time, so even without senders'
+	 * stamps they reach capd up to a block timeout out of order, and a
+	 * reply could be written before what it answers. */
+	int rerr = reorder_create(&d->ro, CAPD_REORDER_BYTES,
+				  CAPD_REORDER_ENTRIES, 1 + d->n,
+				  opts_int(o, "reorder-ms") * 1000000LL);
+	if (rerr) {
+		fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
+			strerror(-rerr));
+		goto out;
+	}
 	if (d->tx) {
-		int err = reorder_create(&d->ro, CAPD_REORDER_BYTES,
-					 CAPD_REORDER_ENTRIES, 1 + d->n,
-					 opts_int(o, "reorder-ms") * 1000000LL);
+		int err;
 
-		if (err) {
-			fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
-				strerror(-err));
-			goto out;
-		}
 		/* Keyed stamps wait for their frame as long as frames wait
 		 * for reordering: a pair made later could not be written in
 		 * time order any more. */
