@@ -364,25 +364,39 @@ static void corr_live_one(struct corr *c, struct corr_host *h)
 	corr_fetch(c, h);
 }
 
-int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
+/* What the journals and files gained: each host's next packet, if one
+ * came. stop: the writers are done, read to the end. */
+static int corr_live_read(struct corr *c, bool stop, char err[CORR_ERRBUF])
 {
 	char jerr[JOURNAL_ERRBUF];	/* a journal between rotations: later */
-	struct corr_host *h;
-	int64_t w = INT64_MAX;
-	bool any = false;
 
 	if (!c->nhosts) {
 		snprintf(err, CORR_ERRBUF, "no inputs");
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->nhosts; i++) {
-		h = c->hosts[i];
+		struct corr_host *h = c->hosts[i];
+
 		if (h->bound)
 			(void)bound_refresh(h->bound, jerr);
-		if (!h->have_next && !h->live.ended)
+		if (stop)
+			capset_stop(h->cs);
+		if (!h->have_next && (stop || !h->live.ended))
 			corr_fetch(c, h);
-		corr_live_host(c, h, now);
 	}
+	return 0;
+}
+
+int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
+{
+	struct corr_host *h;
+	int64_t w = INT64_MAX;
+	bool any = false;
+
+	if (corr_live_read(c, false, err))
+		return -EINVAL;
+	for (unsigned i = 0; i < c->nhosts; i++)
+		corr_live_host(c, c->hosts[i], now);
 	while ((h = corr_live_earliest(c)) && corr_live_may(c, h)) {
 		corr_live_one(c, h);
 		if (!h->have_next && !h->live.ended)
@@ -433,21 +447,10 @@ void corr_follow_hooks(struct corr *c,
 
 int corr_follow_stop(struct corr *c, int64_t now, char err[CORR_ERRBUF])
 {
-	char jerr[JOURNAL_ERRBUF];
 	struct corr_host *h;
 
-	if (!c->nhosts) {
-		snprintf(err, CORR_ERRBUF, "no inputs");
+	if (corr_live_read(c, true, err))
 		return -EINVAL;
-	}
-	for (unsigned i = 0; i < c->nhosts; i++) {
-		h = c->hosts[i];
-		if (h->bound)
-			(void)bound_refresh(h->bound, jerr);
-		capset_stop(h->cs);
-		if (!h->have_next)
-			corr_fetch(c, h);
-	}
 	while ((h = corr_live_earliest(c)))
 		corr_live_one(c, h);
 	for (unsigned i = 0; i < c->nhosts; i++)
