@@ -234,7 +234,9 @@ static void corr_live_host(struct corr *c, struct corr_host *h, int64_t now)
 	struct corr_host_live *l = &h->live;
 	const struct capset_follow_stats *fst = capset_follow_stats(h->cs);
 	struct cap_stats st;
-	int64_t hb, t = l->horizon;
+	/* Events are dated by the data; a host that never had any, by the
+	 * clock. */
+	int64_t hb, t = l->horizon ? l->horizon : corr_live_now(c, now);
 	unsigned file;
 	uint32_t iface;
 
