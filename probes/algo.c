@@ -160,7 +160,8 @@ static int algo_event(struct algo *a, struct probe_conn *c, short revents,
 				a);
 }
 
-static void algo_summary(struct algo *a, const struct opts *o)
+static void algo_summary(struct algo *a, const struct opts *o,
+			 struct probe_ctx *x)
 {
 	unsigned pflags = 0;
 	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
@@ -182,6 +183,7 @@ static void algo_summary(struct algo *a, const struct opts *o)
 		lost += probe_conn_print(p, &a->md);
 	if (a->ord.fs)
 		lost += probe_conn_print(p, &a->ord);
+	lost += probe_tx_print(p, x);
 	print_uint(p, "stamps_lost", "stamps lost: %llu\n", lost);
 	print_destroy(p);
 }
@@ -318,7 +320,7 @@ done:
 	}
 	probe_conn_stamps(&a->md, -1);
 	probe_conn_stamps(&a->ord, -1);
-	algo_summary(a, o);
+	algo_summary(a, o, &x);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-algo: %s: could not be completed\n",
 			opts_str(o, "write"));

@@ -369,6 +369,24 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 	return 0;
 }
 
+uint64_t probe_tx_print(struct printer *p, struct probe_ctx *x)
+{
+	struct txsock_client_stats st;
+
+	if (!x->txc)
+		return 0;
+	txsock_flush(x->txc, 1000);
+	txsock_client_stats(x->txc, &st);
+	print_object_begin(p, "tx_socket");
+	print_uint(p, "sent", "tx socket: %llu records handed to tapless-capd",
+		   st.sent);
+	print_uint(p, "dropped", ", %llu dropped (its queue full, or no capd)",
+		   st.dropped);
+	print_uint(p, "connects", ", %llu connections\n", st.connects);
+	print_object_end(p);
+	return st.dropped;
+}
+
 int probe_finish(struct probe_ctx *x)
 {
 	int rc = 0;

@@ -101,6 +101,12 @@ void probe_conn_stamps(struct probe_conn *c, int64_t now_ns);
  * lost (TX and RX) so the caller can total them. */
 uint64_t probe_conn_print(struct printer *p, const struct probe_conn *c);
 
+/* With --tx-socket: what was handed to tapless-capd (after waiting up to
+ * a second for it to take what is queued), under key tx_socket. Returns
+ * the records dropped (the queue full, or no capd), which are stamps lost
+ * to the file as much as unstamped sends; 0 without --tx-socket. */
+uint64_t probe_tx_print(struct printer *p, struct probe_ctx *x);
+
 /* From the PROBE_OPTS options: stamp mode and interface, --cpu pinning,
  * the --write file (appl in its section header) and the --tx-socket
  * client. Returns 0 or -errno with err set. */

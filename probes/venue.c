@@ -637,7 +637,8 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 	return rc;
 }
 
-static void venue_summary(struct venue *v, const struct opts *o)
+static void venue_summary(struct venue *v, const struct opts *o,
+			  struct probe_ctx *x)
 {
 	unsigned pflags = 0;
 	struct printer *p = print_create(stdout, print_format_from_opts(o, &pflags),
@@ -669,6 +670,7 @@ static void venue_summary(struct venue *v, const struct opts *o)
 		lost += probe_conn_print(p, &v->md);
 	if (v->ord.fs)
 		lost += probe_conn_print(p, &v->ord);
+	lost += probe_tx_print(p, x);
 	print_uint(p, "stamps_lost", "stamps lost: %llu\n", lost);
 	print_destroy(p);
 }
@@ -768,7 +770,7 @@ done:
 	}
 	probe_conn_stamps(&v->md, -1);
 	probe_conn_stamps(&v->ord, -1);
-	venue_summary(v, o);
+	venue_summary(v, o, &x);
 	if (probe_finish(&x)) {
 		fprintf(stderr, "tapless-venue: %s: could not be completed\n",
 			opts_str(o, "write"));

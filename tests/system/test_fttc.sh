@@ -149,5 +149,19 @@ for b in "${bad[@]}"; do
 	port=$((port + 2))
 done
 
+# Frames for a capd that is not there are dropped on the way, and said:
+# tx_socket.dropped counts them and stamps_lost includes them.
+tl_bg a bin/tapless-venue --md "127.0.0.1:$port" --ord "127.0.0.1:$((port + 1))" \
+	--rate 1000 --duration 1 --json --tx-socket "$out/nocapd.sock" \
+	> "$out/nocapd.venue.json" 2> "$out/nocapd.venue.log"
+vp=$TL_LAST_PID
+sleep 0.3
+tl_exec a bin/tapless-algo --md "127.0.0.1:$port" --ord "127.0.0.1:$((port + 1))" \
+	--json --tx-socket "$out/nocapd.sock" > "$out/nocapd.algo.json" 2>/dev/null ||
+	fail "no capd: algo failed"
+wait $vp || fail "no capd: venue exit $?: $(tail -2 "$out/nocapd.venue.log")"
+want "$out/nocapd.venue.json" ".tx_socket.sent == 0 and .tx_socket.dropped >= 1000 and .stamps_lost >= .tx_socket.dropped" \
+	"no capd: dropped frames not counted as lost"
+
 [ "$fails" -eq 0 ] && echo "ok: fttc"
 [ "$fails" -eq 0 ]
