@@ -107,9 +107,8 @@ struct corr_host_live {
 	struct capset_follow_stats fst;	/* as last reported */
 	unsigned damaged;
 	uint64_t drops;		/* as last reported */
-	/* This interval. */
+	/* The totals as the interval opened (its figures are the difference). */
 	uint64_t iv_packets, iv_messages, iv_only_here, iv_late;
-	uint64_t only_here_mark;
 	unsigned iv_flags;	/* CORR_FLAG_* of what happened to it */
 	uint64_t late;		/* packets behind what was already closed */
 };

@@ -293,27 +293,38 @@ static void capset_drops_add(struct capset_drops *d, uint64_t v)
 	d->run = v;
 }
 
+/* One file's stats into a sum of several: counters added, the first
+ * link down and the latest heartbeat kept, drops carried across files. */
+static void capset_stats_add(struct cap_stats *sum, struct capset_drops *d,
+			     const struct cap_stats *st)
+{
+	if (!sum->link_down && st->link_down) {
+		sum->first_link_down_ns = st->first_link_down_ns;
+		sum->first_link_down_iface = st->first_link_down_iface;
+	}
+	sum->packets += st->packets;
+	sum->blocks_skipped += st->blocks_skipped;
+	sum->sections += st->sections;
+	sum->link_down += st->link_down;
+	sum->link_up += st->link_up;
+	if (st->heartbeats && (!sum->heartbeats ||
+			       st->heartbeat_ns > sum->heartbeat_ns)) {
+		sum->heartbeat_ns = st->heartbeat_ns;
+		sum->heartbeat_iface = st->heartbeat_iface;
+	}
+	sum->heartbeats += st->heartbeats;
+	if (st->drops_known)
+		capset_drops_add(d, st->drops);
+	sum->drops_known |= st->drops_known;
+}
+
 static void capset_close_current(struct capset *s)
 {
 	struct capset_src *src = &s->src[s->n - 1];
 	struct cap_stats st;
 
 	cap_stats(src->r, &st);
-	if (!s->closed.link_down && st.link_down) {
-		s->closed.first_link_down_ns = st.first_link_down_ns;
-		s->closed.first_link_down_iface = st.first_link_down_iface;
-	}
-	s->closed.packets += st.packets;
-	s->closed.blocks_skipped += st.blocks_skipped;
-	s->closed.sections += st.sections;
-	s->closed.link_down += st.link_down;
-	s->closed.link_up += st.link_up;
-	s->closed.heartbeats += st.heartbeats;
-	if (st.heartbeats && st.heartbeat_ns > s->closed.heartbeat_ns)
-		s->closed.heartbeat_ns = st.heartbeat_ns;
-	if (st.drops_known)
-		capset_drops_add(&s->drops, st.drops);
-	s->closed.drops_known |= st.drops_known;
+	capset_stats_add(&s->closed, &s->drops, &st);
 	cap_close(src->r);
 	src->r = NULL;
 	s->open = false;
@@ -508,24 +519,7 @@ void capset_stats(const struct capset *s, struct cap_stats *sum)
 		if (!s->src[i].r)
 			continue;
 		cap_stats(s->src[i].r, &st);
-		if (!sum->link_down && st.link_down) {
-			sum->first_link_down_ns = st.first_link_down_ns;
-			sum->first_link_down_iface = st.first_link_down_iface;
-		}
-		sum->packets += st.packets;
-		sum->blocks_skipped += st.blocks_skipped;
-		sum->sections += st.sections;
-		sum->link_down += st.link_down;
-		sum->link_up += st.link_up;
-		sum->heartbeats += st.heartbeats;
-		if (st.heartbeats && (!sum->heartbeat_ns ||
-				      st.heartbeat_ns > sum->heartbeat_ns)) {
-			sum->heartbeat_ns = st.heartbeat_ns;
-			sum->heartbeat_iface = st.heartbeat_iface;
-		}
-		if (st.drops_known)
-			capset_drops_add(&d, st.drops);
-		sum->drops_known |= st.drops_known;
+		capset_stats_add(sum, &d, &st);
 	}
 	sum->drops = d.base + d.run;
 }
