@@ -283,6 +283,17 @@ def make_test(dirname):
                          cl_ord_id=cl, symbol=sym, side=side))
         if i % 7 == 3:
             continue	# no ack for this one
+        if i % 11 == 4:	# filled at once, no ack: no order_to_ack
+            mseq["BA"] += 1
+            g.tick(rnd.randint(20000, 400000))
+            g.message(tcp_ba, [(B, "out", 0, "in", 10),
+                               (A, "in", lat(), "in", 10)],
+                      **fixf(rnd, "8", "VENUE", "ALGO", mseq["BA"],
+                             cl_ord_id=cl, symbol=sym, side=side,
+                             ord_status="2"))
+            continue
+        if i % 13 == 5:	# acked 1.5 s later: beyond the window
+            g.tick(1500000000)
         mseq["BA"] += 1
         (sb, bb), (sa, ba) = sync_pair()
         g.tick(rnd.randint(20000, 400000))
@@ -340,8 +351,16 @@ def make_test(dirname):
     mseq["AB"] += 1
     g.message(tcp_ab, [(A, "out", 0, "in", 10), (B, "in", 1200000000, "in", 10)],
               **fixf(rnd, "0", "ALGO", "VENUE", mseq["AB"]))
+    # The 1 s one leaves half a second before a minute starts and arrives
+    # in the next: a minute is the sender's.
+    g.t = (g.t // (60 * NS) + 1) * 60 * NS - NS // 2 - 1
     mseq["AB"] += 1
     g.message(tcp_ab, [(A, "out", 0, "in", 10), (B, "in", NS, "in", 10)],
+              **fixf(rnd, "0", "ALGO", "VENUE", mseq["AB"]))
+    # One a microsecond either side of a minute's start.
+    g.t = (g.t // (60 * NS) + 1) * 60 * NS - 1000 - 1
+    mseq["AB"] += 1
+    g.message(tcp_ab, [(A, "out", 0, "in", 10), (B, "in", 2000, "in", 10)],
               **fixf(rnd, "0", "ALGO", "VENUE", mseq["AB"]))
     # Two unknowns on a flow only they saw: no sample.
     g.message((17, "198.18.0.9", 6000, "198.18.0.10", 6000),
