@@ -346,6 +346,10 @@ def make_test(dirname):
     g.message(tcp_ab, [(A, "out", 0, "in", 10), (GW, "in", 5000, "in", 10),
                        (GW, "out", 9000, "in", 10), (B, "in", 20000, "in", 10)],
               **fixf(rnd, "0", "ALGO", "VENUE", mseq["AB"]))
+    # ... and one no other host saw: still one observation, no sample.
+    g.message((6, "198.18.0.1", 40004, "198.18.0.2", 9004),
+              [(GW, "in", 0, "in", 10), (GW, "out", 7000, "in", 10)],
+              **fixf(rnd, "0", "GWA", "GWB", 1))
     # A pair beyond the window: arriving 1.2 s after it left (no sample);
     # and one just inside it (exactly 1 s: a sample).
     mseq["AB"] += 1
