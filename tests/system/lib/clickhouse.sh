@@ -164,8 +164,10 @@ ch_launch() {
 				"$CH_DIR/log/stdout" 2> /dev/null && return 2
 			return 1
 		fi
-		if "$CH_CLIENT" --host 127.0.0.1 --port "$CH_TCP_PORT" \
-			-q 'SELECT 1' > /dev/null 2>&1; then
+		# Bounded: a port another program took may accept and never
+		# answer.
+		if timeout 5 "$CH_CLIENT" --host 127.0.0.1 \
+			--port "$CH_TCP_PORT" -q 'SELECT 1' > /dev/null 2>&1; then
 			return 0
 		fi
 		sleep 0.2
