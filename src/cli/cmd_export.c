@@ -16,6 +16,7 @@
 #include "corr/corr.h"
 #include "export/export.h"
 #include "files/topo.h"
+#include "base/log.h"
 #include "base/mkpath.h"
 #include "base/nstime.h"
 #include "base/opts.h"
@@ -135,6 +136,15 @@ static int export_follow(struct corr *c, struct export *e)
 	return CMD_OK;
 }
 
+/* An export's error as an exit status: the server or the input refused
+ * us for good (credentials, no such table, a table or state file of
+ * another shape) is the user's to mend; the rest is the system's. */
+static int export_status(int err)
+{
+	return err == -EACCES || err == -ENOENT || err == -EINVAL ?
+	       CMD_USAGE : CMD_SYSTEM;
+}
+
 static int export_usage_error(const char *msg)
 {
 	fprintf(stderr, "tapless export: %s\nusage: tapless export [OPTIONS] %s\n",
@@ -162,6 +172,7 @@ int cmd_export(int argc, char **argv)
 
 	corr_config_init(&cfg);
 	memset(&ec, 0, sizeof(ec));
+	log_init("tapless export", false, LOG_WARNING);
 	rc = cmd_options(export_opts, argc, argv, EXPORT_SYNOPSIS, &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
@@ -239,6 +250,7 @@ int cmd_export(int argc, char **argv)
 	ec.batch = (unsigned)opts_int(o, "batch");
 	ec.flush_ns = (int64_t)llround(opts_double(o, "flush") * 1e9);
 	ec.follow = cfg.follow;
+	ec.from_newest = opts_flag(o, "from-newest");
 	ec.stop = &export_stop;
 	if (opts_str(o, "clickhouse")) {
 		const char *dir = opts_str(o, "state");
@@ -291,7 +303,17 @@ int cmd_export(int argc, char **argv)
 			}
 			ec.out = out.f;
 		}
-		if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions")) {
+		if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions") &&
+		    cfg.follow) {
+			ec.txn_out = fopen(opts_str(o, "txn-output"), "a");
+			if (!ec.txn_out) {
+				fprintf(stderr, "tapless export: %s: %s\n",
+					opts_str(o, "txn-output"), strerror(errno));
+				rc = CMD_SYSTEM;
+				goto out;
+			}
+		} else if (opts_str(o, "txn-output") &&
+			   !opts_flag(o, "no-transactions")) {
 			int x = wholefile_open(&tout, opts_str(o, "txn-output"));
 
 			if (x) {
@@ -341,8 +363,7 @@ int cmd_export(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = export_begin(e, c, (const char *const *)inputs, err))) {
 		fprintf(stderr, "tapless export: %s\n", err);
-		rc = rc == -EAGAIN || rc == -ETIMEDOUT || rc == -EINTR ?
-		     CMD_SYSTEM : CMD_USAGE;
+		rc = export_status(rc);
 		goto out;
 	}
 	if (cfg.follow) {
@@ -355,9 +376,10 @@ int cmd_export(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < corr_warnings(c); i++)
 		fprintf(stderr, "tapless export: %s\n", corr_warning(c, i));
-	if (export_end(e, err)) {
+	int end = export_end(e, err);
+	if (end) {
 		fprintf(stderr, "tapless export: %s\n", err);
-		rc = CMD_SYSTEM;
+		rc = export_status(end);
 	}
 	/* The summary: to stderr when the rows go to stdout. */
 	struct printer *p = print_create(to_stdout ? stderr : stdout,
@@ -370,6 +392,8 @@ int cmd_export(int argc, char **argv)
 out:
 	if (ec.out && ec.out != stdout && !out.f)
 		fclose(ec.out);
+	if (ec.txn_out && !tout.f)
+		fclose(ec.txn_out);
 	if (out.path) {
 		int x = wholefile_close(&out, rc != CMD_OK);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "corr/corr.h"
@@ -428,6 +429,13 @@ static int export_check_table(struct export *e, const char *table,
 	return 0;
 }
 
+static bool export_file_has_data(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
 /* A state file's name: the host, and a hash of the input and the
  * destination, so that one input exported to two places keeps two. */
 static char *export_state_path(const struct export *e, const char *host,
@@ -472,8 +480,11 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 					      record_txn_columns, err))))
 			return rc;
 	} else {
-		record_header(&e->rows, e->cfg.fmt, record_columns);
-		record_header(&e->txns, e->cfg.fmt, record_txn_columns);
+		/* A file appended to (following again) has its header. */
+		if (!export_file_has_data(e->cfg.out))
+			record_header(&e->rows, e->cfg.fmt, record_columns);
+		if (e->cfg.txn_out && !export_file_has_data(e->cfg.txn_out))
+			record_header(&e->txns, e->cfg.fmt, record_txn_columns);
 	}
 	for (unsigned i = 0; i < e->nhosts; i++) {
 		struct export_host *h = &e->hosts[i];
@@ -494,6 +505,13 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		if (rc) {
 			snprintf(err, EXPORT_ERRBUF, "%s (--fresh ignores it)", serr);
 			return rc;
+		}
+		if (e->cfg.from_newest && h->st.have_at) {
+			snprintf(err, EXPORT_ERRBUF, "%s: %s says where the last "
+				 "export stopped: --from-newest would skip the "
+				 "files since (--fresh to start over)", h->name,
+				 h->state_path);
+			return -EINVAL;
 		}
 		h->pend = h->st;
 		h->skipping = e->cfg.follow && h->st.have_at;
