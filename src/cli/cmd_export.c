@@ -158,6 +158,7 @@ int cmd_export(int argc, char **argv)
 	int first, rc, nops = 0;
 	unsigned pflags = 0;
 	bool to_stdout = false;
+	bool owned = false;	/* operands[] made here, to free */
 
 	corr_config_init(&cfg);
 	memset(&ec, 0, sizeof(ec));
@@ -309,21 +310,28 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "tapless export: bad configuration\n");
 		goto out;
 	}
-	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
-	    (rc = cmd_input_lists("export", c, o)))
-		goto out;
-	rc = CMD_USAGE;
-	/* An input is known by its absolute path in its state file: a
-	 * rerun from another directory is the same input. */
+	/* Inputs by their absolute paths: the state file knows an input by
+	 * it (a rerun from another directory is the same input), and each
+	 * record names its capture file by it. */
 	inputs = xcalloc((size_t)nops, sizeof(*inputs));
 	for (int i = 0; i < nops; i++) {
 		const char *path;
-		char name[64], *abs;
+		char name[64], *abs, *op;
 
 		cmd_input_split(operands[i], name, sizeof(name), &path, NULL);
 		abs = realpath(path, NULL);
 		inputs[i] = abs ? abs : xstrdup(path);
+		/* NAME[@ADDRS]= as given, then the absolute path. */
+		op = xmalloc((size_t)(path - operands[i]) + strlen(inputs[i]) + 1);
+		sprintf(op, "%.*s%s", (int)(path - operands[i]), operands[i],
+			inputs[i]);
+		operands[i] = op;
+		owned = true;
 	}
+	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
+	    (rc = cmd_input_lists("export", c, o)))
+		goto out;
+	rc = CMD_USAGE;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = export_signal;
@@ -385,8 +393,11 @@ out:
 	export_destroy(e);
 	corr_destroy(c);
 	topo_destroy(topo);
-	for (int i = 0; inputs && i < nops; i++)
+	for (int i = 0; inputs && i < nops; i++) {
 		free(inputs[i]);
+		if (owned)
+			free(operands[i]);
+	}
 	free(inputs);
 	free(operands);
 	if (password) {

@@ -262,8 +262,16 @@ static void export_on_record(void *arg, const struct corr_record *r)
 	const char *at = r->at_file ? r->at_file : "";
 	bool skip;
 
+	/* Files read whole stop at a signal (following, the loop stops
+	 * and the files are read to their end first). */
+	if (!e->err && !e->cfg.follow && e->cfg.stop && *e->cfg.stop)
+		export_fail(e, -EINTR, "stopped by a signal: the rows not "
+			    "taken are sent by the next run");
 	if (e->err) {
+		/* Nothing more is taken: no use reading on. */
 		e->ntxq = 0;
+		if (e->c && !e->cfg.follow)
+			corr_abort(e->c);
 		return;
 	}
 	if (strcmp(at, h->cur_file) || r->at_offset != h->cur_offset) {

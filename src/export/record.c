@@ -176,7 +176,8 @@ static void rw_str(struct rw *w, const char *s, size_t n)
 			*p++ = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 			v >>= 7;
 		} while (v);
-		memcpy(p, s, n);
+		if (n)
+			memcpy(p, s, n);
 		w->b->len = (size_t)(p - w->b->p) + n;
 		return;
 	}
