@@ -23,11 +23,16 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# libcurl: tapless export's ClickHouse client (src/export/chttp.c). Only the
+# CLI and the unit tests link it: the daemons never pull chttp.o from the
+# archive.
+CURL_CFLAGS := $(shell pkg-config --cflags libcurl 2>/dev/null)
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # Includes name their folder ("base/xalloc.h", "ptp/journal.h"), so every
 # file says which part of the tree it leans on.
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -I. $(PKG_CFLAGS)
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -Isrc -I. $(PKG_CFLAGS) $(CURL_CFLAGS)
 CFLAGS ?=
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIBS := $(PKG_LIBS) -lm
@@ -35,7 +40,7 @@ LIBS := $(PKG_LIBS) -lm
 # The library, libtapless.a: one folder per concept (README, "Architecture
 # in brief"), and no main in any of them.
 LIB_DIRS := src/base src/stamp src/live src/files src/fix src/corr src/sim \
-	src/report src/validate ptp
+	src/report src/validate src/export ptp
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 # Generated: the ptp4l profile templates (ptp/profiles/*.cfg) as C strings,
 # the installed paths (base/datadir.h) and the version (base/prog.h).
@@ -216,7 +221,7 @@ build/san/libtapless.a: $(SAN_LIB_OBJS)
 
 bin/tapless: $(TAPLESS_OBJS) $(BPF_CHECK_OBJ) build/libtapless.a
 	@mkdir -p bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS) $(CURL_LIBS)
 
 # The same CLI built on the sanitizer library (ASan+UBSan, no recovery):
 # the replay tier runs it (TAPLESS=build/san/bin/tapless). It finds the
@@ -224,7 +229,7 @@ bin/tapless: $(TAPLESS_OBJS) $(BPF_CHECK_OBJ) build/libtapless.a
 build/san/bin/tapless: $(SAN_TAPLESS_OBJS) $(SAN_BPF_CHECK_OBJ) build/san/libtapless.a
 	@mkdir -p $(dir $@)
 	@ln -sfn ../../scripts build/san/scripts
-	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(BASE_CFLAGS) $(SAN) $(CFLAGS) -o $@ $^ $(LIBS) $(CURL_LIBS)
 
 bin/tapless-capd: $(CAPD_OBJS) $(BPF_OBJS) build/libtapless.a
 	@mkdir -p bin
@@ -281,7 +286,7 @@ build/tools/qf-%: tests/qf/%.cpp tests/qf/qf.h
 build/san/unit/%: tests/unit/%.c tests/unit/unit.h build/san/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(CFLAGS) -Itests/unit -o $@ \
-		$< build/san/libtapless.a $(LIBS) $(CHECK_LIBS)
+		$< build/san/libtapless.a $(LIBS) $(CURL_LIBS) $(CHECK_LIBS)
 
 deps:
 	@if [ "$$(id -u)" -eq 0 ]; then scripts/install-deps; \
@@ -319,6 +324,10 @@ fuzz:
 	@if [ "$$(id -u)" -eq 0 ]; then scripts/install-deps --fuzz; fi
 	@tests/fuzz/run
 
+# The ClickHouse tables and queries over tapless export's records
+# (tapless-export(8), THE SQL).
+CLICKHOUSE_SQL := $(wildcard scripts/clickhouse/*.sql scripts/clickhouse/README.md)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
@@ -330,6 +339,8 @@ install: all
 	install -m 755 $(SHIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -d $(DESTDIR)$(datadir)/tapless/plot
 	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
+	install -d $(DESTDIR)$(datadir)/tapless/clickhouse
+	$(if $(CLICKHOUSE_SQL),install -m 644 $(CLICKHOUSE_SQL) $(DESTDIR)$(datadir)/tapless/clickhouse/)
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done

@@ -7,11 +7,13 @@
 #ifndef TAPLESS_CMD_H
 #define TAPLESS_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct corr;
 struct opt_def;
 struct opts;
+struct topo;
 
 enum { CMD_OK = 0, CMD_USAGE = 1, CMD_SYSTEM = 2 };
 
@@ -22,12 +24,33 @@ int cmd_status(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* tapless correlate --follow: run c (made with cfg.follow) live until
  * SIGINT or SIGTERM, lines in fmt (enum print_format), samples (or NULL)
  * flushed each interval. Returns a CMD_* status. */
 int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
 			 FILE *samples);
+
+/* Operands and options after the first operand (cmd_options() stops
+ * there): operands[] (argc long) gets the operands, *nops their count.
+ * Returns 0 or CMD_USAGE after printing the error as "tapless PROG: ". */
+int cmd_operands(const char *prog, struct opts *o, int argc, char **argv,
+		 int first, char **operands, int *nops);
+
+/* NAME=PATH, or PATH whose file name up to its first dot is the name.
+ * With addrs, NAME@ADDRS=PATH too: *addrs points at ADDRS (up to the '='),
+ * else NULL. */
+void cmd_input_split(const char *arg, char *name, size_t len,
+		     const char **path, const char **addrs);
+/* The addresses of NAME@ADDR[,ADDR...]=PATH operands into *topo (made
+ * when there is none). 0 or CMD_USAGE (printed). */
+int cmd_input_addrs(const char *prog, struct topo **topo, char *const *args,
+		    int n);
+/* Each NAME[@ADDRS]=PATH a host of c. 0 or CMD_USAGE (printed). */
+int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n);
+/* --sync NAME=JOURNAL and --timescale NAME=tai|utc into c. */
+int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o);
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the

@@ -78,46 +78,6 @@ static const struct opt_def correlate_opts[] = {
 
 #define CORRELATE_SYNOPSIS "[NAME[@ADDR[,ADDR...]]=]FILE_OR_DIR ..."
 
-/* NAME=PATH, or PATH whose file name up to its first dot is the name.
- * With addrs, NAME@ADDRS=PATH too: *addrs points at ADDRS (up to the '='),
- * else NULL. */
-static void correlate_split(const char *arg, char *name, size_t len,
-			    const char **path, const char **addrs)
-{
-	const char *eq = strchr(arg, '='), *from;
-	size_t n;
-
-	if (addrs)
-		*addrs = NULL;
-	if (eq && eq != arg) {
-		const char *at = addrs ? memchr(arg, '@', (size_t)(eq - arg)) : NULL;
-
-		from = arg;
-		n = (size_t)((at ? at : eq) - arg);
-		*path = eq + 1;
-		if (at)
-			*addrs = at + 1;
-	} else {
-		/* The last path component, trailing slashes aside. */
-		size_t end = strlen(arg), start;
-		const char *dot;
-
-		while (end > 1 && arg[end - 1] == '/')
-			end--;
-		start = end;
-		while (start > 0 && arg[start - 1] != '/')
-			start--;
-		from = arg + start;
-		dot = memchr(from, '.', end - start);
-		n = dot && dot != from ? (size_t)(dot - from) : end - start;
-		*path = arg;
-	}
-	if (n >= len)
-		n = len - 1;
-	memcpy(name, from, n);
-	name[n] = '\0';
-}
-
 /* --rates into cfg: 0, or -EINVAL with err saying which item is wrong. */
 static int correlate_rates(const char *text, struct corr_config *cfg,
 			   char *err, size_t errlen)
@@ -129,92 +89,6 @@ static int correlate_rates(const char *text, struct corr_config *cfg,
 		return rc;
 	cfg->nrates = rl.n;
 	memcpy(cfg->rates, rl.rate, rl.n * sizeof(rl.rate[0]));
-	return 0;
-}
-
-/* The addresses of NAME@ADDR[,ADDR...]=PATH into *topo (made when there
- * is none), as a topology file's host line gives them: they say which
- * way a packet went where the capture does not. */
-static int correlate_addrs(struct topo **topo, char *const *args, int n)
-{
-	char terr[TOPO_ERRBUF], name[64];
-	const char *path, *addrs;
-
-	for (int i = 0; i < n; i++) {
-		correlate_split(args[i], name, sizeof(name), &path, &addrs);
-		if (!addrs || !*name)
-			continue;
-		const char *eq = strchr(addrs, '=');
-		char *list = xstrdup(addrs);
-
-		list[eq - addrs] = '\0';
-		if (!*topo)
-			*topo = topo_create();
-		int e = topo_add_host(*topo, name, list, terr);
-		free(list);
-		if (e) {
-			fprintf(stderr, "tapless correlate: '%s': %s\n", args[i],
-				terr);
-			return CMD_USAGE;
-		}
-	}
-	return 0;
-}
-
-/* Add each NAME[@ADDRS]=PATH as a host of c. */
-static int correlate_hosts(struct corr *c, char **args, int n)
-{
-	char err[CORR_ERRBUF], name[64];
-	const char *path, *addrs;
-
-	for (int i = 0; i < n; i++) {
-		correlate_split(args[i], name, sizeof(name), &path, &addrs);
-		if (!*name || !*path) {
-			fprintf(stderr, "tapless correlate: '%s': expected "
-				"NAME[@ADDR[,ADDR...]]=FILE_OR_DIR\n", args[i]);
-			return CMD_USAGE;
-		}
-		if (corr_add_host(c, name, &path, 1, err)) {
-			fprintf(stderr, "tapless correlate: %s\n", err);
-			return CMD_USAGE;
-		}
-	}
-	return 0;
-}
-
-static int correlate_lists(struct corr *c, const struct opts *o)
-{
-	const char *const *items;
-	char err[CORR_ERRBUF], name[64];
-	const char *val;
-	size_t n;
-
-	n = opts_list(o, "sync", &items);
-	for (size_t i = 0; i < n; i++) {
-		correlate_split(items[i], name, sizeof(name), &val, NULL);
-		if (!strchr(items[i], '=') || corr_set_journal(c, name, val, err)) {
-			if (!strchr(items[i], '='))
-				snprintf(err, sizeof(err), "--sync '%s': expected "
-					 "NAME=JOURNAL", items[i]);
-			fprintf(stderr, "tapless correlate: %s\n", err);
-			return CMD_USAGE;
-		}
-	}
-	n = opts_list(o, "timescale", &items);
-	for (size_t i = 0; i < n; i++) {
-		int scale;
-
-		correlate_split(items[i], name, sizeof(name), &val, NULL);
-		scale = !strcmp(val, "tai") ? TS_SCALE_TAI :
-			!strcmp(val, "utc") ? TS_SCALE_UTC : -1;
-		if (!strchr(items[i], '=') || scale < 0 ||
-		    corr_set_timescale(c, name, scale)) {
-			fprintf(stderr, "tapless correlate: --timescale '%s': "
-				"expected NAME=tai|utc for an input host\n",
-				items[i]);
-			return CMD_USAGE;
-		}
-	}
 	return 0;
 }
 
@@ -243,29 +117,10 @@ int cmd_correlate(int argc, char **argv)
 	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
-	/* Options may follow operands too: gather operands, parse the
-	 * rest, until argv is used up. */
 	operands = xcalloc((size_t)argc, sizeof(char *));
-	while (first < argc) {
-		struct opts_error oerr;
-
-		if (argv[first][0] != '-' || !argv[first][1]) {
-			operands[nops++] = argv[first++];
-			continue;
-		}
-		if (!strcmp(argv[first], "--")) {
-			while (++first < argc)
-				operands[nops++] = argv[first];
-			break;
-		}
-		rc = opts_parse_args(o, argc - first + 1, argv + first - 1, &oerr);
-		if (rc < 0) {
-			fprintf(stderr, "tapless correlate: %s\n", oerr.msg);
-			rc = CMD_USAGE;
-			goto out;
-		}
-		first += rc - 1;
-	}
+	if ((rc = cmd_operands("correlate", o, argc, argv, first, operands,
+			       &nops)))
+		goto out;
 	if (opts_flag(o, "help")) {
 		printf("usage: tapless correlate [OPTIONS] %s\n\noptions:\n",
 		       CORRELATE_SYNOPSIS);
@@ -332,8 +187,8 @@ int cmd_correlate(int argc, char **argv)
 	}
 	const char *const *bl;
 	size_t nbl = opts_list(o, "baseline", &bl);
-	if ((rc = correlate_addrs(&topo, operands, nops)) ||
-	    (rc = correlate_addrs(&topo, (char *const *)bl, (int)nbl)))
+	if ((rc = cmd_input_addrs("correlate", &topo, operands, nops)) ||
+	    (rc = cmd_input_addrs("correlate", &topo, (char *const *)bl, (int)nbl)))
 		goto out;
 	cfg.topo = topo;
 	if (opts_str(o, "samples")) {
@@ -351,8 +206,8 @@ int cmd_correlate(int argc, char **argv)
 	}
 	cfg.samples_run = "main";
 	corr_create(&c, &cfg);
-	if ((rc = correlate_hosts(c, operands, nops)) ||
-	    (rc = correlate_lists(c, o)))
+	if ((rc = cmd_input_hosts("correlate", c, operands, nops)) ||
+	    (rc = cmd_input_lists("correlate", c, o)))
 		goto out;
 	if (cfg.follow) {
 		rc = cmd_correlate_follow(c, o, print_format_from_opts(o, &pflags),
@@ -363,7 +218,7 @@ int cmd_correlate(int argc, char **argv)
 	if (nbl) {
 		cfg.samples_run = "baseline";
 		corr_create(&base, &cfg);
-		if ((rc = correlate_hosts(base, (char **)bl, (int)nbl)))
+		if ((rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)))
 			goto out;
 		if (corr_run(base, err)) {
 			fprintf(stderr, "tapless correlate: baseline: %s\n", err);

@@ -23,6 +23,7 @@ static const struct cmd_entry cmd_table[] = {
 	{ "report", cmd_report, "FTTC-style tables and gnuplot plots from a lab run directory" },
 	{ "validate", cmd_validate, "NIC timestamp accuracy: PHCs, loopback, hardware vs software, against a tap" },
 	{ "lab", cmd_lab, "the FTTC benchmark in network namespaces: up, run, down" },
+	{ "export", cmd_export, "captures into per-message records, for ClickHouse or a file" },
 	{ "sim", cmd_sim, "captures with known truth, for testing the correlator" },
 	{ "help", cmd_help, "list commands, or show a command's options" },
 };

@@ -244,6 +244,39 @@ static uint64_t corr_hash_more(uint64_t h, const void *p, size_t n)
 	return hmap_hash(w, sizeof(w));
 }
 
+/* A message as a record, for cfg.on_record. */
+static void corr_record(struct corr *c, const struct corr_stream *s,
+			const struct fixstream_msg *m,
+			const struct corr_fields *f, const struct corr_obs *o,
+			uint32_t seq)
+{
+	const struct corr_host *h = s->h;
+	struct corr_record r;
+
+	r.host = h->idx;
+	r.iface = s->ifc->name;
+	r.dir = s->dir;
+	r.flow = &s->key;
+	r.seq = seq;
+	for (int k = 0; k < CORR_REC_FIELDS; k++) {
+		r.field[k] = f->v[k];
+		r.field_len[k] = f->len[k];
+	}
+	r.ts = m->ts_first;
+	r.ts_last = m->ts_last;
+	r.wire = m->wire_first;
+	r.wire_last = m->wire_last;
+	r.hw = s->ifc->hw;
+	r.sender = s->ifc->sender;
+	r.sync = o->sync;
+	r.bound_ns = o->bound;
+	r.file = capset_path(h->cs, (unsigned)(m->ref_first >> CORR_REF_SHIFT));
+	r.offset = m->ref_first & CORR_REF_OFFSET;
+	r.at_file = capset_path(h->cs, h->next.file);
+	r.at_offset = h->next.pkt.offset;
+	c->cfg.on_record(c->cfg.rec_arg, &r);
+}
+
 void corr_on_msg(void *arg, const struct fixstream_msg *m)
 {
 	struct corr_stream *s = arg;
@@ -276,6 +309,10 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	corr_obs_bound(h, s->ifc, &o);
 	if (s->proto != IPPROTO_TCP)
 		seq = (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
+	if (c->cfg.on_record)
+		corr_record(c, s, m, &f, &o, seq);
+	if (c->cfg.no_match)
+		return;
 	/* Session keys only where a flow is in one capture alone (see
 	 * corr_entry_new()): most messages never need them. */
 	uint64_t fh = c->flows[s->flow].hosts;
@@ -355,7 +392,9 @@ void corr_packet(struct corr *c, struct corr_host *h)
 	s->ifc = h->next_if;
 	s->last_ts = ts;
 	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
-			  fi.payload_len, fi.payload_wire, ts, pkt->origlen);
+			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
+			  (uint64_t)h->next.file << CORR_REF_SHIFT |
+			  (pkt->offset & CORR_REF_OFFSET));
 }
 
 /* Link events tapless-capd wrote into a host's captures (a link down or
@@ -403,7 +442,7 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 		struct corr_host *h;
 		unsigned best = 0;
 
-		if (!n)
+		if (!n || c->aborted)
 			break;
 		for (unsigned i = 1; i < n; i++)
 			if (corr_host_cmp(heap[i], heap[best]) < 0)
@@ -482,6 +521,16 @@ void corr_finish(struct corr *c)
 			  "lower --window",
 			  (unsigned long long)c->window_overflow,
 			  c->cfg.max_pending);
+}
+
+const char *corr_host_name(const struct corr *c, unsigned i)
+{
+	return i < c->nhosts ? c->hosts[i]->name : NULL;
+}
+
+void corr_abort(struct corr *c)
+{
+	c->aborted = true;
 }
 
 bool corr_measured(const struct corr *c)

@@ -27,6 +27,7 @@
 
 struct corr;
 struct corr_event;
+struct corr_record;
 struct printer;
 struct topo;
 
@@ -61,6 +62,47 @@ struct corr_config {
 			    int64_t end_ns);
 	void (*on_event)(void *arg, const struct corr_event *ev);
 	void *arg;
+	/* Export (tapless export): every message seen at a host, and every
+	 * transaction sample, as it is found; no matching across hosts with
+	 * no_match. With utc_target stamps are brought to UTC even when no
+	 * TAI - UTC offset is known (TAI_UTC_S assumed, and said so). */
+	void (*on_record)(void *arg, const struct corr_record *r);
+	void (*on_txn)(void *arg, unsigned host, const char *kind,
+		       int64_t ts_ns, int64_t latency_ns);
+	void *rec_arg;
+	bool no_match;
+	bool utc_target;
+};
+
+/* The FIX fields a record carries (the first of each tag). */
+enum corr_rec_field {
+	CORR_REC_35, CORR_REC_49, CORR_REC_56, CORR_REC_34, CORR_REC_11,
+	CORR_REC_55, CORR_REC_54, CORR_REC_39, CORR_REC_FIELDS
+};
+
+/* One FIX message seen at one host (cfg.on_record): a row of
+ * tapless-records(5). Pointers are valid during the call only. */
+struct corr_record {
+	unsigned host;		/* index, as added; corr_host_name() */
+	const char *iface;	/* the capture interface's name, or "ifN" */
+	int dir;		/* 0 unknown, 1 in, 2 out */
+	const struct frame_flow *flow;
+	uint32_t seq;		/* TCP: of its first byte; UDP: the hash of
+				 * its bytes matched on */
+	const char *field[CORR_REC_FIELDS];	/* NULL: absent */
+	uint32_t field_len[CORR_REC_FIELDS];
+	int64_t ts, ts_last;	/* first and last byte, common timescale */
+	uint32_t wire, wire_last;
+	bool hw;		/* a hardware stamp */
+	bool sender;		/* stamped by the sending socket */
+	int sync;		/* 0 no journal, 1 in sync, 2 out of sync */
+	int64_t bound_ns;	/* -1: unknown */
+	const char *file;	/* the first byte's frame: file and block */
+	uint64_t offset;
+	/* Where the host's reading was as it came out (the packet that
+	 * completed it): monotonic while following one directory. */
+	const char *at_file;
+	uint64_t at_offset;
 };
 
 /* Something a live view has that an offline one does not. */
@@ -155,6 +197,18 @@ int corr_interval_value(const struct corr *c, const char *subject,
  * out-of-sync samples and capture drops, the age of each host's newest
  * data. Returns 0 or -EIO. */
 int corr_metrics(const struct corr *c, FILE *out, int fmt);
+
+/* From a hook (on_record): corr_run() reads no further packets; it still
+ * finishes (streams flushed, warnings). */
+void corr_abort(struct corr *c);
+
+/* Host i's name (NULL past the last). */
+const char *corr_host_name(const struct corr *c, unsigned i);
+
+/* The "inputs" part of corr_print() alone (each host's files, packets,
+ * messages and what was skipped), for a program that reads captures
+ * without correlating them (tapless export). */
+void corr_print_inputs(const struct corr *c, struct printer *p);
 
 /* Whether any latency at all was measured. */
 bool corr_measured(const struct corr *c);

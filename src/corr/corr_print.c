@@ -56,7 +56,7 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr_stat *s)
 	print_object_end(p);
 }
 
-static void corr_print_inputs(const struct corr *c, struct printer *p)
+void corr_print_inputs(const struct corr *c, struct printer *p)
 {
 	print_text(p, "inputs\n");
 	print_array_begin(p, "inputs");
@@ -75,7 +75,7 @@ static void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_str(p, "host", "  %-10s", h->name);
 		print_array_begin(p, "files");
 		for (unsigned k = 0; k < capset_files(h->cs); k++)
-			print_str(p, NULL, NULL, cap_path(capset_reader(h->cs, k)));
+			print_str(p, NULL, NULL, capset_path(h->cs, k));
 		print_array_end(p);
 		print_uint(p, "packets", " %llu packets", h->packets);
 		print_uint(p, "fix_messages", ", %llu FIX messages", h->messages);

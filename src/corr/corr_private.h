@@ -40,6 +40,9 @@ struct hist;
 #define CORR_MAX_WARNINGS 64
 #define NO_BUCKET (-1)
 #define ALL_FLOWS UINT32_MAX
+/* A frame's ref for its stream (fixstream_segment()): file and block. */
+#define CORR_REF_SHIFT 40
+#define CORR_REF_OFFSET ((1ull << CORR_REF_SHIFT) - 1)
 
 enum corr_dir { DIR_UNKNOWN = 0, DIR_IN = 1, DIR_OUT = 2 };
 enum corr_sync { SYNC_NONE, SYNC_IN, SYNC_OUT };
@@ -68,6 +71,8 @@ struct corr_iface {
 	int64_t resolution_ns;	/* of its stamps: 1 ns, 1000 for µs files */
 	bool sender;		/* frames stamped by the program that sent
 				 * them (tapless-capd --tx-socket) */
+	bool hw;		/* hardware stamps */
+	char name[64];		/* if_name, or "ifN" */
 };
 
 struct corr_ring {
@@ -240,6 +245,7 @@ struct corr {
 	bool utc_known;
 	int utc_offset;
 	int target_scale;	/* TS_SCALE_UTC or TS_SCALE_TAI; 0: not yet */
+	bool tai_guessed;	/* utc_target: TAI - UTC assumed */
 	/* Flows and streams. */
 	struct corr_flow *flows;
 	size_t nflows, cap_flows;
@@ -260,6 +266,7 @@ struct corr {
 	/* Results. */
 	struct corr_stats_set hops, txns, switches;
 	bool measured;
+	bool aborted;		/* corr_abort(): corr_run() stops reading */
 	char *warn[CORR_MAX_WARNINGS];
 	unsigned nwarn, warn_dropped;
 	/* Live: the interval open, [iv_start, iv_end). */
@@ -277,11 +284,15 @@ enum {
 
 /* The fields the rules look at, found in one pass. */
 struct corr_fields {
-	const char *v[8];
-	uint32_t len[8];
+	const char *v[CORR_REC_FIELDS];
+	uint32_t len[CORR_REC_FIELDS];
 };
 
-enum { F_35, F_49, F_56, F_34, F_11, F_55, F_54, F_39 };
+enum {
+	F_35 = CORR_REC_35, F_49 = CORR_REC_49, F_56 = CORR_REC_56,
+	F_34 = CORR_REC_34, F_11 = CORR_REC_11, F_55 = CORR_REC_55,
+	F_54 = CORR_REC_54, F_39 = CORR_REC_39,
+};
 
 /* ---- corr.c ---- */
 

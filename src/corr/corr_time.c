@@ -56,6 +56,11 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	f->linktype = ci ? ci->linktype : 0;
 	f->resolution_ns = ci && ci->resolution_ns > 1 ? ci->resolution_ns : 1;
 	f->sender = ci && ci->sender;
+	f->hw = ci && ci->src_known && ci->src.hw;
+	if (ci && ci->name[0])
+		snprintf(f->name, sizeof(f->name), "%s", ci->name);
+	else
+		snprintf(f->name, sizeof(f->name), "if%u", id);
 	snprintf(f->clock, sizeof(f->clock), "sys");
 	if (ci && ci->src_known && ci->src.hw && ci->src.phc >= 0)
 		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);
@@ -75,7 +80,8 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 	}
 	f->scale = scale;
 	if (!c->target_scale)
-		c->target_scale = c->utc_known ? TS_SCALE_UTC : scale;
+		c->target_scale = c->utc_known || c->cfg.utc_target ?
+				  TS_SCALE_UTC : scale;
 	f->usable = true;
 	if (scale == c->target_scale) {
 		f->delta_ns = 0;
@@ -83,6 +89,16 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 		/* Only TAI → UTC arises: the target is UTC when the offset
 		 * is known. */
 		f->delta_ns = -(int64_t)c->utc_offset * NS_PER_S;
+	} else if (c->cfg.utc_target) {
+		/* Records must all be on UTC, whatever each host's files
+		 * say: the usual offset, said once. */
+		f->delta_ns = -(int64_t)CORR_TAI_UTC_GUESS * NS_PER_S;
+		if (!c->tai_guessed)
+			corr_warn(c, "stamps are TAI and no UTC offset is known: "
+				  "brought to UTC with TAI - UTC = %d s assumed "
+				  "(--utc-offset or --sync to set it)",
+				  CORR_TAI_UTC_GUESS);
+		c->tai_guessed = true;
 	} else {
 		f->usable = false;
 		corr_warn(c, "%s: %s, interface %u: stamps are %s but earlier "

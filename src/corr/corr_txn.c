@@ -123,6 +123,9 @@ static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
 	if (c->cfg.samples)
 		corr_sample_line(c, corr_txn_names[kind], h->name, h->name, ts,
 				 v, SYNC_NONE, -1, b, "-");
+	if (c->cfg.on_txn)
+		c->cfg.on_txn(c->cfg.rec_arg, h->idx, corr_txn_names[kind], ts,
+			      v);
 
 	corr_stat_add(corr_stat(&c->txns, (uint16_t)h->idx, (uint16_t)h->idx,
 				ALL_FLOWS, NO_BUCKET, kind, NULL), v, SYNC_NONE,

@@ -15,6 +15,7 @@
 struct capset_src {
 	struct cap_reader *r;
 	struct cap_packet next;	/* read ahead, valid while held */
+	char *path;		/* kept after the reader is closed */
 	bool live;		/* next holds a packet not yet handed out */
 };
 
@@ -95,6 +96,7 @@ static int capset_add(struct capset *s, const char *path, char *errbuf)
 		s->src = xrealloc(s->src, s->cap * sizeof(*s->src));
 	}
 	memset(&s->src[s->n], 0, sizeof(s->src[0]));
+	s->src[s->n].path = xstrdup(path);
 	s->src[s->n++].r = r;
 	return 0;
 }
@@ -414,6 +416,10 @@ static int capset_take_next(struct capset *s)
 	/* Closed files keep their slot (an index is a file, for the caller's
 	 * tables) but not their reader. */
 	memset(&s->src[s->n], 0, sizeof(s->src[0]));
+	/* Its final name: capd renames a .part file as it closes it. */
+	if (s->fdir)
+		snprintf(path, sizeof(path), "%s/%s", s->fpath, base);
+	s->src[s->n].path = xstrdup(path);
 	s->src[s->n++].r = r;
 	s->open = true;
 	s->fst.files++;
@@ -550,6 +556,11 @@ const struct cap_reader *capset_reader(const struct capset *s, unsigned file)
 	return file < s->n ? s->src[file].r : NULL;
 }
 
+const char *capset_path(const struct capset *s, unsigned file)
+{
+	return file < s->n ? s->src[file].path : NULL;
+}
+
 const char *capset_error(const struct capset *s)
 {
 	return s->error;
@@ -569,8 +580,10 @@ void capset_close(struct capset *s)
 {
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < s->n; i++) {
 		cap_close(s->src[i].r);
+		free(s->src[i].path);
+	}
 	free(s->src);
 	free(s->fpath);
 	heap_destroy(s->heap);

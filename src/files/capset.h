@@ -80,6 +80,10 @@ bool capset_heartbeat(const struct capset *s, int64_t *ts_ns, unsigned *file,
  * the others. */
 unsigned capset_files(const struct capset *s);
 const struct cap_reader *capset_reader(const struct capset *s, unsigned file);
+/* The path of file (NULL past the last), kept after its reader closed;
+ * following a directory, the name capd gives the file as it closes it
+ * (without .part). */
+const char *capset_path(const struct capset *s, unsigned file);
 
 /* The first error met, "" if none; how many files ended in error. */
 const char *capset_error(const struct capset *s);

@@ -34,6 +34,7 @@ struct fixstream_mark {
 	uint32_t seq;		/* first byte this stamp covers */
 	uint32_t wire;
 	int64_t ts;
+	uint64_t ref;		/* the caller's, for the segment */
 };
 
 struct fixstream_held {
@@ -43,6 +44,7 @@ struct fixstream_held {
 				 * first to arrive gives the bytes their stamp */
 	bool dup;		/* some of its bytes came in another segment */
 	int64_t ts;
+	uint64_t ref;
 };
 
 struct fixstream {
@@ -122,7 +124,7 @@ static const struct fixstream_mark *mark_of(const struct fixstream *s,
 }
 
 static void add_mark(struct fixstream *s, uint32_t seq, int64_t ts,
-		     uint32_t wire)
+		     uint32_t wire, uint64_t ref)
 {
 	if (s->nmarks == FIXSTREAM_MARKS) {
 		/* A message in more than 64 segments: the first mark (its
@@ -131,7 +133,7 @@ static void add_mark(struct fixstream *s, uint32_t seq, int64_t ts,
 			(FIXSTREAM_MARKS - 2) * sizeof(s->marks[0]));
 		s->nmarks--;
 	}
-	s->marks[s->nmarks++] = (struct fixstream_mark){ seq, wire, ts };
+	s->marks[s->nmarks++] = (struct fixstream_mark){ seq, wire, ts, ref };
 }
 
 static void skip_bytes(struct fixstream *s, uint64_t n)
@@ -190,6 +192,7 @@ static uint32_t parse(struct fixstream *s, const char *p, uint32_t n,
 		mk = mark_of(s, m.seq);
 		m.ts_first = mk->ts;
 		m.wire_first = mk->wire;
+		m.ref_first = mk->ref;
 		mk = mark_of(s, m.seq + (uint32_t)len - 1);
 		m.ts_last = mk->ts;
 		m.wire_last = mk->wire;
@@ -212,7 +215,7 @@ static void buf_reserve(struct fixstream *s, uint32_t need)
 
 /* Bytes at sequence s->next, in order. */
 static void append(struct fixstream *s, const uint8_t *data, uint32_t n,
-		   int64_t ts, uint32_t wire)
+		   int64_t ts, uint32_t wire, uint64_t ref)
 {
 	uint32_t seq = s->next, used, base;
 
@@ -221,7 +224,7 @@ static void append(struct fixstream *s, const uint8_t *data, uint32_t n,
 	if (!s->len) {
 		/* Fast path: parse in place; keep only an unfinished tail. */
 		s->nmarks = 0;
-		add_mark(s, seq, ts, wire);
+		add_mark(s, seq, ts, wire, ref);
 		used = parse(s, (const char *)data, n, seq);
 		if (used < n) {
 			buf_reserve(s, n - used);
@@ -234,7 +237,7 @@ static void append(struct fixstream *s, const uint8_t *data, uint32_t n,
 	memcpy(s->buf + s->len, data, n);
 	base = seq - s->len;
 	s->len += n;
-	add_mark(s, seq, ts, wire);
+	add_mark(s, seq, ts, wire, ref);
 	used = parse(s, s->buf, s->len, base);
 	if (!used)
 		return;
@@ -289,6 +292,7 @@ static void drain(struct fixstream *s)
 		int c = -1;
 		uint32_t n, wire;
 		int64_t ts;
+		uint64_t ref;
 
 		for (unsigned i = 0; i < s->nheld;) {
 			int32_t d;
@@ -323,6 +327,7 @@ static void drain(struct fixstream *s)
 		p = s->arena + h->off;
 		ts = h->ts;
 		wire = h->wire;
+		ref = h->ref;
 		h->seq += n;
 		h->off += n;
 		h->len -= n;
@@ -332,7 +337,7 @@ static void drain(struct fixstream *s)
 			held_remove(s, (unsigned)c);
 		}
 		/* The arena is not written until the next hold(). */
-		append(s, p, n, ts, wire);
+		append(s, p, n, ts, wire, ref);
 	}
 }
 
@@ -379,7 +384,7 @@ static void give_up(struct fixstream *s)
  * s->next: the bytes not seen yet are used, except those a held segment
  * (which arrived before) carries. */
 static void take(struct fixstream *s, uint32_t seq, const uint8_t *data,
-		 uint32_t n, int64_t ts, uint32_t wire)
+		 uint32_t n, int64_t ts, uint32_t wire, uint64_t ref)
 {
 	bool dup = false;
 
@@ -395,7 +400,7 @@ static void take(struct fixstream *s, uint32_t seq, const uint8_t *data,
 			n -= d;
 		}
 		k = held_gap(s, n);
-		append(s, data, k, ts, wire);
+		append(s, data, k, ts, wire, ref);
 		seq += k;
 		data += k;
 		n -= k;
@@ -433,7 +438,7 @@ static bool arena_room(struct fixstream *s, uint32_t n)
 
 /* A segment after a hole (seq after s->next). */
 static void hold(struct fixstream *s, uint32_t seq, const uint8_t *data,
-		 uint32_t n, int64_t ts, uint32_t wire)
+		 uint32_t n, int64_t ts, uint32_t wire, uint64_t ref)
 {
 	for (unsigned i = 0; i < s->nheld; i++) {
 		const struct fixstream_held *h = &s->held[i];
@@ -447,7 +452,7 @@ static void hold(struct fixstream *s, uint32_t seq, const uint8_t *data,
 	if (n > FIXSTREAM_HOLD_BYTES) {
 		/* Cannot be held: the holes before it are lost for sure. */
 		give_up_to(s, seq);
-		take(s, seq, data, n, ts, wire);
+		take(s, seq, data, n, ts, wire, ref);
 		return;
 	}
 	/* Full: give up the earliest hole, which may be the one just before
@@ -462,7 +467,7 @@ static void hold(struct fixstream *s, uint32_t seq, const uint8_t *data,
 			break;
 	}
 	if (seq_diff(seq, s->next) <= 0) {
-		take(s, seq, data, n, ts, wire);
+		take(s, seq, data, n, ts, wire, ref);
 		return;
 	}
 	if (!s->arena) {
@@ -473,7 +478,7 @@ static void hold(struct fixstream *s, uint32_t seq, const uint8_t *data,
 	memcpy(s->arena + s->arena_used, data, n);
 	s->held[s->nheld++] = (struct fixstream_held){
 		.seq = seq, .len = n, .off = s->arena_used, .wire = wire,
-		.order = s->arrivals++, .ts = ts,
+		.order = s->arrivals++, .ts = ts, .ref = ref,
 	};
 	s->arena_used += n;
 	s->st.out_of_order++;
@@ -481,7 +486,8 @@ static void hold(struct fixstream *s, uint32_t seq, const uint8_t *data,
 
 void fixstream_segment(struct fixstream *s, uint32_t seq, uint8_t tcp_flags,
 		       const uint8_t *payload, uint32_t caplen,
-		       uint32_t wire_payload, int64_t ts, uint32_t wire_len)
+		       uint32_t wire_payload, int64_t ts, uint32_t wire_len,
+		       uint64_t ref)
 {
 	uint32_t n = caplen < wire_payload ? caplen : wire_payload;
 
@@ -497,7 +503,7 @@ void fixstream_segment(struct fixstream *s, uint32_t seq, uint8_t tcp_flags,
 		s->st.segments++;
 		s->st.bytes += n;
 		s->nmarks = 0;
-		add_mark(s, 0, ts, wire_len);
+		add_mark(s, 0, ts, wire_len, ref);
 		used = parse(s, (const char *)payload, n, 0);
 		/* Each datagram stands alone: no tail carries over. */
 		if (used < n && caplen >= wire_payload)
@@ -536,9 +542,9 @@ void fixstream_segment(struct fixstream *s, uint32_t seq, uint8_t tcp_flags,
 		s->sync = SYNC_START;
 	}
 	if (seq_diff(seq, s->next) > 0)
-		hold(s, seq, payload, n, ts, wire_len);
+		hold(s, seq, payload, n, ts, wire_len, ref);
 	else
-		take(s, seq, payload, n, ts, wire_len);
+		take(s, seq, payload, n, ts, wire_len, ref);
 	/* The bytes the capture cut off will not come: when the stream
 	 * stopped there, give them up now rather than after the hold time. */
 	if (caplen < wire_payload && s->next == seq + n)

@@ -44,6 +44,7 @@ struct fixstream_msg {
 	int64_t ts_last;	/* ... and the last byte */
 	uint32_t wire_first;	/* that frame's length on the wire */
 	uint32_t wire_last;
+	uint64_t ref_first;	/* the caller's ref of the first byte's frame */
 };
 
 typedef void (*fixstream_fn)(void *arg, const struct fixstream_msg *m);
@@ -71,11 +72,14 @@ void fixstream_destroy(struct fixstream *s);
 
 /* One segment or datagram: TCP seq and flags (SYN: the next byte is
  * seq + 1), payload[0..caplen) of wire_payload bytes (less when the
- * capture cut it), the frame's stamp and wire length. Messages completed by
+ * capture cut it), the frame's stamp and wire length, and ref, the
+ * caller's name for the frame (where it is in a file), handed back with
+ * each message as the ref of its first byte's frame. Messages completed by
  * it are handed to fn before this returns. */
 void fixstream_segment(struct fixstream *s, uint32_t seq, uint8_t tcp_flags,
 		       const uint8_t *payload, uint32_t caplen,
-		       uint32_t wire_payload, int64_t ts, uint32_t wire_len);
+		       uint32_t wire_payload, int64_t ts, uint32_t wire_len,
+		       uint64_t ref);
 
 /* The end of the capture: give up open holes, parse what was held. */
 void fixstream_finish(struct fixstream *s);

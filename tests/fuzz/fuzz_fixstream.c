@@ -74,7 +74,8 @@ static void on_msg(void *arg, const struct fixstream_msg *m)
 	if (m->ts_first < s->ts_min || m->ts_first > s->ts_max ||
 	    m->ts_last < s->ts_min || m->ts_last > s->ts_max ||
 	    m->wire_first != wire_of(m->ts_first) ||
-	    m->wire_last != wire_of(m->ts_last))
+	    m->wire_last != wire_of(m->ts_last) ||
+	    m->ref_first != (uint64_t)m->ts_first * 3 + 1)
 		__builtin_trap();
 	if (s->tcp && !s->in_syn) {
 		int32_t d = (int32_t)(m->seq - s->prev_end);
@@ -130,7 +131,7 @@ static void run(const uint8_t *data, size_t size, bool tcp)
 		s.dgram_ts = ts;
 		fixstream_segment(fs, seq, flags & 1 ? FRAME_TCP_SYN |
 				  FRAME_TCP_ACK : FRAME_TCP_ACK, data, caplen, len,
-				  ts, wire_of(ts));
+				  ts, wire_of(ts), (uint64_t)ts * 3 + 1);
 		if (s.in_syn)
 			s.have_prev = false;
 		fed += caplen;

@@ -134,12 +134,19 @@ static uint32_t wire_of(int64_t ts)
 	return (uint32_t)(ts / 1000) + WIRE_EXTRA;
 }
 
+/* The ref a segment is fed with: its stamp's, so that it can be checked. */
+static uint64_t ref_of(int64_t ts)
+{
+	return (uint64_t)ts * 3 + 7;
+}
+
 /* What came out. */
 struct got {
 	int k;
 	uint32_t seq;
 	int64_t ts_first, ts_last;
 	uint32_t wire_first, wire_last;
+	uint64_t ref_first;
 	bool after_finish;
 };
 
@@ -162,7 +169,7 @@ static void on_msg(void *arg, const struct fixstream_msg *m)
 	ck_assert(!memcmp(m->fix->buf, s->b + s->off[k], s->mlen[k]));
 	ck_assert_int_lt(ngot, MAXMSG * 2);
 	got[ngot++] = (struct got){
-		.k = (int)k, .seq = m->seq, .ts_first = m->ts_first,
+		.k = (int)k, .seq = m->seq, .ts_first = m->ts_first, .ref_first = m->ref_first,
 		.ts_last = m->ts_last, .wire_first = m->wire_first,
 		.wire_last = m->wire_last, .after_finish = finishing,
 	};
@@ -185,7 +192,7 @@ static struct fixstream *start(bool tcp, int64_t hold_ns)
 
 static void syn(struct fixstream *fs)
 {
-	fixstream_segment(fs, ISN, FRAME_TCP_SYN, NULL, 0, 0, 999000, 74);
+	fixstream_segment(fs, ISN, FRAME_TCP_SYN, NULL, 0, 0, 999000, 74, 0);
 }
 
 /* Feed it[0..n) in that order; returns how many carried bytes an earlier
@@ -207,7 +214,7 @@ static unsigned feed(struct fixstream *fs, uint32_t seq0,
 		dups += dup;
 		fixstream_segment(fs, seq0 + it[i].off, FRAME_TCP_ACK,
 				  st.b + it[i].off, it[i].caplen, it[i].len,
-				  it[i].ts, wire_of(it[i].ts));
+				  it[i].ts, wire_of(it[i].ts), ref_of(it[i].ts));
 	}
 	return dups;
 }
@@ -239,6 +246,7 @@ static void expect_msgs(uint32_t seq0, const bool *lost)
 		ck_assert_int_eq(g->ts_first, first_ts[a]);
 		ck_assert_int_eq(g->ts_last, first_ts[z]);
 		ck_assert_uint_eq(g->wire_first, wire_of(first_ts[a]));
+		ck_assert_uint_eq(g->ref_first, ref_of(first_ts[a]));
 		ck_assert_uint_eq(g->wire_last, wire_of(first_ts[z]));
 	}
 	ck_assert_int_eq(j, ngot);
@@ -734,7 +742,7 @@ START_TEST(syn_again)
 	ck_assert_int_eq(ngot, 3);
 	/* A new connection: the old one's pending message is cut short;
 	 * the new one starts over at message 0. */
-	fixstream_segment(fs, isn2, FRAME_TCP_SYN, NULL, 0, 0, 7000, 74);
+	fixstream_segment(fs, isn2, FRAME_TCP_SYN, NULL, 0, 0, 7000, 74, 0);
 	s = fixstream_stats(fs);
 	ck_assert_uint_eq(s->truncated, 1);
 	struct item c = { 0, st.off[1], st.off[1], 8000 };
@@ -823,7 +831,7 @@ START_TEST(udp)
 		uint32_t a = st.off[2 * d];
 		uint32_t len = st.off[2 * d + 1] + st.mlen[2 * d + 1] - a;
 
-		fixstream_segment(fs, 0, 0, st.b + a, len, len, ts, len + 42);
+		fixstream_segment(fs, 0, 0, st.b + a, len, len, ts, len + 42, ref_of(ts));
 	}
 	ck_assert_int_eq(ngot, 39);
 	for (int i = 0; i < ngot; i++) {
@@ -834,6 +842,7 @@ START_TEST(udp)
 		ck_assert_int_eq(g->k, k);
 		ck_assert_uint_eq(g->seq, st.off[k] - st.off[2 * d]);
 		ck_assert_int_eq(g->ts_first, 1000 + 1000 * d);
+		ck_assert_uint_eq(g->ref_first, ref_of(g->ts_first));
 		ck_assert_int_eq(g->ts_last, g->ts_first);
 		ck_assert_uint_eq(g->wire_first, st.off[2 * d + 1] +
 				  st.mlen[2 * d + 1] - st.off[2 * d] + 42);
@@ -848,10 +857,10 @@ START_TEST(udp)
 	 * cut by the snaplen there: the first message of each comes out. */
 	ngot = 0;
 	uint32_t half = st.off[1] + st.mlen[1] / 2;
-	fixstream_segment(fs, 0, 0, st.b, half, half, ts, half + 42);
+	fixstream_segment(fs, 0, 0, st.b, half, half, ts, half + 42, 0);
 	ck_assert_uint_eq(s->truncated, 1);
 	uint32_t wire = st.off[1] + st.mlen[1];
-	fixstream_segment(fs, 0, 0, st.b, half, wire, ts + 1, wire + 42);
+	fixstream_segment(fs, 0, 0, st.b, half, wire, ts + 1, wire + 42, 0);
 	ck_assert_uint_eq(s->truncated, 2);
 	ck_assert_int_eq(ngot, 2);
 	ck_assert_int_eq(got[0].k, 0);
@@ -861,7 +870,7 @@ START_TEST(udp)
 	 * message 1 alone is not a message. */
 	ngot = 0;
 	fixstream_segment(fs, 0, 0, st.b + half, wire - half, wire - half,
-			  ts + 2, 100);
+			  ts + 2, 100, 0);
 	finish(fs);
 	ck_assert_int_eq(ngot, 0);
 	ck_assert_uint_eq(s->messages, 41);
