@@ -44,23 +44,26 @@
 --   messages with the same hash would also need to be within 1 s of each
 --   other to make a false sample.
 --
--- Speed: the grouping by message is most of the time. Messages seen at
--- exactly two observations (the usual case) take a short path; the others
--- (duplicates, multicast to several hosts, reused sequence numbers) go
--- through array functions that cost a few microseconds per message.
+-- Speed (bench/clickhouse-sql.sh): the grouping by message is most of the
+-- time, and all that follows it runs in one thread on 18.16, so the work
+-- per message after it is kept small. Messages seen exactly twice (the
+-- usual case) take a short path; the others (duplicates, multicast to
+-- several hosts, a sequence number reused) go through array functions. An
+-- observation travels packed in one UInt64 (host number, dir, sync,
+-- bound), beside its stamp: each array grouped costs about as much as the
+-- grouping itself. A bound above 2^44 ns (4.9 hours) counts as that.
 --
 -- Time range: uncomment and edit the WHERE marked TIME RANGE (UTC). day
 -- prunes whole partitions; ts (ns) is the exact range. Samples whose two
 -- ends fall either side of the range's edges are lost.
 WITH
-	-- Host names back from their hashes. Two levels, so that it is one
-	-- row also with distributed_group_by_no_merge (one row per shard).
-	(SELECT groupUniqArrayArray(hs) FROM
-		(SELECT groupUniqArray(host) AS hs FROM tapless.records)) AS hosts,
-	arrayMap(x -> cityHash64(x), hosts) AS hashes
+	-- Host names by number (1-based, sorted). Two levels, so that it is
+	-- one row also with distributed_group_by_no_merge (one per shard).
+	(SELECT arraySort(groupUniqArrayArray(hs)) FROM
+		(SELECT groupUniqArray(host) AS hs FROM tapless.records)) AS hosts
 SELECT
-	hosts[indexOf(hashes, fh)] AS from_host,
-	hosts[indexOf(hashes, th)] AS to_host,
+	hosts[fh] AS from_host,
+	hosts[th] AS to_host,
 	messages,
 	out_of_sync,
 	n AS count,
@@ -93,70 +96,95 @@ FROM
 		avgIf(bound, NOT oos) AS b_mean
 	FROM
 	(
-		-- One row per sample: code = tx index * 65536 + rx index into the
-		-- message's arrays.
+		-- One row per sample: the sender's and the receiver's packed
+		-- observations, and the latency.
 		SELECT
-			intDiv(code, 65536) AS x,
-			code % 65536 AS y,
-			hh[x] AS fh,
-			hh[y] AS th,
-			t[y] - t[x] AS lat,
-			p[x] % 4 = 2 OR p[y] % 4 = 2 AS oos,
-			if(p[x] % 4 = 1 AND p[y] % 4 = 1 AND b[x] >= 0 AND b[y] >= 0,
-			   b[x] + b[y], -1) AS bound
+			if(g = 0, fx, gx) AS xp,
+			if(g = 0, fy, gy) AS yp,
+			if(g = 0, flat, glat) AS lat,
+			bitShiftRight(xp, 48) AS fh,
+			bitShiftRight(yp, 48) AS th,
+			bitShiftRight(xp, 44) % 4 AS xs,
+			bitShiftRight(yp, 44) % 4 AS ys,
+			xs = 2 OR ys = 2 AS oos,
+			toInt64(xp % 17592186044416) - 1 AS xb,
+			toInt64(yp % 17592186044416) - 1 AS yb,
+			if(xs = 1 AND ys = 1 AND xb >= 0 AND yb >= 0, xb + yb, -1) AS bound
 		FROM
 		(
-			-- Per message, its samples. p = dir * 4 + sync (dir: 0
-			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out).
+			-- Per message, its samples. An observation p: host
+			-- number << 48 | dir << 46 | sync << 44 | bound + 1 (dir: 0
+			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out; bound
+			-- 0: unknown).
 			SELECT
-				t, hh, p, b,
 				length(t) AS k,
-				-- Two observations: compared directly.
-				intDiv(p[1], 4) AS d1,
-				intDiv(p[2], 4) AS d2,
+				-- Two observations: compared directly. A role
+				-- 'unknown' takes the opposite of the other's (3 - d).
+				p[1] AS p1,
+				p[2] AS p2,
+				bitShiftRight(p1, 46) % 4 AS d1,
+				bitShiftRight(p2, 46) % 4 AS d2,
 				if(d1 = 0, 3 - d2, d1) AS r1,
 				if(d2 = 0, 3 - d1, d2) AS r2,
-				multiIf(hh[1] = hh[2] OR abs(t[1] - t[2]) > 1000000000,
-					toUInt64(0),
-					r1 = 2 AND r2 = 1, toUInt64(1 * 65536 + 2),
-					r1 = 1 AND r2 = 2, toUInt64(2 * 65536 + 1),
-					toUInt64(0)) AS code2,
-				-- More: the general case, over arrays left empty
-				-- when k = 2 so that it costs nothing there. (On
-				-- 18.16 a lambda sees only the columns passed to
-				-- its function, hence the long argument lists.)
-				if(k = 2, emptyArrayInt64(), t) AS gt,
-				if(k = 2, emptyArrayUInt64(), hh) AS gh,
-				if(k = 2, emptyArrayUInt8(), p) AS gp,
-				if(k = 2, emptyArrayInt64(), b) AS gb,
-				arrayEnumerate(gt) AS gi,
-				-- Kept unless the same host saw it earlier, at most
-				-- 1 s before (ties broken by dir, sync, bound, then
-				-- position, so exact copies keep one).
-				arrayMap((i, hi, ti, pi, bi) -> NOT arrayExists(
-					(j, hj, tj, pj, bj) -> hj = hi AND tj <= ti
-						AND ti - tj <= 1000000000
-						AND (tj, pj, bj, j) < (ti, pi, bi, i),
-					gi, gh, gt, gp, gb), gi, gh, gt, gp, gb) AS keep,
-				-- For each observation as sender, its receivers.
-				arrayMap((i, hi, ti, pi, ki) -> arrayFilter(
-					(j, hj, tj, pj, kj) -> ki AND kj AND hj != hi
-						AND abs(tj - ti) <= 1000000000
-						AND if(intDiv(pi, 4) = 0, 3 - intDiv(pj, 4),
-						       intDiv(pi, 4)) = 2
-						AND if(intDiv(pj, 4) = 0, 3 - intDiv(pi, 4),
-						       intDiv(pj, 4)) = 1,
-					gi, gh, gt, gp, keep), gi, gh, gt, gp, keep) AS rxs,
-				arrayMap((i, js) -> arrayMap(j -> toUInt64(i * 65536 + j), js),
-					 gi, rxs) AS codes
+				k = 2 AND bitShiftRight(p1, 48) != bitShiftRight(p2, 48)
+					AND abs(t[1] - t[2]) <= 1000000000
+					AND ((r1 = 2 AND r2 = 1) OR (r1 = 1 AND r2 = 2)) AS fok,
+				if(r1 = 2, p1, p2) AS fx,
+				if(r1 = 2, p2, p1) AS fy,
+				if(r1 = 2, t[2] - t[1], t[1] - t[2]) AS flat,
+				-- More: every ordered pair (i, j) of the g
+				-- observations as q = (i - 1) * g + (j - 1). g is 0
+				-- when k = 2, so this costs little there. (On 18.16 a
+				-- lambda sees a column only if something outside a
+				-- lambda needs it too: hence length(t), length(p).)
+				if(k = 2, 0, least(length(t), length(p))) AS g,
+				-- Duplicates: observation i when the same host saw
+				-- the message at j, earlier (ties broken by p, then
+				-- position, so exact copies keep one), at most 1 s
+				-- before.
+				arrayMap(q -> intDiv(q, g) + 1, arrayFilter(q ->
+					bitShiftRight(p[q % g + 1], 48) =
+						bitShiftRight(p[intDiv(q, g) + 1], 48)
+					AND t[intDiv(q, g) + 1] - t[q % g + 1] <= 1000000000
+					AND (t[q % g + 1], p[q % g + 1], q % g) <
+					    (t[intDiv(q, g) + 1], p[intDiv(q, g) + 1],
+					     intDiv(q, g)),
+					range(g * g))) AS dups,
+				-- Samples: i sent, j received, neither a duplicate,
+				-- other hosts, at most 1 s apart.
+				arrayFilter(q ->
+					NOT has(dups, intDiv(q, g) + 1)
+					AND NOT has(dups, q % g + 1)
+					AND bitShiftRight(p[q % g + 1], 48) !=
+						bitShiftRight(p[intDiv(q, g) + 1], 48)
+					AND abs(t[q % g + 1] - t[intDiv(q, g) + 1]) <= 1000000000
+					AND if(bitShiftRight(p[intDiv(q, g) + 1], 46) % 4 = 0,
+					       3 - bitShiftRight(p[q % g + 1], 46) % 4,
+					       bitShiftRight(p[intDiv(q, g) + 1], 46) % 4) = 2
+					AND if(bitShiftRight(p[q % g + 1], 46) % 4 = 0,
+					       3 - bitShiftRight(p[intDiv(q, g) + 1], 46) % 4,
+					       bitShiftRight(p[q % g + 1], 46) % 4) = 1,
+					range(g * g)) AS pairs,
+				arrayMap(q -> p[intDiv(q, g) + 1], pairs) AS gxs,
+				arrayMap(q -> p[q % g + 1], pairs) AS gys,
+				arrayMap(q -> t[q % g + 1] - t[intDiv(q, g) + 1], pairs)
+					AS glats
 			FROM
 			(
+				-- Per message: its stamps and packed observations.
+				WITH
+					(SELECT arraySort(groupUniqArrayArray(hs)) FROM
+						(SELECT groupUniqArray(host) AS hs
+						 FROM tapless.records)) AS hosts
 				SELECT
 					groupArray(ts) AS t,
-					groupArray(cityHash64(host)) AS hh,
-					groupArray(CAST(dir AS UInt8) * 4 +
-						   CAST(sync AS UInt8)) AS p,
-					groupArray(bound_ns) AS b
+					groupArray(
+						toUInt64(indexOf(hosts, host)) * 281474976710656
+						+ CAST(dir AS UInt8) * 70368744177664
+						+ CAST(sync AS UInt8) * 17592186044416
+						+ toUInt64(if(bound_ns < 0, 0,
+							      least(bound_ns + 1, 17592186044415))))
+						AS p
 				FROM tapless.records
 				-- TIME RANGE:
 				-- WHERE day BETWEEN toDate('2026-11-25') AND toDate('2026-11-25')
@@ -167,9 +195,9 @@ FROM
 				HAVING length(t) >= 2
 			)
 		)
-		ARRAY JOIN if(k = 2, [code2],
-			      arrayReduce('groupArrayArray', codes)) AS code
-		WHERE code != 0
+		-- k = 2 rows keep one row (g = 0, no array: gx = 0).
+		LEFT ARRAY JOIN gxs AS gx, gys AS gy, glats AS glat
+		WHERE (g = 0 AND fok) OR (g != 0 AND gx != 0)
 	)
 	GROUP BY fh, th
 )
