@@ -6,7 +6,8 @@
 # direction, a message captured twice at one host, a host that saw one
 # message arrive and leave, a pair 1.2 s apart and one exactly 1 s apart, a
 # TCP sequence number reused an hour later, samples out of sync, hosts
-# without a sync journal, a NAT'd session, messages across midnight) give,
+# without a sync journal or whose journal gives a bound but no state, a
+# NAT'd session, messages across midnight) give,
 # through hops.sql, hops_per_minute.sql, hops_by_session.sql and
 # transactions.sql, exactly what records_gen.py worked out by its own
 # reading of tapless correlate's rules: counts, min, max and nearest-rank
@@ -113,6 +114,8 @@ assert ("md", "algo") in hops and hops[("md", "algo")]["bound_max_ns"] is None
 assert hops[("algo", "venue")]["out_of_sync"] > 0
 assert hops[("algo", "venue")]["max"] == 1000000000	# exactly 1 s: in
 assert ("algo", "gw") in hops and ("gw", "venue") not in hops
+assert hops[("algo", "aux")]["count"] == 5
+assert hops[("algo", "aux")]["bound_max_ns"] is None
 assert hops[("venue", "algo")]["min"] < 0	# unknown took the sender's role
 assert len(t["hops_by_session"]) == 2
 assert len({r["minute"] for r in t["hops_per_minute"]}) > 3

@@ -366,6 +366,12 @@ def make_test(dirname):
     mseq["AB"] += 1
     g.message(tcp_ab, [(A, "out", 0, "in", 10), (B, "in", 2000, "in", 10)],
               **fixf(rnd, "0", "ALGO", "VENUE", mseq["AB"]))
+    # A host whose journal says neither in nor out of sync at the time
+    # (sync none) though it gives a bound: its samples have no bound.
+    for i in range(5):
+        g.message((6, "198.18.0.1", 40005, "198.18.0.8", 9005),
+                  [(A, "out", 0, "in", 10), ("aux", "in", 9000 + i, "none", 40)],
+                  **fixf(rnd, "0", "ALGO", "AUX", 1 + i))
     # Two unknowns on a flow only they saw: no sample.
     g.message((17, "198.18.0.9", 6000, "198.18.0.10", 6000),
               [(C, "unknown", 0, "none", -1), (E, "unknown", 9000, "none", -1)],
