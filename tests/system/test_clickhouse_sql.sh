@@ -1,7 +1,7 @@
 #!/bin/bash
 # The SQL shipped in scripts/clickhouse against a real ClickHouse server
 # (tests/system/lib/clickhouse.sh starts one of the test's own): schema.sql
-# loads; synthetic records (tests/system/lib/records_gen.py: five hosts,
+# loads; synthetic records (tests/system/lib/records_gen.py: six hosts,
 # TCP over IPv4 and IPv6, UDP multicast, captures that do not know the
 # direction, a message captured twice at one host, a host that saw one
 # message arrive and leave, a pair 1.2 s apart and one exactly 1 s apart, a
@@ -15,9 +15,11 @@
 # twice, once after the first was merged, so a row inserted twice is
 # shown to count once. The quantilesExact levels are checked against
 # nearest rank for many sample counts. Then distributed.sql over a
-# one-shard cluster on the same server: hops.sql and hops_by_session.sql
-# with distributed_group_by_no_merge = 1 and transactions.sql without give
-# the same answers through the Distributed tables, inserts routed by them.
+# cluster of two shards (a second server of the test's own): inserts
+# routed by the Distributed tables reach both shards, each session on one
+# only; the hop queries with distributed_group_by_no_merge = 1 (and
+# hops.sql without it) and transactions.sql without it give the same
+# answers through the Distributed tables.
 #
 # Skips (exit 0, one line) only when clickhouse-server is not installed.
 set -u
@@ -30,9 +32,18 @@ fi
 W=$(mktemp -d /tmp/tapless-chsql.XXXXXX)
 CH_DIR=$W/ch
 CH_NO_TRAP=1
-trap 'ch_cleanup; rm -rf "$W"' EXIT
-trap 'ch_cleanup; rm -rf "$W"; exit 130' INT
-trap 'ch_cleanup; rm -rf "$W"; exit 143' TERM
+SH2=
+cleanup() {
+	ch_cleanup
+	if [ -n "$SH2" ]; then	# the second server's shell: it cleans up
+		kill "$SH2" 2> /dev/null
+		wait "$SH2" 2> /dev/null
+	fi
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
 SQL=scripts/clickhouse
 LIB=tests/system/lib
 fails=0
@@ -158,10 +169,30 @@ print("ranks: %d counts checked, %d wrong" % (len(v), bad))
 sys.exit(1 if bad else 0)
 EOF
 
-# Through Distributed tables: a one-shard cluster "tapless" on this server.
+# Through Distributed tables: a cluster "tapless" of two shards, this
+# server and a second one (in a shell of its own: one server per shell).
+(
+	CH_DIR=$W/ch2 CH_PID= CH_WATCH_PID= CH_DIR_OWNED=0 CH_NO_TRAP=0
+	CH_CLUSTER_PORTS=
+	ch_start > "$W/ch2.log" 2>&1 || exit 1
+	echo "$CH_TCP_PORT" > "$W/ch2.port.part" && mv "$W/ch2.port.part" "$W/ch2.port"
+	while sleep 1; do :; done
+) &
+SH2=$!
+for i in $(seq 600); do
+	[ -s "$W/ch2.port" ] || ! kill -0 $SH2 2> /dev/null && break
+	sleep 0.1
+done
+port2=$(cat "$W/ch2.port" 2> /dev/null)
+[ -n "$port2" ] || { echo "FAIL: clickhouse_sql: second server: $(cat "$W/ch2.log")"; exit 1; }
+CH_CLUSTER_PORTS="$CH_TCP_PORT $port2"
+ch_restart || { echo "FAIL: clickhouse_sql: restart with two shards"; exit 1; }
 ch_query "DROP DATABASE tapless" || fail "drop database"
-ch_load_schema && ch_query_file $SQL/distributed.sql ||
-	fail "distributed.sql did not load"
+for p in $CH_TCP_PORT $port2; do
+	CH_TCP_PORT=$p ch_load_schema &&
+		CH_TCP_PORT=$p ch_query_file $SQL/distributed.sql ||
+		fail "distributed.sql did not load on port $p"
+done
 engine=$(ch_query "SELECT engine FROM system.tables WHERE database = 'tapless' AND name = 'records'")
 [ "$engine" = Distributed ] || fail "tapless.records is '$engine', want Distributed"
 dist_insert() {
@@ -173,14 +204,26 @@ dist_insert() {
 		fail "insert through Distributed failed"
 }
 dist_insert
-n=$(ch_query "SELECT count() FROM tapless.records_local")
-[ "$n" = "$nrec" ] || fail "records_local: $n rows, want $nrec"
+# Both shards hold records, and each session's on one shard only.
+n1=$(ch_query "SELECT count() FROM tapless.records_local")
+n2=$(CH_TCP_PORT=$port2 ch_query "SELECT count() FROM tapless.records_local")
+{ [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] && [ $((n1 + n2)) = "$nrec" ]; } ||
+	fail "shards hold $n1 + $n2 records, want $nrec, some on each"
+ses() {
+	CH_TCP_PORT=$1 ch_query "SELECT DISTINCT if(sender_comp < target_comp,
+		sender_comp, target_comp) || '/' || if(sender_comp < target_comp,
+		target_comp, sender_comp) FROM tapless.records_local" | LC_ALL=C sort
+}
+both=$(LC_ALL=C comm -12 <(ses $CH_TCP_PORT) <(ses $port2))
+[ -z "$both" ] || fail "sessions on both shards: $both"
 verify_all _dist_once --distributed_group_by_no_merge=1
 dist_insert
 verify_all _dist --distributed_group_by_no_merge=1
+# And without the setting: merged on this server, the same answers.
+run hops_dist_merged $SQL/hops.sql && check hops_dist_merged hops
 
 if [ "$fails" -eq 0 ]; then
-	echo "clickhouse_sql: ok ($nrec records, 4 queries, ranks, distributed)"
+	echo "clickhouse_sql: ok ($nrec records, 4 queries, ranks, two shards)"
 	exit 0
 fi
 echo "clickhouse_sql: $fails failures"

@@ -17,7 +17,8 @@
 #                       ch_cleanup from your own).
 #   ch_stop             SIGTERM, wait for it to exit (SIGKILL after 20 s)
 #   ch_kill             SIGKILL, as a crash or power cut would
-#   ch_restart          start again on the same directory and ports
+#   ch_restart          start again on the same directory and ports (the
+#                       config written anew: CH_CLUSTER_PORTS may change)
 #   ch_query SQL [ARG...]        run SQL (one statement) with
 #                       clickhouse-client, as user default; extra ARGs go to
 #                       the client (e.g. --format=TSV, --time)
@@ -29,7 +30,10 @@
 # Set after ch_start: CH_DIR, CH_TCP_PORT, CH_HTTP_PORT, CH_PID, CH_URL
 # (http://127.0.0.1:PORT/). Users: default (no password) and writer
 # (password CH_WRITER_PASSWORD, default "tapless-writer"), both limited to
-# 127.0.0.1. Timezone UTC, whatever the machine's.
+# 127.0.0.1. Timezone UTC, whatever the machine's. The cluster "tapless"
+# (remote_servers) has one shard per TCP port in CH_CLUSTER_PORTS, all on
+# 127.0.0.1; unset, this server alone. One server per shell: start another
+# in a background subshell of its own.
 
 CH_SERVER=${CH_SERVER:-clickhouse-server}
 CH_CLIENT=${CH_CLIENT:-clickhouse-client}
@@ -69,8 +73,14 @@ EOF
 ch_write_config() {
 	mkdir -p "$CH_DIR/data" "$CH_DIR/tmp" "$CH_DIR/user_files" \
 		"$CH_DIR/format_schemas" "$CH_DIR/log" || return 1
-	# A one-shard cluster "tapless" on this server, for the Distributed
-	# table of scripts/clickhouse/distributed.sql.
+	# The cluster "tapless" for scripts/clickhouse/distributed.sql: one
+	# shard per port of CH_CLUSTER_PORTS (servers on 127.0.0.1), by default
+	# this server alone.
+	local port shards=""
+	for port in ${CH_CLUSTER_PORTS:-$CH_TCP_PORT}; do
+		shards="$shards
+      <shard><replica><host>127.0.0.1</host><port>$port</port></replica></shard>"
+	done
 	cat > "$CH_DIR/config.xml" << EOF
 <?xml version="1.0"?>
 <yandex>
@@ -95,10 +105,7 @@ ch_write_config() {
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
   <timezone>UTC</timezone>
   <remote_servers>
-    <tapless>
-      <shard>
-        <replica><host>127.0.0.1</host><port>$CH_TCP_PORT</port></replica>
-      </shard>
+    <tapless>$shards
     </tapless>
   </remote_servers>
 </yandex>
@@ -217,6 +224,7 @@ ch_start() {
 
 ch_restart() {
 	[ -n "$CH_PID" ] && ch_stop
+	ch_write_config || return 1
 	ch_launch || { echo "clickhouse: restart failed"; ch_errlog; return 1; }
 }
 
