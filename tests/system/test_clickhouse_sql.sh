@@ -31,6 +31,7 @@ if ! msg=$(ch_available); then
 fi
 W=$(mktemp -d /tmp/tapless-chsql.XXXXXX)
 CH_DIR=$W/ch
+CH_WATCH_RM=$W
 CH_NO_TRAP=1
 SH2=
 cleanup() {
@@ -176,8 +177,9 @@ EOF
 	CH_CLUSTER_PORTS=
 	ch_start > "$W/ch2.log" 2>&1 || exit 1
 	echo "$CH_TCP_PORT" > "$W/ch2.port.part" && mv "$W/ch2.port.part" "$W/ch2.port"
-	while sleep 1; do :; done
-) &
+	# Until killed, or until the test's shell is gone ($$ is its pid).
+	while kill -0 $$ 2> /dev/null && sleep 1; do :; done
+) > /dev/null 2>&1 &
 SH2=$!
 for i in $(seq 600); do
 	[ -s "$W/ch2.port" ] || ! kill -0 $SH2 2> /dev/null && break

@@ -27,6 +27,10 @@
 #   ch_load_schema      scripts/clickhouse/schema.sql
 #   ch_cleanup          stop the server, remove CH_DIR if ch_start made it
 #
+# If the shell is killed without running its traps (SIGKILL), a watchdog
+# kills the server and removes CH_DIR (if ch_start made it) and the paths
+# in CH_WATCH_RM (say, the test's temporary directory).
+#
 # Set after ch_start: CH_DIR, CH_TCP_PORT, CH_HTTP_PORT, CH_PID, CH_URL
 # (http://127.0.0.1:PORT/). Users: default (no password) and writer
 # (password CH_WRITER_PASSWORD, default "tapless-writer"), both limited to
@@ -158,7 +162,9 @@ ch_launch() {
 	# server goes with it and its directory is removed.
 	( while kill -0 $$ 2> /dev/null; do sleep 1; done
 	  kill -9 "$CH_PID" 2> /dev/null
-	  [ "$CH_DIR_OWNED" = 1 ] && { sleep 1; rm -rf "$CH_DIR"; } ) \
+	  sleep 1
+	  [ "$CH_DIR_OWNED" = 1 ] && rm -rf "$CH_DIR"
+	  [ -n "${CH_WATCH_RM:-}" ] && rm -rf $CH_WATCH_RM ) \
 		> /dev/null 2>&1 &
 	CH_WATCH_PID=$!
 	t0=$SECONDS
