@@ -18,7 +18,11 @@
 --   host (another interface, a copy) at most 1 s after an earlier one is a
 --   duplicate, and the earliest counts. This also makes a row inserted
 --   twice count once, so the query needs no FINAL (which on 18.16 reads
---   through one single-threaded merge; see bench/clickhouse-sql.sh).
+--   through one single-threaded merge; see bench/clickhouse-sql.sh). Two
+--   rows with the same key that differ elsewhere (an export run again, now
+--   with a sync journal) are both read until their parts merge: the one
+--   with a sync state counts. Add FINAL after "FROM tapless.records" below
+--   to read what the merge will keep instead (slower).
 -- - A sample: two observations at different hosts, at most 1 s apart
 --   (the matching window); the one that left (dir 'out') is the sender. A
 --   capture that does not know the direction ('unknown') takes the role
@@ -139,15 +143,17 @@ FROM
 				-- lambda needs it too: hence length(t), length(p).)
 				if(k = 2, 0, least(length(t), length(p))) AS g,
 				-- Duplicates: observation i when the same host saw
-				-- the message at j, earlier (ties broken by p, then
-				-- position, so exact copies keep one), at most 1 s
-				-- before.
+				-- the message at j, earlier, at most 1 s before. Ties
+				-- (the same stamp) go to the larger p: a known sync
+				-- state over none (an export run again with a journal
+				-- beats the one without, until their parts merge),
+				-- then to the position, so exact copies keep one.
 				arrayMap(q -> intDiv(q, g) + 1, arrayFilter(q ->
 					bitShiftRight(p[q % g + 1], 48) =
 						bitShiftRight(p[intDiv(q, g) + 1], 48)
 					AND t[intDiv(q, g) + 1] - t[q % g + 1] <= 1000000000
-					AND (t[q % g + 1], p[q % g + 1], q % g) <
-					    (t[intDiv(q, g) + 1], p[intDiv(q, g) + 1],
+					AND (t[q % g + 1], bitNot(p[q % g + 1]), q % g) <
+					    (t[intDiv(q, g) + 1], bitNot(p[intDiv(q, g) + 1]),
 					     intDiv(q, g)),
 					range(g * g))) AS dups,
 				-- Samples: i sent, j received, neither a duplicate,

@@ -101,15 +101,17 @@ FROM
 				-- lambda needs it too: hence length(t), length(p).)
 				if(k = 2, 0, least(length(t), length(p))) AS g,
 				-- Duplicates: observation i when the same host saw
-				-- the message at j, earlier (ties broken by p, then
-				-- position, so exact copies keep one), at most 1 s
-				-- before.
+				-- the message at j, earlier, at most 1 s before. Ties
+				-- (the same stamp) go to the larger p: a known sync
+				-- state over none (an export run again with a journal
+				-- beats the one without, until their parts merge),
+				-- then to the position, so exact copies keep one.
 				arrayMap(q -> intDiv(q, g) + 1, arrayFilter(q ->
 					bitShiftRight(p[q % g + 1], 48) =
 						bitShiftRight(p[intDiv(q, g) + 1], 48)
 					AND t[intDiv(q, g) + 1] - t[q % g + 1] <= 1000000000
-					AND (t[q % g + 1], p[q % g + 1], q % g) <
-					    (t[intDiv(q, g) + 1], p[intDiv(q, g) + 1],
+					AND (t[q % g + 1], bitNot(p[q % g + 1]), q % g) <
+					    (t[intDiv(q, g) + 1], bitNot(p[intDiv(q, g) + 1]),
 					     intDiv(q, g)),
 					range(g * g))) AS dups,
 				-- Samples: i sent, j received, neither a duplicate,
