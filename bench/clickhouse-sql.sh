@@ -20,9 +20,8 @@
 #   bench_ch_start            a server, schema loaded (CH_* as clickhouse.sh)
 #   bench_ch_insert_bulk N    generate and insert N records, timed
 #   bench_ch_time_sql NAME FILE [CLIENT ARGS...]   time a query file
-set -u
-cd "$(dirname "$0")/.." || exit 0
-. tests/system/lib/clickhouse.sh
+BENCH_CH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$BENCH_CH_ROOT/tests/system/lib/clickhouse.sh"
 BENCH_RUNS=${BENCH_RUNS:-3}
 
 bench_ch_cpu() {	# the server's CPU time so far, in clock ticks
@@ -37,7 +36,7 @@ bench_ch_start() {
 bench_ch_insert_bulk() {	# N
 	local t0 t1 n
 	t0=$(date +%s.%N)
-	python3 tests/system/lib/records_gen.py bulk "$1" |
+	python3 "$BENCH_CH_ROOT/tests/system/lib/records_gen.py" bulk "$1" |
 		ch_query "INSERT INTO tapless.records FORMAT TSV" ||
 		{ echo "bench clickhouse-sql: insert failed"; return 1; }
 	t1=$(date +%s.%N)
@@ -84,6 +83,8 @@ EOF
 
 [ "${BENCH_CH_LIB:-0}" = 1 ] && return 0
 
+set -u
+cd "$BENCH_CH_ROOT" || exit 0
 N=${1:-10000000}
 if ! msg=$(ch_available); then
 	echo "bench clickhouse-sql: $msg"
