@@ -201,7 +201,12 @@ static int export_post_to(struct export *e, const char *sql,
 			return -ETIMEDOUT;
 		}
 		(*retries)++;
-		export_sleep(e, backoff);
+		/* The last pause ends at retry_for, not up to 5 s after it. */
+		if (e->cfg.retry_for_ns &&
+		    backoff > e->cfg.retry_for_ns - waited)
+			export_sleep(e, e->cfg.retry_for_ns - waited);
+		else
+			export_sleep(e, backoff);
 		backoff = backoff * 2 > EXPORT_BACKOFF_MAX_NS ?
 			  EXPORT_BACKOFF_MAX_NS : backoff * 2;
 	}
