@@ -42,7 +42,13 @@
 -- Where it differs from the correlator (documented, rare):
 -- - The correlator pairs observations within 1 s of the first one seen of a
 --   message; here within 1 s of each other (same for two hosts).
--- - The correlator tracks at most 4 observations of a message; not here.
+-- - The correlator tracks at most 4 observations of a message, and at most
+--   --max-pending (262144) messages waiting within the window (it warns
+--   when more left early); no limit here.
+-- - The correlator forgets a message once every host has seen it: should
+--   each host see it again (a UDP datagram captured on two interfaces at
+--   every host), the second copies make a second sample. Here they are
+--   duplicates.
 -- - Messages are grouped by a 64-bit hash of (flow, seq) (grouping by one
 --   UInt64 is 3x faster on 18.16 than by the columns): two different
 --   messages with the same hash would also need to be within 1 s of each
@@ -54,8 +60,9 @@
 -- usual case) take a short path; the others (duplicates, multicast to
 -- several hosts, a sequence number reused) go through array functions. An
 -- observation travels packed in one UInt64 (host number, dir, sync,
--- bound), beside its stamp: each array grouped costs about as much as the
--- grouping itself. A bound above 2^44 ns (4.9 hours) counts as that.
+-- bound), beside its stamp: each array grouped adds about half of what
+-- the grouping itself costs. A bound above 2^44 ns (4.9 hours) counts as
+-- that.
 --
 -- Time range: uncomment and edit the WHERE marked TIME RANGE (UTC). day
 -- prunes whole partitions; ts (ns) is the exact range. Samples whose two
