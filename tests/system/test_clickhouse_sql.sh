@@ -19,7 +19,9 @@
 # routed by the Distributed tables reach both shards, each session on one
 # only; the hop queries with distributed_group_by_no_merge = 1 (and
 # hops.sql without it) and transactions.sql without it give the same
-# answers through the Distributed tables.
+# answers through the Distributed tables. And end to end: captures from
+# tapless sim exported by tapless export give, through hops.sql and
+# transactions.sql, what tapless correlate finds in them.
 #
 # Skips (exit 0, one line) only when clickhouse-server is not installed.
 set -u
@@ -169,6 +171,39 @@ for line in open(sys.argv[2]):
 print("ranks: %d counts checked, %d wrong" % (len(v), bad))
 sys.exit(1 if bad else 0)
 EOF
+
+# End to end: tapless sim's captures (an out-of-sync spell at venue,
+# retransmitted and reordered segments, sync journals) through tapless
+# export, against tapless correlate over the same files: the same hops and
+# transactions (ch_vs_correlate.py says how close).
+if [ -x bin/tapless ]; then
+	E=$W/sim
+	J="-s algo=$E/algo.journal -s venue=$E/venue.journal -t $E/topology"
+	F="algo=$E/algo.pcapng venue=$E/venue.pcapng"
+	echo "$CH_WRITER_PASSWORD" > "$W/password"
+	# shellcheck disable=SC2086
+	if bin/tapless sim --out "$E" --rate 20000 --duration 2 --seed 7 \
+		--unsync venue=0.8-1.2 --retransmit 0.01 --reorder 0.01 \
+		> "$W/sim.log" 2>&1 &&
+	   bin/tapless correlate --json $J $F > "$W/correlate.json" 2> "$W/correlate.err" &&
+	   ch_query "DROP DATABASE tapless" && ch_load_schema &&
+	   bin/tapless export -c "$CH_URL" -u writer --password-file "$W/password" \
+		--state "$W/state" $J $F > "$W/export.log" 2>&1; then
+		run e2e_hops $SQL/hops.sql
+		run e2e_txn $SQL/transactions.sql
+		run e2e_session $SQL/hops_by_session.sql
+		python3 $LIB/ch_vs_correlate.py "$W/correlate.json" \
+			"$W/e2e_hops.jsonl" "$W/e2e_txn.jsonl" ||
+			fail "hops.sql or transactions.sql differ from tapless correlate"
+		[ ! -s "$W/e2e_session.jsonl" ] ||
+			fail "hops_by_session.sql matched flows both hosts captured"
+	else
+		fail "sim, correlate or export failed: $(tail -n 3 "$W/sim.log" \
+			"$W/correlate.err" "$W/export.log" 2> /dev/null)"
+	fi
+else
+	fail "bin/tapless not built (make)"
+fi
 
 # Through Distributed tables: a cluster "tapless" of two shards, this
 # server and a second one (in a shell of its own: one server per shell).
