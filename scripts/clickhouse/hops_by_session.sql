@@ -28,7 +28,10 @@
 -- (with the latest matching message of another host); here every two
 -- hosts that saw it make a sample, so a message seen on three such hosts
 -- gives up to three samples. A resend of one MsgSeqNum (PossDup) within
--- 1 s at one host counts once (the first), as a duplicate.
+-- 1 s at one host counts once (the first), as a duplicate. And the
+-- correlator looks for the other message when the older one leaves its
+-- window, so one up to the next packet's gap beyond 1 s may still pair
+-- there; here 1 s is the limit.
 --
 -- GLOBAL IN: on a Distributed table (distributed.sql) the set of flows is
 -- worked out once, over all shards, and sent to each; on a plain table it
