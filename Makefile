@@ -324,6 +324,10 @@ fuzz:
 	@if [ "$$(id -u)" -eq 0 ]; then scripts/install-deps --fuzz; fi
 	@tests/fuzz/run
 
+# The ClickHouse tables and queries over tapless export's records
+# (tapless-export(8), THE SQL).
+CLICKHOUSE_SQL := $(wildcard scripts/clickhouse/*.sql scripts/clickhouse/README.md)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
@@ -335,6 +339,8 @@ install: all
 	install -m 755 $(SHIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -d $(DESTDIR)$(datadir)/tapless/plot
 	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
+	install -d $(DESTDIR)$(datadir)/tapless/clickhouse
+	$(if $(CLICKHOUSE_SQL),install -m 644 $(CLICKHOUSE_SQL) $(DESTDIR)$(datadir)/tapless/clickhouse/)
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done

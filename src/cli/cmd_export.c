@@ -16,6 +16,7 @@
 #include "corr/corr.h"
 #include "export/export.h"
 #include "files/topo.h"
+#include "base/log.h"
 #include "base/mkpath.h"
 #include "base/nstime.h"
 #include "base/opts.h"
@@ -135,6 +136,15 @@ static int export_follow(struct corr *c, struct export *e)
 	return CMD_OK;
 }
 
+/* An export's error as an exit status: the server or the input refused
+ * us for good (credentials, no such table, a table or state file of
+ * another shape) is the user's to mend; the rest is the system's. */
+static int export_status(int err)
+{
+	return err == -EACCES || err == -ENOENT || err == -EINVAL ?
+	       CMD_USAGE : CMD_SYSTEM;
+}
+
 static int export_usage_error(const char *msg)
 {
 	fprintf(stderr, "tapless export: %s\nusage: tapless export [OPTIONS] %s\n",
@@ -158,9 +168,11 @@ int cmd_export(int argc, char **argv)
 	int first, rc, nops = 0;
 	unsigned pflags = 0;
 	bool to_stdout = false;
+	bool owned = false;	/* operands[] made here, to free */
 
 	corr_config_init(&cfg);
 	memset(&ec, 0, sizeof(ec));
+	log_init("tapless export", false, LOG_WARNING);
 	rc = cmd_options(export_opts, argc, argv, EXPORT_SYNOPSIS, &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
@@ -238,6 +250,7 @@ int cmd_export(int argc, char **argv)
 	ec.batch = (unsigned)opts_int(o, "batch");
 	ec.flush_ns = (int64_t)llround(opts_double(o, "flush") * 1e9);
 	ec.follow = cfg.follow;
+	ec.from_newest = opts_flag(o, "from-newest");
 	ec.stop = &export_stop;
 	if (opts_str(o, "clickhouse")) {
 		const char *dir = opts_str(o, "state");
@@ -290,7 +303,17 @@ int cmd_export(int argc, char **argv)
 			}
 			ec.out = out.f;
 		}
-		if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions")) {
+		if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions") &&
+		    cfg.follow) {
+			ec.txn_out = fopen(opts_str(o, "txn-output"), "a");
+			if (!ec.txn_out) {
+				fprintf(stderr, "tapless export: %s: %s\n",
+					opts_str(o, "txn-output"), strerror(errno));
+				rc = CMD_SYSTEM;
+				goto out;
+			}
+		} else if (opts_str(o, "txn-output") &&
+			   !opts_flag(o, "no-transactions")) {
 			int x = wholefile_open(&tout, opts_str(o, "txn-output"));
 
 			if (x) {
@@ -309,21 +332,28 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "tapless export: bad configuration\n");
 		goto out;
 	}
-	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
-	    (rc = cmd_input_lists("export", c, o)))
-		goto out;
-	rc = CMD_USAGE;
-	/* An input is known by its absolute path in its state file: a
-	 * rerun from another directory is the same input. */
+	/* Inputs by their absolute paths: the state file knows an input by
+	 * it (a rerun from another directory is the same input), and each
+	 * record names its capture file by it. */
 	inputs = xcalloc((size_t)nops, sizeof(*inputs));
 	for (int i = 0; i < nops; i++) {
 		const char *path;
-		char name[64], *abs;
+		char name[64], *abs, *op;
 
 		cmd_input_split(operands[i], name, sizeof(name), &path, NULL);
 		abs = realpath(path, NULL);
 		inputs[i] = abs ? abs : xstrdup(path);
+		/* NAME[@ADDRS]= as given, then the absolute path. */
+		op = xmalloc((size_t)(path - operands[i]) + strlen(inputs[i]) + 1);
+		sprintf(op, "%.*s%s", (int)(path - operands[i]), operands[i],
+			inputs[i]);
+		operands[i] = op;
+		owned = true;
 	}
+	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
+	    (rc = cmd_input_lists("export", c, o)))
+		goto out;
+	rc = CMD_USAGE;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = export_signal;
@@ -333,8 +363,7 @@ int cmd_export(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((rc = export_begin(e, c, (const char *const *)inputs, err))) {
 		fprintf(stderr, "tapless export: %s\n", err);
-		rc = rc == -EAGAIN || rc == -ETIMEDOUT || rc == -EINTR ?
-		     CMD_SYSTEM : CMD_USAGE;
+		rc = export_status(rc);
 		goto out;
 	}
 	if (cfg.follow) {
@@ -347,9 +376,10 @@ int cmd_export(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < corr_warnings(c); i++)
 		fprintf(stderr, "tapless export: %s\n", corr_warning(c, i));
-	if (export_end(e, err)) {
+	int end = export_end(e, err);
+	if (end) {
 		fprintf(stderr, "tapless export: %s\n", err);
-		rc = CMD_SYSTEM;
+		rc = export_status(end);
 	}
 	/* The summary: to stderr when the rows go to stdout. */
 	struct printer *p = print_create(to_stdout ? stderr : stdout,
@@ -362,6 +392,8 @@ int cmd_export(int argc, char **argv)
 out:
 	if (ec.out && ec.out != stdout && !out.f)
 		fclose(ec.out);
+	if (ec.txn_out && !tout.f)
+		fclose(ec.txn_out);
 	if (out.path) {
 		int x = wholefile_close(&out, rc != CMD_OK);
 
@@ -385,8 +417,11 @@ out:
 	export_destroy(e);
 	corr_destroy(c);
 	topo_destroy(topo);
-	for (int i = 0; inputs && i < nops; i++)
+	for (int i = 0; inputs && i < nops; i++) {
 		free(inputs[i]);
+		if (owned)
+			free(operands[i]);
+	}
 	free(inputs);
 	free(operands);
 	if (password) {

@@ -442,7 +442,7 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 		struct corr_host *h;
 		unsigned best = 0;
 
-		if (!n)
+		if (!n || c->aborted)
 			break;
 		for (unsigned i = 1; i < n; i++)
 			if (corr_host_cmp(heap[i], heap[best]) < 0)
@@ -526,6 +526,11 @@ void corr_finish(struct corr *c)
 const char *corr_host_name(const struct corr *c, unsigned i)
 {
 	return i < c->nhosts ? c->hosts[i]->name : NULL;
+}
+
+void corr_abort(struct corr *c)
+{
+	c->aborted = true;
 }
 
 bool corr_measured(const struct corr *c)

@@ -198,6 +198,10 @@ int corr_interval_value(const struct corr *c, const char *subject,
  * data. Returns 0 or -EIO. */
 int corr_metrics(const struct corr *c, FILE *out, int fmt);
 
+/* From a hook (on_record): corr_run() reads no further packets; it still
+ * finishes (streams flushed, warnings). */
+void corr_abort(struct corr *c);
+
 /* Host i's name (NULL past the last). */
 const char *corr_host_name(const struct corr *c, unsigned i);
 

@@ -266,6 +266,7 @@ struct corr {
 	/* Results. */
 	struct corr_stats_set hops, txns, switches;
 	bool measured;
+	bool aborted;		/* corr_abort(): corr_run() stops reading */
 	char *warn[CORR_MAX_WARNINGS];
 	unsigned nwarn, warn_dropped;
 	/* Live: the interval open, [iv_start, iv_end). */

@@ -15,8 +15,8 @@
 
 struct chttp {
 	CURL *curl;
-	char *base;		/* the URL as given, credentials and all */
-	char *where;		/* without them */
+	char *base;		/* the URL without its credentials */
+	char *where;		/* the same, for messages */
 	char *user, *password;
 	struct record_buf scratch;
 };
@@ -44,10 +44,11 @@ int chttp_create(struct chttp **out, const char *url, const char *user,
 {
 	static bool inited;
 	struct chttp *h;
-	const char *scheme = strstr(url, "://"), *at, *slash;
+	char *uu = NULL, *up = NULL, *clean = NULL;
+	CURLU *u;
 
 	*out = NULL;
-	if (!scheme || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
 		snprintf(err, CHTTP_ERRBUF, "'%s': expected http://HOST:PORT/",
 			 url);
 		return -EINVAL;
@@ -56,29 +57,48 @@ int chttp_create(struct chttp **out, const char *url, const char *user,
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		inited = true;
 	}
+	/* The credentials come out of the URL: never in a message, and the
+	 * options' take precedence over them (libcurl would prefer the
+	 * URL's). */
+	u = curl_url();
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0)) {
+		snprintf(err, CHTTP_ERRBUF, "'%s': not a URL", url);
+		curl_url_cleanup(u);
+		return -EINVAL;
+	}
+	curl_url_get(u, CURLUPART_USER, &uu, CURLU_URLDECODE);
+	curl_url_get(u, CURLUPART_PASSWORD, &up, CURLU_URLDECODE);
+	curl_url_set(u, CURLUPART_USER, NULL, 0);
+	curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+	if (curl_url_get(u, CURLUPART_URL, &clean, 0) || !clean) {
+		snprintf(err, CHTTP_ERRBUF, "'%s': not a URL", url);
+		curl_free(uu);
+		curl_free(up);
+		curl_url_cleanup(u);
+		return -EINVAL;
+	}
+	curl_url_cleanup(u);
 	h = xcalloc(1, sizeof(*h));
 	h->curl = curl_easy_init();
 	if (!h->curl) {
 		snprintf(err, CHTTP_ERRBUF, "libcurl could not start");
+		curl_free(uu);
+		curl_free(up);
+		curl_free(clean);
 		free(h);
 		return -ENOMEM;
 	}
-	h->base = xstrdup(url);
-	/* The credentials never go into a message. */
-	scheme += 3;
-	slash = strchr(scheme, '/');
-	at = memchr(scheme, '@', slash ? (size_t)(slash - scheme) : strlen(scheme));
-	if (at) {
-		size_t n = (size_t)(scheme - url);
-
-		h->where = xmalloc(strlen(url) + 1);
-		memcpy(h->where, url, n);
-		strcpy(h->where + n, at + 1);
-	} else {
-		h->where = xstrdup(url);
-	}
+	h->base = xstrdup(clean);
+	h->where = xstrdup(clean);
+	user = user ? user : uu;
+	password = password ? password : up;
 	h->user = user ? xstrdup(user) : NULL;
 	h->password = password ? xstrdup(password) : NULL;
+	if (up)
+		memset(up, 0, strlen(up));
+	curl_free(uu);
+	curl_free(up);
+	curl_free(clean);
 	*out = h;
 	return 0;
 }

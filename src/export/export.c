@@ -2,11 +2,15 @@
 #include "export/export.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "corr/corr.h"
@@ -21,6 +25,8 @@
 #define EXPORT_BACKOFF_MIN_NS 100000000LL	/* 100 ms */
 #define EXPORT_BACKOFF_MAX_NS 5000000000LL	/* 5 s */
 #define EXPORT_TXQ 64		/* transactions found by one message */
+#define EXPORT_SLICE_NS 50000000LL	/* a backoff's sleep, between looks
+					 * at cfg.stop */
 
 struct export_host {
 	char *name, *input, *state_path;
@@ -42,6 +48,27 @@ struct export_txn {
 	int64_t ts, v;
 };
 
+/* A batch on its way to ClickHouse: the sender thread posts it while the
+ * next one is read and encoded (the server's insert took more than half
+ * the wall time when the two took turns). One at a time, so batches are
+ * taken, and states saved, in order. The thread touches only this and
+ * e->ch; the rest waits for export_reap(). */
+struct export_sending {
+	pthread_t thread;
+	bool running;
+	atomic_bool done;
+	struct export *e;
+	struct record_buf rows, txns;
+	unsigned nrows, ntxns;
+	/* Per host: its rows and transactions in it, its state once taken. */
+	unsigned *host_rows, *host_txns;
+	struct expstate *pend;
+	/* What came of it. */
+	int rc;
+	uint64_t retries;
+	char error[EXPORT_ERRBUF];
+};
+
 struct export {
 	struct export_config cfg;
 	struct corr *c;
@@ -55,6 +82,7 @@ struct export {
 	struct export_txn txq[EXPORT_TXQ];
 	unsigned ntxq;
 	uint64_t batches, retries;
+	struct export_sending snd;
 	int err;
 	char error[EXPORT_ERRBUF];
 };
@@ -70,10 +98,13 @@ int export_create(struct export **out, const struct export_config *cfg)
 	return 0;
 }
 
+static void export_reap(struct export *e);
+
 void export_destroy(struct export *e)
 {
 	if (!e)
 		return;
+	export_reap(e);
 	for (unsigned i = 0; i < e->nhosts; i++) {
 		free(e->hosts[i].name);
 		free(e->hosts[i].input);
@@ -83,6 +114,11 @@ void export_destroy(struct export *e)
 	chttp_destroy(e->ch);
 	record_buf_free(&e->rows);
 	record_buf_free(&e->txns);
+	record_buf_free(&e->snd.rows);
+	record_buf_free(&e->snd.txns);
+	free(e->snd.host_rows);
+	free(e->snd.host_txns);
+	free(e->snd.pend);
 	free(e);
 }
 
@@ -106,18 +142,28 @@ static void export_fail(struct export *e, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void export_sleep(int64_t ns)
+/* In slices, looking at cfg.stop between them: the sender thread does
+ * not get the signals, which would have ended a sleep early. */
+static void export_sleep(const struct export *e, int64_t ns)
 {
-	struct timespec t = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+	while (ns > 0 && !(e->cfg.stop && *e->cfg.stop)) {
+		int64_t n = ns < EXPORT_SLICE_NS ? ns : EXPORT_SLICE_NS;
+		struct timespec t = { (time_t)(n / 1000000000),
+				      (long)(n % 1000000000) };
 
-	/* A signal ends it early: the caller looks at cfg.stop. */
-	nanosleep(&t, NULL);
+		nanosleep(&t, NULL);
+		ns -= n;
+	}
 }
 
 /* Send sql with body until the server takes it, or for good refuses it,
- * or we are told to stop or have waited retry_for. */
-static int export_post(struct export *e, const char *sql, const void *body,
-		       size_t len, struct record_buf *resp)
+ * or we are told to stop or have waited retry_for. Returns 0 or a
+ * negative errno with error (EXPORT_ERRBUF); counts its retries. Called
+ * from the sender thread too: it writes nothing else of e. */
+static int export_post_to(struct export *e, const char *sql,
+			  const void *body, size_t len,
+			  struct record_buf *resp, uint64_t *retries,
+			  char *error)
 {
 	char err[CHTTP_ERRBUF];
 	int64_t backoff = EXPORT_BACKOFF_MIN_NS, start = 0, waited;
@@ -134,7 +180,7 @@ static int export_post(struct export *e, const char *sql, const void *body,
 			return 0;
 		}
 		if (rc != -EAGAIN) {
-			export_fail(e, rc, "%s", err);
+			snprintf(error, EXPORT_ERRBUF, "%s", err);
 			return rc;
 		}
 		if (!start) {
@@ -144,24 +190,37 @@ static int export_post(struct export *e, const char *sql, const void *body,
 		}
 		waited = nstime_now(CLOCK_MONOTONIC) - start;
 		if (e->cfg.stop && *e->cfg.stop) {
-			export_fail(e, -EINTR, "stopped while waiting for "
-				    "ClickHouse (%s): the rows not taken are "
-				    "sent by the next run", err);
+			snprintf(error, EXPORT_ERRBUF, "stopped while waiting "
+				 "for ClickHouse (%s): the rows not taken are "
+				 "sent by the next run", err);
 			return -EINTR;
 		}
 		if (e->cfg.retry_for_ns && waited >= e->cfg.retry_for_ns) {
-			export_fail(e, -ETIMEDOUT, "%s: gave up after %.0f s "
-				    "(--retry-for)", err, (double)waited / 1e9);
+			snprintf(error, EXPORT_ERRBUF, "%s: gave up after %.0f "
+				 "s (--retry-for)", err, (double)waited / 1e9);
 			return -ETIMEDOUT;
 		}
-		e->retries++;
-		export_sleep(backoff);
+		(*retries)++;
+		export_sleep(e, backoff);
 		backoff = backoff * 2 > EXPORT_BACKOFF_MAX_NS ?
 			  EXPORT_BACKOFF_MAX_NS : backoff * 2;
 	}
 }
 
-static void export_save_states(struct export *e)
+/* From the main thread (DESCRIBE TABLE). */
+static int export_post(struct export *e, const char *sql, const void *body,
+		       size_t len, struct record_buf *resp)
+{
+	char error[EXPORT_ERRBUF];
+	int rc = export_post_to(e, sql, body, len, resp, &e->retries, error);
+
+	if (rc)
+		export_fail(e, rc, "%s", error);
+	return rc;
+}
+
+/* pend[i]: host i's state once its batch is taken. */
+static void export_save_states(struct export *e, const struct expstate *pend)
 {
 	char err[EXPSTATE_ERRBUF];
 
@@ -169,49 +228,131 @@ static void export_save_states(struct export *e)
 		struct export_host *h = &e->hosts[i];
 
 		if (!h->state_path ||
-		    !memcmp(&h->st, &h->pend, sizeof(h->st)))
+		    !memcmp(&h->st, &pend[i], sizeof(h->st)))
 			continue;
-		h->st = h->pend;
+		h->st = pend[i];
 		if (expstate_save(h->state_path, h->name, h->input, e->dest,
 				  &h->st, err))
 			export_fail(e, -EIO, "%s", err);
 	}
 }
 
-/* The batch out: transactions first, then records; the states once both
- * are taken. */
-static int export_flush(struct export *e)
+/* The sender thread: transactions first, then records. */
+static void *export_send_main(void *arg)
 {
+	struct export_sending *snd = arg;
+	struct export *e = snd->e;
 	char sql[512];
 
+	snd->rc = 0;
+	if (snd->ntxns) {
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT RowBinary",
+			 e->cfg.txn_table);
+		snd->rc = export_post_to(e, sql, snd->txns.p, snd->txns.len,
+					 NULL, &snd->retries, snd->error);
+	}
+	if (!snd->rc && snd->nrows) {
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT RowBinary",
+			 e->cfg.table);
+		snd->rc = export_post_to(e, sql, snd->rows.p, snd->rows.len,
+					 NULL, &snd->retries, snd->error);
+	}
+	atomic_store(&snd->done, true);
+	return NULL;
+}
+
+/* The batch on its way, once it is: its rows counted and the states
+ * saved if it was taken, its error the export's if not. */
+static void export_reap(struct export *e)
+{
+	struct export_sending *snd = &e->snd;
+
+	if (!snd->running)
+		return;
+	pthread_join(snd->thread, NULL);
+	snd->running = false;
+	e->retries += snd->retries;
+	snd->retries = 0;
+	if (snd->rc) {
+		export_fail(e, snd->rc, "%s", snd->error);
+		return;
+	}
+	e->batches++;
+	for (unsigned i = 0; i < e->nhosts; i++) {
+		e->hosts[i].sent += snd->host_rows[i];
+		e->hosts[i].txns_sent += snd->host_txns[i];
+	}
+	export_save_states(e, snd->pend);
+}
+
+/* The batch filled to the sender thread, once the one before is taken;
+ * reading goes on into the buffers that one used. */
+static int export_send(struct export *e)
+{
+	struct export_sending *snd = &e->snd;
+	struct record_buf t;
+	sigset_t all, old;
+	int rc;
+
+	export_reap(e);
+	if (e->err)
+		return e->err;
+	if (!snd->pend) {
+		unsigned n = e->nhosts ? e->nhosts : 1;
+
+		snd->host_rows = xcalloc(n, sizeof(*snd->host_rows));
+		snd->host_txns = xcalloc(n, sizeof(*snd->host_txns));
+		snd->pend = xcalloc(n, sizeof(*snd->pend));
+	}
+	t = snd->rows, snd->rows = e->rows, e->rows = t;
+	t = snd->txns, snd->txns = e->txns, e->txns = t;
+	record_buf_reset(&e->rows);
+	record_buf_reset(&e->txns);
+	snd->nrows = e->nrows;
+	snd->ntxns = e->ntxns;
+	e->nrows = e->ntxns = 0;
+	for (unsigned i = 0; i < e->nhosts; i++) {
+		struct export_host *h = &e->hosts[i];
+
+		snd->host_rows[i] = h->batch_rows;
+		snd->host_txns[i] = h->batch_txns;
+		snd->pend[i] = h->pend;
+		h->batch_rows = h->batch_txns = 0;
+	}
+	snd->e = e;
+	atomic_store(&snd->done, false);
+	/* Signals stay with the main thread (cfg.stop). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&snd->thread, NULL, export_send_main, snd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		export_fail(e, -rc, "cannot start a thread to send rows: %s",
+			    strerror(rc));
+		return e->err;
+	}
+	snd->running = true;
+	return 0;
+}
+
+/* The batch out: to the sender thread (ClickHouse), or written (a
+ * file). */
+static int export_flush(struct export *e)
+{
 	if (e->err)
 		return e->err;
 	if (!e->nrows && !e->ntxns)
 		return 0;
-	if (!e->ch) {
-		if ((e->txns.len && fwrite(e->txns.p, 1, e->txns.len,
-					   e->cfg.txn_out) != e->txns.len) ||
-		    (e->cfg.txn_out && fflush(e->cfg.txn_out)) ||
-		    (e->rows.len && fwrite(e->rows.p, 1, e->rows.len,
-					   e->cfg.out) != e->rows.len) ||
-		    fflush(e->cfg.out)) {
-			export_fail(e, -EIO, "writing the rows: %s",
-				    strerror(errno));
-			return e->err;
-		}
-	} else {
-		if (e->ntxns) {
-			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT RowBinary",
-				 e->cfg.txn_table);
-			if (export_post(e, sql, e->txns.p, e->txns.len, NULL))
-				return e->err;
-		}
-		if (e->nrows) {
-			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT RowBinary",
-				 e->cfg.table);
-			if (export_post(e, sql, e->rows.p, e->rows.len, NULL))
-				return e->err;
-		}
+	if (e->ch)
+		return export_send(e);
+	if ((e->txns.len && fwrite(e->txns.p, 1, e->txns.len,
+				   e->cfg.txn_out) != e->txns.len) ||
+	    (e->cfg.txn_out && fflush(e->cfg.txn_out)) ||
+	    (e->rows.len && fwrite(e->rows.p, 1, e->rows.len,
+				   e->cfg.out) != e->rows.len) ||
+	    fflush(e->cfg.out)) {
+		export_fail(e, -EIO, "writing the rows: %s", strerror(errno));
+		return e->err;
 	}
 	e->batches++;
 	for (unsigned i = 0; i < e->nhosts; i++) {
@@ -221,7 +362,6 @@ static int export_flush(struct export *e)
 		h->txns_sent += h->batch_txns;
 		h->batch_rows = h->batch_txns = 0;
 	}
-	export_save_states(e);
 	record_buf_reset(&e->rows);
 	record_buf_reset(&e->txns);
 	e->nrows = e->ntxns = 0;
@@ -262,8 +402,16 @@ static void export_on_record(void *arg, const struct corr_record *r)
 	const char *at = r->at_file ? r->at_file : "";
 	bool skip;
 
+	/* Files read whole stop at a signal (following, the loop stops
+	 * and the files are read to their end first). */
+	if (!e->err && !e->cfg.follow && e->cfg.stop && *e->cfg.stop)
+		export_fail(e, -EINTR, "stopped by a signal: the rows not "
+			    "taken are sent by the next run");
 	if (e->err) {
+		/* Nothing more is taken: no use reading on. */
 		e->ntxq = 0;
+		if (e->c && !e->cfg.follow)
+			corr_abort(e->c);
 		return;
 	}
 	if (strcmp(at, h->cur_file) || r->at_offset != h->cur_offset) {
@@ -327,7 +475,10 @@ static void export_on_record(void *arg, const struct corr_record *r)
 	else
 		h->pend.records = h->emitted;
 	h->pend.have_at = true;
-	snprintf(h->pend.at_file, sizeof(h->pend.at_file), "%s", at);
+	/* The file changes once in many records: a copy (snprintf()) for
+	 * each was a tenth of a row. */
+	if (strcmp(h->pend.at_file, at))
+		snprintf(h->pend.at_file, sizeof(h->pend.at_file), "%s", at);
 	h->pend.at_offset = r->at_offset;
 	h->pend.at_index = h->cur_index;
 	if (e->nrows >= e->cfg.batch)
@@ -420,6 +571,13 @@ static int export_check_table(struct export *e, const char *table,
 	return 0;
 }
 
+static bool export_file_has_data(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
 /* A state file's name: the host, and a hash of the input and the
  * destination, so that one input exported to two places keeps two. */
 static char *export_state_path(const struct export *e, const char *host,
@@ -464,8 +622,11 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 					      record_txn_columns, err))))
 			return rc;
 	} else {
-		record_header(&e->rows, e->cfg.fmt, record_columns);
-		record_header(&e->txns, e->cfg.fmt, record_txn_columns);
+		/* A file appended to (following again) has its header. */
+		if (!export_file_has_data(e->cfg.out))
+			record_header(&e->rows, e->cfg.fmt, record_columns);
+		if (e->cfg.txn_out && !export_file_has_data(e->cfg.txn_out))
+			record_header(&e->txns, e->cfg.fmt, record_txn_columns);
 	}
 	for (unsigned i = 0; i < e->nhosts; i++) {
 		struct export_host *h = &e->hosts[i];
@@ -486,6 +647,13 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		if (rc) {
 			snprintf(err, EXPORT_ERRBUF, "%s (--fresh ignores it)", serr);
 			return rc;
+		}
+		if (e->cfg.from_newest && h->st.have_at) {
+			snprintf(err, EXPORT_ERRBUF, "%s: %s says where the last "
+				 "export stopped: --from-newest would skip the "
+				 "files since (--fresh to start over)", h->name,
+				 h->state_path);
+			return -EINVAL;
 		}
 		h->pend = h->st;
 		h->skipping = e->cfg.follow && h->st.have_at;
@@ -512,6 +680,9 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 
 int export_tick(struct export *e, int64_t now_ns)
 {
+	/* A batch taken: its state saved now, not at the next batch. */
+	if (e->snd.running && atomic_load(&e->snd.done))
+		export_reap(e);
 	if (!e->err && (e->nrows || e->ntxns) &&
 	    now_ns - e->first_ns >= e->cfg.flush_ns)
 		export_flush(e);
@@ -521,6 +692,7 @@ int export_tick(struct export *e, int64_t now_ns)
 int export_end(struct export *e, char err[EXPORT_ERRBUF])
 {
 	export_flush(e);
+	export_reap(e);
 	if (e->err)
 		snprintf(err, EXPORT_ERRBUF, "%s", e->error);
 	return e->err;

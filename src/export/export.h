@@ -48,6 +48,8 @@ struct export_config {
 	int64_t flush_ns;		/* following: a row waits this long
 					 * at most before it is sent */
 	bool follow;			/* resume by position, not count */
+	bool from_newest;		/* following starts at the newest file:
+					 * refused when a state says where to go on */
 	const volatile sig_atomic_t *stop;	/* set by a signal: stop
 						 * waiting for the server */
 };
