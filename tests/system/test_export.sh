@@ -44,8 +44,9 @@
 #   7. --follow over a directory fed as tapless-capd writes it: rows come
 #      while it is fed; after SIGTERM the table holds what a whole-file
 #      export of the directory gives (rows and checksum, no row twice);
-#      restarted on the same state it adds nothing until new files come,
-#      then adds them once: again the whole-file export's rows.
+#      restarted on the same state it adds nothing until new files come
+#      (while the server is down: it waits, and sends them once the server
+#      is back), then adds them once: again the whole-file export's rows.
 # No timing assertion: every wait polls with a generous limit.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -749,9 +750,20 @@ settle
 sleep 1
 raw2=$(q "SELECT count() FROM tapless.records")
 [ "$raw2" = "$raw" ] || fail "follow 2: restarted on its state, it added $((raw2 - raw)) rows before new files came"
+# The new files come while the server is down: the follower waits, then
+# sends them once it is back.
+ch_kill
 feed 2 20251123T000100Z
 wait "${FEED[@]}" || fail "follow: feeding failed"
+for _ in $(seq 600); do
+	grep -q "waiting for it, retrying" "$d/follow2.exp.err" && break
+	sleep 0.05
+done
+grep -q "waiting for it, retrying" "$d/follow2.exp.err" ||
+	fail "follow 2: the follower does not say it waits for the server: $(tail -3 "$d/follow2.exp.err")"
+ch_restart || fail "follow 2: the server did not restart"
 settle
+grep -q "answers again" "$d/follow2.exp.err" || fail "follow 2: the follower does not say the server is back"
 stop_follower 2
 whole 2
 got=$(rowsum "tapless.records FINAL")
