@@ -10,9 +10,9 @@
 #   the rows in tapless.records afterwards over the wall time around the
 #   exporter; with the CPU seconds of the exporter (/usr/bin/time) and of
 #   the server over the same span (/proc/PID/stat: every thread, merges
-#   started by the inserts included). The exporter posts a batch and waits
-#   for the answer before it reads on: what the wall time holds beyond its
-#   own CPU is mostly the server inserting.
+#   started by the inserts included). What the wall time holds beyond the
+#   exporter's own CPU is time it waited: for the server's answer to a
+#   batch, or for a core.
 # - tapless export --output /dev/null: the exporter reading and encoding
 #   alone, no server. It writes TabSeparated text there (RowBinary goes
 #   only to ClickHouse), whose numbers cost more than RowBinary's: the
@@ -25,6 +25,10 @@
 #   (FINAL), then after OPTIMIZE TABLE ... FINAL has merged the parts; its
 #   per-hop message counts beside correlate's. Without hops.sql (not yet
 #   written) an interim join of this script's, said so.
+# - the server alone: the same rows read back as RowBinary and posted by
+#   curl in one INSERT into a copy of the table (the server cuts it into
+#   blocks of a million rows): what this server takes with no exporter
+#   beside it on the machine's cores, a ceiling for the export's rate.
 # Figures only, never pass/fail; the targets are printed beside them.
 # Clock ticks and /usr/bin/time count in 10 ms.
 #   EXPORT_BENCH_MESSAGES  market data messages per host (default 5000000:
@@ -123,7 +127,7 @@ echo "  $rows rows in the table after it ($e_sent records and $e_txns transactio
 echo "  wall $e_wall s: $e_rate records/s"
 echo "  cpu: exporter $e_cpu s (user $e_user, sys $e_sys; $(calc "$e_cpu / $e_wall * 100" 0) % of its wall, $(calc "$e_cpu * 1e9 / $rows" 0) ns a row), peak RSS $(calc "$e_rss / 1024" 1) MB"
 echo "       server   $srv_cpu s over the same span ($(calc "$srv_cpu / $e_wall * 100" 0) % of a core on average, $(calc "$srv_cpu * 1e9 / $rows" 0) ns a row)"
-echo "       wall - exporter cpu = $(calc "$e_wall - $e_cpu") s: waiting for the server's answers (the exporter does not read on meanwhile)"
+echo "       wall - exporter cpu = $(calc "$e_wall - $e_cpu") s: the exporter waiting (for the server's answers, or for a core)"
 echo "-- export --output /dev/null (TabSeparated, no server)"
 echo "  $f_recs records, wall $f_wall s: $f_rate records/s; cpu $f_cpu s ($(calc "$f_cpu * 1e9 / $f_recs" 0) ns a row), peak RSS $(calc "$f_rss / 1024" 1) MB"
 echo "-- correlate --json (the peer, same files and journals)"
@@ -203,11 +207,34 @@ echo "  messages per hop, SQL / correlate:"
 join -a 1 -a 2 -e - -o 0,1.2,2.2 "$d/hops.sql" "$d/hops.correlate" |
 	awk '{ printf "    %-20s %10s %10s%s\n", $1, $2, $3, $2 == $3 ? "" : "  (differ)" }'
 
+# ---- the server alone
+ch_query 'CREATE TABLE tapless.records_replay AS tapless.records' ||
+	fail "cannot create tapless.records_replay"
+ch_query 'SELECT * FROM tapless.records FORMAT RowBinary' > "$d/rows.bin" ||
+	fail "cannot read the rows back"
+rb=$(stat -c %s "$d/rows.bin")
+s0=$(cpu_ticks "$CH_PID") t0=$(now_ns)
+curl -sS -X POST -T "$d/rows.bin" \
+	"${CH_URL}?query=INSERT%20INTO%20tapless.records_replay%20FORMAT%20RowBinary" \
+	> "$d/replay.out" 2>&1 || fail "curl: $(cat "$d/replay.out")"
+t1=$(now_ns) s1=$(cpu_ticks "$CH_PID")
+rm -f "$d/rows.bin"
+r_rows=$(ch_query 'SELECT count() FROM tapless.records_replay')
+r_wall=$(calc "($t1 - $t0) / 1e9")
+r_cpu=$(calc "($s1 - $s0) / $tck")
+r_rate=$(calc "$r_rows / $r_wall" 0)
+ch_query 'DROP TABLE tapless.records_replay'
+echo
+echo "-- the server alone: the rows read back, $(calc "$rb / 1e6" 0) MB of RowBinary ($(calc "$rb / $rows" 1) bytes a row), posted by curl in one INSERT"
+echo "  $r_rows rows, wall $r_wall s: $r_rate records/s; server cpu $r_cpu s ($(calc "$r_cpu * 1e9 / $r_rows" 0) ns a row)"
+echo "  export into ClickHouse / the server alone = $(calc "$e_rate / $r_rate")"
+
 echo
 echo "== summary"
 printf '  %-34s %14s\n' "records (rows in tapless.records)" "$rows" \
 	"export into ClickHouse, records/s" "$e_rate" \
 	"export to /dev/null, records/s" "$f_rate" \
+	"the server alone (curl), records/s" "$r_rate" \
 	"correlate, messages/s" "$c_rate" \
 	"per-hop SQL (FINAL), s" "$sql_final" \
 	"per-hop SQL after OPTIMIZE, s" "$sql_opt" \
