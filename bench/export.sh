@@ -21,10 +21,9 @@
 #   copy counted, as records are) per second, and its wall time beside the
 #   SQL's.
 # - scripts/clickhouse/hops.sql (the per-hop figures of correlate --json):
-#   server time of its statements (clickhouse-client --time), as shipped
-#   (FINAL), then after OPTIMIZE TABLE ... FINAL has merged the parts; its
-#   per-hop message counts beside correlate's. Without hops.sql (not yet
-#   written) an interim join of this script's, said so.
+#   server time of its statements (clickhouse-client --time) on the parts
+#   as the export left them, then after OPTIMIZE TABLE ... FINAL has
+#   merged them; its per-hop message counts beside correlate's.
 # - the server alone: the same rows read back as RowBinary and posted by
 #   curl in one INSERT into a copy of the table (the server cuts it into
 #   blocks of a million rows): what this server takes with no exporter
@@ -140,31 +139,12 @@ fi
 
 # ---- the per-hop SQL
 hops=scripts/clickhouse/hops.sql
-if [ ! -f "$hops" ]; then
-	hops=$d/hops-interim.sql
-	echo
-	echo "NOTE: scripts/clickhouse/hops.sql is not there: an interim per-hop join of this bench's (known directions only, earliest copy per host, |rx - tx| <= 1 s, FINAL)"
-	cat > "$hops" << 'EOF'
-SELECT host AS from_host, rx_host AS to_host, count() AS messages,
-	countIf(tx_sync = 'out' OR rx_sync = 'out') AS out_of_sync,
-	quantilesExactIf(0.5, 0.9, 0.99, 0.999)(rx_ts - tx_ts, tx_sync != 'out' AND rx_sync != 'out') AS q,
-	minIf(rx_ts - tx_ts, tx_sync != 'out' AND rx_sync != 'out') AS min_ns,
-	maxIf(rx_ts - tx_ts, tx_sync != 'out' AND rx_sync != 'out') AS max_ns
-FROM (
-	SELECT host, proto, src_addr, src_port, dst_addr, dst_port, seq,
-		min(ts) AS tx_ts, argMin(sync, ts) AS tx_sync
-	FROM tapless.records FINAL WHERE dir = 'out'
-	GROUP BY host, proto, src_addr, src_port, dst_addr, dst_port, seq
-) ALL INNER JOIN (
-	SELECT host AS rx_host, proto, src_addr, src_port, dst_addr, dst_port, seq,
-		min(ts) AS rx_ts, argMin(sync, ts) AS rx_sync
-	FROM tapless.records FINAL WHERE dir = 'in'
-	GROUP BY host, proto, src_addr, src_port, dst_addr, dst_port, seq
-) USING (proto, src_addr, src_port, dst_addr, dst_port, seq)
-WHERE host != rx_host AND abs(rx_ts - tx_ts) <= 1000000000
-GROUP BY from_host, to_host ORDER BY from_host, to_host
-FORMAT JSONEachRow
-EOF
+# Whether the query reads with FINAL (collapsing rows inserted twice as
+# it reads) or dedups on its own.
+if grep -v '^[[:space:]]*--' "$hops" | grep -qw FINAL; then
+	final="reads with FINAL"
+else
+	final="no FINAL: it dedups on its own"
 fi
 
 # run_hops NAME FILE: FILE's statements; their server times, summed, into
@@ -174,14 +154,9 @@ run_hops() {
 		fail "$2: $(cat "$d/$1.err")"
 	grep -E '^[0-9.]+$' "$d/$1.err" | awk '{ t += $1 } END { printf "%.2f", t }' > "$d/$1.secs"
 }
-# hop_counts FILE: "from>to messages" per hop, from JSONEachRow or TSV
-hop_counts() {
-	if jq -e . "$1" > /dev/null 2>&1 && [ -s "$1" ]; then
-		jq -r '"\(.from_host // .from)>\(.to_host // .to) \(.messages)"' "$1" 2>/dev/null | sort
-	else
-		awk -F'\t' '{ print $1 ">" $2, $3 }' "$1" | sort
-	fi
-}
+# hop_counts FILE: "from>to messages" per hop, from hops.sql's TSV
+# (from_host, to_host, messages, ...)
+hop_counts() { awk -F'\t' '{ print $1 ">" $2, $3 }' "$1" | sort; }
 
 run_hops final "$hops"
 sql_final=$(cat "$d/final.secs")
@@ -195,11 +170,11 @@ sql_opt=$(cat "$d/optimized.secs")
 parts_opt=$(ch_query "SELECT count() FROM system.parts WHERE database = 'tapless' AND table = 'records' AND active")
 
 echo
-echo "-- per-hop SQL ($( [ "$hops" = scripts/clickhouse/hops.sql ] && echo "$hops" || echo "interim query") over $rows rows)"
-echo "  as shipped (FINAL, $parts parts): $sql_final s (server time)"
+echo "-- per-hop SQL ($hops, $final) over $rows rows"
+echo "  as exported ($parts parts): $sql_final s (server time)"
 echo "  after OPTIMIZE TABLE FINAL (which took $opt_s s; $parts_opt parts): $sql_opt s"
 echo "  correlate --json on the files, all of it: $c_wall s wall (cpu $c_cpu s)"
-echo "  ratio SQL (FINAL) / correlate = $(calc "$sql_final / $c_wall")  after OPTIMIZE = $(calc "$sql_opt / $c_wall")"
+echo "  ratio SQL / correlate = $(calc "$sql_final / $c_wall")  after OPTIMIZE = $(calc "$sql_opt / $c_wall")"
 jq -r '.hops[] | select(.flow == "all" and .rate == null) | "\(.from)>\(.to) \(.messages)"' \
 	"$d/correlate.json" | sort > "$d/hops.correlate"
 hop_counts "$d/optimized.out" > "$d/hops.sql"
@@ -236,7 +211,7 @@ printf '  %-34s %14s\n' "records (rows in tapless.records)" "$rows" \
 	"export to /dev/null, records/s" "$f_rate" \
 	"the server alone (curl), records/s" "$r_rate" \
 	"correlate, messages/s" "$c_rate" \
-	"per-hop SQL (FINAL), s" "$sql_final" \
+	"per-hop SQL, s" "$sql_final" \
 	"per-hop SQL after OPTIMIZE, s" "$sql_opt" \
 	"correlate, s" "$c_wall"
 echo "  target: export >= 1 M records/s: measured $(calc "$e_rate / 1e6") M records/s"
