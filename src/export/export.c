@@ -556,12 +556,13 @@ static int export_check_table(struct export *e, const char *table,
 		export_unescape(type);
 		if (!c->name || strcmp(c->name, line) || strcmp(c->type, type)) {
 			snprintf(err, EXPORT_ERRBUF, "table %s at %s: column %u "
-				 "is '%.64s %.160s', tapless-records(5) has %s%s%s "
+				 "is '%.64s %.160s', tapless-records(5) has %s%s%s%s%s "
 				 "(create the table with "
 				 "scripts/clickhouse/schema.sql)", table,
 				 chttp_where(e->ch), (unsigned)(c - cols) + 1,
 				 line, type, c->name ? "'" : "no more columns",
-				 c->name ? c->name : "", c->name ? "'" : "");
+				 c->name ? c->name : "", c->name ? " " : "",
+				 c->name ? c->type : "", c->name ? "'" : "");
 			record_buf_free(&resp);
 			return -EINVAL;
 		}
