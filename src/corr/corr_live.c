@@ -57,6 +57,9 @@ const int64_t corr_live_le_ns[CORR_LIVE_BUCKETS] = {
 /* A stream quiet this long (in stamps) is let go: four times FIX's usual
  * heartbeat interval of 30 s, so a live session is never. */
 #define CORR_LIVE_STREAM_IDLE_NS (120 * NS_PER_S)
+/* Journal samples kept behind what a host's data has passed: more than
+ * TAI - UTC, by which lookups of TAI stamps come earlier. */
+#define CORR_LIVE_FORGET_SLACK_NS (60 * NS_PER_S)
 
 static const char *const corr_event_names[CORR_EV_KINDS] = {
 	"stalled", "resumed", "out_of_sync", "in_sync", "session", "restart",
@@ -419,14 +422,24 @@ int corr_follow_step(struct corr *c, int64_t now, char err[CORR_ERRBUF])
 	if (w > c->watermark)
 		c->watermark = w;
 	for (unsigned i = 0; i < c->nhosts; i++) {
+		int64_t upto = c->watermark;
+
+		h = c->hosts[i];
 		/* No watermark before every host waited for has shown data:
 		 * no journal is asked about the time 0. */
 		if (c->watermark)
-			corr_live_sync(c, c->hosts[i], c->watermark);
-		if (c->hosts[i]->bound)
-			bound_forget(c->hosts[i]->bound,
-				     c->watermark - c->cfg.window_ns -
-				     c->cfg.sync_max_age_ns);
+			corr_live_sync(c, h, c->watermark);
+		/* A journal forgets only what this host's data has passed:
+		 * a watermark the clock moved on (every host stalled) may be
+		 * far ahead of stamps still to come (files copied in late,
+		 * captures replayed); lookups of TAI stamps are TAI - UTC
+		 * earlier still. */
+		if (h->max_ts < upto)
+			upto = h->max_ts;
+		if (h->bound && upto)
+			bound_forget(h->bound, upto - c->cfg.window_ns -
+				     c->cfg.sync_max_age_ns -
+				     CORR_LIVE_FORGET_SLACK_NS);
 	}
 	if (c->iv_open)
 		corr_live_advance(c, c->watermark);
