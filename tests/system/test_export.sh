@@ -53,7 +53,7 @@ cd "$(dirname "$0")/../.." || exit 2
 name=export
 . tests/system/lib/clickhouse.sh
 ch_available > /dev/null || { echo "$name: $(ch_available)"; exit 0; }
-for t in jq python3 curl; do
+for t in jq python3; do
 	command -v $t > /dev/null || { echo "$name: FAIL: $t not found (scripts/install-deps)"; exit 1; }
 done
 
