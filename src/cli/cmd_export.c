@@ -145,6 +145,22 @@ static int export_status(int err)
 	       CMD_USAGE : CMD_SYSTEM;
 }
 
+/* A file written whole: renamed to its name if all went well (rc), else
+ * removed. Returns the status now. */
+static int export_close(struct wholefile *w, const char *name, int rc)
+{
+	int x;
+
+	if (!w->path)
+		return rc;
+	x = wholefile_close(w, rc != CMD_OK);
+	if (x && rc == CMD_OK) {
+		fprintf(stderr, "tapless export: %s: %s\n", name, strerror(-x));
+		rc = CMD_SYSTEM;
+	}
+	return rc;
+}
+
 static int export_usage_error(const char *msg)
 {
 	fprintf(stderr, "tapless export: %s\nusage: tapless export [OPTIONS] %s\n",
@@ -394,24 +410,8 @@ out:
 		fclose(ec.out);
 	if (ec.txn_out && !tout.f)
 		fclose(ec.txn_out);
-	if (out.path) {
-		int x = wholefile_close(&out, rc != CMD_OK);
-
-		if (x && rc == CMD_OK) {
-			fprintf(stderr, "tapless export: %s: %s\n",
-				opts_str(o, "output"), strerror(-x));
-			rc = CMD_SYSTEM;
-		}
-	}
-	if (tout.path) {
-		int x = wholefile_close(&tout, rc != CMD_OK);
-
-		if (x && rc == CMD_OK) {
-			fprintf(stderr, "tapless export: %s: %s\n",
-				opts_str(o, "txn-output"), strerror(-x));
-			rc = CMD_SYSTEM;
-		}
-	}
+	rc = export_close(&out, opts_str(o, "output"), rc);
+	rc = export_close(&tout, opts_str(o, "txn-output"), rc);
 	if (to_stdout)
 		fflush(stdout);
 	export_destroy(e);

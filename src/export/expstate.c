@@ -22,6 +22,18 @@ static bool expstate_kv(char *line, const char *key, char **val)
 	return true;
 }
 
+/* A line naming whose state this is: it must be ours. */
+static bool expstate_same(const char *v, const char *want, const char *what,
+			  const char *path, unsigned lineno,
+			  char err[EXPSTATE_ERRBUF])
+{
+	if (!strcmp(v, want))
+		return true;
+	snprintf(err, EXPSTATE_ERRBUF, "%s:%u: the state of %s '%.200s', not "
+		 "'%.200s'", path, lineno, what, v, want);
+	return false;
+}
+
 int expstate_load(const char *path, const char *host, const char *input,
 		  const char *dest, struct expstate *st,
 		  char err[EXPSTATE_ERRBUF])
@@ -41,7 +53,7 @@ int expstate_load(const char *path, const char *host, const char *input,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		size_t n = strlen(line);
-		bool ok = true;
+		bool ok = true, mine = true;
 
 		lineno++;
 		if (n && line[n - 1] == '\n')
@@ -52,31 +64,15 @@ int expstate_load(const char *path, const char *host, const char *input,
 			version = atoi(v);
 			seen |= 1;
 		} else if (expstate_kv(line, "host", &v)) {
-			if (strcmp(v, host)) {
-				snprintf(err, EXPSTATE_ERRBUF, "%s:%u: the state "
-					 "of host '%.64s', not '%.64s'", path,
-					 lineno, v, host);
-				fclose(f);
-				return -EINVAL;
-			}
+			mine = expstate_same(v, host, "host", path, lineno, err);
 			seen |= 2;
 		} else if (expstate_kv(line, "input", &v)) {
-			if (strcmp(v, input)) {
-				snprintf(err, EXPSTATE_ERRBUF, "%s:%u: the state "
-					 "of input %.200s, not %.200s", path,
-					 lineno, v, input);
-				fclose(f);
-				return -EINVAL;
-			}
+			mine = expstate_same(v, input, "input", path, lineno,
+					     err);
 			seen |= 4;
 		} else if (expstate_kv(line, "destination", &v)) {
-			if (strcmp(v, dest)) {
-				snprintf(err, EXPSTATE_ERRBUF, "%s:%u: the state "
-					 "of an export to %.200s, not %.200s",
-					 path, lineno, v, dest);
-				fclose(f);
-				return -EINVAL;
-			}
+			mine = expstate_same(v, dest, "an export to", path,
+					     lineno, err);
 			seen |= 8;
 		} else if (expstate_kv(line, "records", &v)) {
 			ok = sscanf(v, "%" SCNu64, &st->records) == 1;
@@ -99,9 +95,10 @@ int expstate_load(const char *path, const char *host, const char *input,
 		} else {
 			ok = false;
 		}
-		if (!ok) {
+		if (!ok)
 			snprintf(err, EXPSTATE_ERRBUF, "%s:%u: not a line of a "
 				 "tapless export state file", path, lineno);
+		if (!ok || !mine) {
 			fclose(f);
 			return -EINVAL;
 		}
