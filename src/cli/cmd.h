@@ -49,6 +49,21 @@ int cmd_input_addrs(const char *prog, struct topo **topo, char *const *args,
 		    int n);
 /* Each NAME[@ADDRS]=PATH a host of c. 0 or CMD_USAGE (printed). */
 int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n);
+/* The options of how hosts' captures are read, alike in every
+ * subcommand that reads them (their options tables take it whole), and
+ * their values into a correlator's configuration. */
+#define CMD_INPUT_OPTS \
+	{ "utc-offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S", \
+	  "TAI - UTC in seconds (else from the sync journals)", 0 }, \
+	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc", \
+	  "the timescale of host NAME's stamps, when its files do not say", 0 }, \
+	{ "hold", 0, OPT_INT, "200000000", 0, 60e9, NULL, "NS", \
+	  "how long a TCP hole may stay open before its bytes count as lost", \
+	  0 }, \
+	{ "sync-max-age", 0, OPT_INT, "3000000000", 1, 3600e9, NULL, "NS", \
+	  "how long a journal sample vouches for a clock", 0 }
+struct corr_config;
+void cmd_input_config(const struct opts *o, struct corr_config *cfg);
 /* --sync NAME=JOURNAL and --timescale NAME=tai|utc into c. */
 int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o);
 

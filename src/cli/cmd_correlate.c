@@ -40,14 +40,7 @@ static const struct opt_def correlate_opts[] = {
 	  "stamp of the frame with a message's first byte (default)", 0 },
 	{ "last-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "stamp of the frame with a message's last byte", 0 },
-	{ "utc-offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S",
-	  "TAI - UTC in seconds (else from the sync journals)", 0 },
-	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc",
-	  "the timescale of host NAME's stamps, when its files do not say", 0 },
-	{ "hold", 0, OPT_INT, "200000000", 0, 60e9, NULL, "NS",
-	  "how long a TCP hole may stay open before its bytes count as lost", 0 },
-	{ "sync-max-age", 0, OPT_INT, "3000000000", 1, 3600e9, NULL, "NS",
-	  "how long a journal sample vouches for a clock", 0 },
+	CMD_INPUT_OPTS,
 	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
 	  "messages waiting for their peers, at most", 0 },
 	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
@@ -164,8 +157,7 @@ int cmd_correlate(int argc, char **argv)
 	cfg.interval_ns = (int64_t)llround(opts_double(o, "interval") * 1e9);
 	cfg.stall_ns = (int64_t)llround(opts_double(o, "stall") * 1e9);
 	cfg.window_ns = opts_int(o, "window");
-	cfg.hold_ns = opts_int(o, "hold");
-	cfg.sync_max_age_ns = opts_int(o, "sync-max-age");
+	cmd_input_config(o, &cfg);
 	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
 	cfg.last_byte = opts_flag(o, "last-byte");
 	cfg.by_rate = opts_flag(o, "by-rate");
@@ -173,10 +165,6 @@ int cmd_correlate(int argc, char **argv)
 		fprintf(stderr, "tapless correlate: --rates: %s\n", rerr);
 		rc = CMD_USAGE;
 		goto out;
-	}
-	if (opts_given(o, "utc-offset")) {
-		cfg.utc_offset_known = true;
-		cfg.utc_offset_s = (int)opts_int(o, "utc-offset");
 	}
 	if (opts_str(o, "topology")) {
 		if (topo_load(&topo, opts_str(o, "topology"), terr)) {

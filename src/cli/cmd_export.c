@@ -66,14 +66,7 @@ static const struct opt_def export_opts[] = {
 	  "the sync journal of host NAME (repeat per host)", 0 },
 	{ "topology", 't', OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "hosts' addresses (for captures that do not record direction)", 0 },
-	{ "utc-offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S",
-	  "TAI - UTC in seconds (else from the sync journals)", 0 },
-	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc",
-	  "the timescale of host NAME's stamps, when its files do not say", 0 },
-	{ "hold", 0, OPT_INT, "200000000", 0, 60e9, NULL, "NS",
-	  "how long a TCP hole may stay open before its bytes count as lost", 0 },
-	{ "sync-max-age", 0, OPT_INT, "3000000000", 1, 3600e9, NULL, "NS",
-	  "how long a journal sample vouches for a clock", 0 },
+	CMD_INPUT_OPTS,
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON summary", 0 },
 	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent JSON output", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
@@ -246,12 +239,7 @@ int cmd_export(int argc, char **argv)
 	/* The reader: correlate's, without matching. */
 	cfg.follow = opts_flag(o, "follow");
 	cfg.from_oldest = !opts_flag(o, "from-newest");
-	cfg.hold_ns = opts_int(o, "hold");
-	cfg.sync_max_age_ns = opts_int(o, "sync-max-age");
-	if (opts_given(o, "utc-offset")) {
-		cfg.utc_offset_known = true;
-		cfg.utc_offset_s = (int)opts_int(o, "utc-offset");
-	}
+	cmd_input_config(o, &cfg);
 	if (opts_str(o, "topology") &&
 	    topo_load(&topo, opts_str(o, "topology"), terr)) {
 		fprintf(stderr, "tapless export: %s\n", terr);
