@@ -126,32 +126,18 @@ const char *chttp_where(const struct chttp *h)
 
 static size_t chttp_write(char *p, size_t size, size_t n, void *arg)
 {
-	struct record_buf *b = arg;
-	size_t len = size * n;
-
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < b->len + len + 1)
-			cap *= 2;
-		b->p = xrealloc(b->p, cap);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-	b->p[b->len] = '\0';
-	return len;
+	record_buf_add(arg, p, size * n);
+	return size * n;
 }
 
 /* The first line of the server's answer, for an error message. */
 static void chttp_said(const struct record_buf *b, char *out, size_t len)
 {
-	size_t n = 0;
+	size_t n = strcspn(b->p, "\n");
 
-	if (b->p)
-		while (n < b->len && b->p[n] != '\n' && n < len - 1)
-			n++;
-	memcpy(out, b->p ? b->p : "", n);
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, b->p, n);
 	out[n] = '\0';
 	if (!n)
 		snprintf(out, len, "(no message)");
@@ -194,6 +180,9 @@ int chttp_post(struct chttp *h, const char *sql, const void *body,
 		curl_easy_setopt(h->curl, CURLOPT_PASSWORD, h->password);
 	rc = curl_easy_perform(h->curl);
 	free(url);
+	/* The answer as a string (for sscanf()), the NUL not counted. */
+	record_buf_add(b, "", 1);
+	b->len--;
 	if (rc != CURLE_OK) {
 		snprintf(err, CHTTP_ERRBUF, "%s: %s", h->where,
 			 curl_easy_strerror(rc));
@@ -204,8 +193,7 @@ int chttp_post(struct chttp *h, const char *sql, const void *body,
 	if (status == 200)
 		return 0;
 	chttp_said(b, said, sizeof(said));
-	if (b->p)
-		sscanf(b->p, "Code: %d", &code);
+	sscanf(b->p, "Code: %d", &code);
 	snprintf(err, CHTTP_ERRBUF, "%s: HTTP %ld: %s", h->where, status, said);
 	if (status == 401 || status == 403 || chttp_in(chttp_denied, code))
 		return -EACCES;

@@ -89,7 +89,7 @@ static char *need(struct record_buf *b, size_t n)
 	return b->p + b->len;
 }
 
-static void put(struct record_buf *b, const void *p, size_t n)
+void record_buf_add(struct record_buf *b, const void *p, size_t n)
 {
 	memcpy(need(b, n), p, n);
 	b->len += n;
@@ -112,7 +112,7 @@ static void rw_sep(struct rw *w)
 
 	if (w->fmt == RECORD_TSV) {
 		if (w->col != w->first)
-			put(w->b, "\t", 1);
+			record_buf_add(w->b, "\t", 1);
 	} else if (w->fmt == RECORD_JSON) {
 		/* Only JSON names its columns: strlen() of every column's
 		 * name for every row was a tenth of a RowBinary row. */
@@ -132,9 +132,9 @@ static void rw_sep(struct rw *w)
 static void rw_end(struct rw *w)
 {
 	if (w->fmt == RECORD_TSV)
-		put(w->b, "\n", 1);
+		record_buf_add(w->b, "\n", 1);
 	else if (w->fmt == RECORD_JSON)
-		put(w->b, "}\n", 2);
+		record_buf_add(w->b, "}\n", 2);
 }
 
 static void rw_uint(struct rw *w, uint64_t v, unsigned bytes)
@@ -142,7 +142,7 @@ static void rw_uint(struct rw *w, uint64_t v, unsigned bytes)
 	rw_sep(w);
 	if (w->fmt == RECORD_ROWBINARY) {
 		/* Little-endian, as the machine is. */
-		put(w->b, &v, bytes);
+		record_buf_add(w->b, &v, bytes);
 		return;
 	}
 	char *p = need(w->b, 24);
@@ -153,7 +153,7 @@ static void rw_int(struct rw *w, int64_t v)
 {
 	rw_sep(w);
 	if (w->fmt == RECORD_ROWBINARY) {
-		put(w->b, &v, 8);
+		record_buf_add(w->b, &v, 8);
 		return;
 	}
 	char *p = need(w->b, 24);
@@ -230,7 +230,7 @@ static void rw_enum(struct rw *w, int v,
 		int8_t x = (int8_t)v;
 
 		rw_sep(w);
-		put(w->b, &x, 1);
+		record_buf_add(w->b, &x, 1);
 		return;
 	}
 	rw_cstr(w, names[v]);
@@ -247,7 +247,7 @@ static void rw_day(struct rw *w, int64_t ts)
 		uint16_t x = (uint16_t)d;
 
 		rw_sep(w);
-		put(w->b, &x, 2);
+		record_buf_add(w->b, &x, 2);
 		return;
 	}
 	/* Civil date from days (Howard Hinnant's algorithm). */
@@ -321,10 +321,10 @@ void record_header(struct record_buf *b, enum record_format fmt,
 		return;
 	for (const struct record_column *c = cols; c->name; c++) {
 		if (c != cols)
-			put(b, "\t", 1);
-		put(b, c->name, strlen(c->name));
+			record_buf_add(b, "\t", 1);
+		record_buf_add(b, c->name, strlen(c->name));
 	}
-	put(b, "\n", 1);
+	record_buf_add(b, "\n", 1);
 }
 
 void record_encode(struct record_buf *b, enum record_format fmt,

@@ -34,6 +34,8 @@ struct record_buf {
 
 void record_buf_reset(struct record_buf *b);
 void record_buf_free(struct record_buf *b);
+/* n more bytes at its end. */
+void record_buf_add(struct record_buf *b, const void *p, size_t n);
 
 /* The header line a TSV file starts with (TabSeparatedWithNames); nothing
  * for the other formats. */
