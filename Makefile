@@ -244,10 +244,15 @@ bin/tapless-stamp: $(SHIMRUN_OBJS) build/libtapless.a
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # -z defs: every symbol it needs is in it or in the C library.
+# --wrap: the calls the library's shared modules (txsock.c, frame.c) make
+# to functions it interposes reach __wrap_* (shim_real.c), which go
+# straight to the C library: not to its own wrappers, which would refuse
+# to close its own descriptors (a leak per reconnection to capd).
+SHIM_WRAP := socket connect close send poll getsockopt
 $(SHIM_LIB): $(SHIM_OBJS)
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now \
-		-Wl,--gc-sections -o $@ $^ -ldl -lpthread
+		-Wl,--gc-sections $(SHIM_WRAP:%=-Wl,--wrap=%) -o $@ $^ -ldl -lpthread
 
 $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/libtapless.a
 	@mkdir -p bin

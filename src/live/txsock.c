@@ -230,7 +230,7 @@ static int client_push(struct txsock_client *c)
 	return 0;
 }
 
-int txsock_connect(struct txsock_client **out, const char *path)
+int txsock_client_new(struct txsock_client **out, const char *path)
 {
 	struct txsock_client *c;
 	int err;
@@ -251,9 +251,31 @@ int txsock_connect(struct txsock_client **out, const char *path)
 		free(c);
 		return -ENOMEM;
 	}
-	client_try_connect(c);
 	*out = c;
 	return 0;
+}
+
+int txsock_connect(struct txsock_client **out, const char *path)
+{
+	int err = txsock_client_new(out, path);
+
+	if (!err)
+		client_try_connect(*out);
+	return err;
+}
+
+void txsock_forget(struct txsock_client *c)
+{
+	c->fd = -1;
+	c->head = c->tail = 0;
+	c->next_try = 0;
+}
+
+void txsock_reset(struct txsock_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	txsock_forget(c);
 }
 
 /* Queue r without writing. Returns 0 or -ENOBUFS (dropped, counted). */

@@ -143,6 +143,19 @@ struct txsock_client_stats {
  * the client never aborts the program it runs in). */
 int txsock_connect(struct txsock_client **out, const char *path);
 
+/* The same, without trying to connect yet: all the memory the client
+ * will use is taken now (a preload library allocates at start-up, never
+ * on a path a signal handler may run). The first send connects. */
+int txsock_client_new(struct txsock_client **out, const char *path);
+
+/* Close the connection and drop what is queued; the next send connects
+ * anew at once (a forked child, which must not write on its parent's
+ * connection). */
+void txsock_reset(struct txsock_client *c);
+/* The same without closing the descriptor: it is no longer ours (the
+ * program made that number a copy of one of its own). */
+void txsock_forget(struct txsock_client *c);
+
 /* Queue one record and write what the socket takes, without blocking.
  * Returns 0, or -ENOBUFS when the record was dropped (counted). */
 int txsock_send(struct txsock_client *c, const struct txsock_rec *r);

@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
-#include "live/txsock.h"
 #include "shim/shim_env.h"
 
 struct shim_conf shim_conf;
@@ -22,30 +23,113 @@ pid_t shim_pid;
 static int log_max = LOG_NOTICE;
 bool shim_log_debug;
 static char log_path[PATH_MAX];
-static _Atomic int log_fd = -1;		/* log_path's, once opened */
+/* The file the log goes to: the one named by --log-file once opened, or
+ * the program's standard error as it was at start-up. Each line first
+ * checks that the descriptor still names that file: a program that
+ * closed fd 2 and reused the number (a daemon whose fd 2 is now a
+ * socket), or closed ours by a system call, never gets our lines. */
+static struct { dev_t dev; ino_t ino; bool ok; } log_id;
 
-static pthread_mutex_t client_mtx = PTHREAD_MUTEX_INITIALIZER;
-static struct txsock_client *client;
-static bool client_bad;			/* the path itself is wrong */
-static _Atomic int client_fd = -1;
+/* ---- our own descriptors ---- */
+
+static _Atomic int own[SHIM_OWN_COUNT] = { -1, -1, -1 };
+static int own_base;
+
+int shim_own_high(int fd)
+{
+	int nfd;
+
+	if (fd < 0 || fd >= own_base)
+		return fd;
+	nfd = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, own_base);
+	if (nfd < 0)
+		return fd;	/* no room up there: kept where it is */
+	REAL(close)(fd);
+	return nfd;
+}
+
+void shim_own_set(enum shim_own which, int fd)
+{
+	atomic_store(&own[which], fd);
+}
+
+bool shim_own_fd(int fd)
+{
+	if (fd < 0)
+		return false;
+	for (int i = 0; i < SHIM_OWN_COUNT; i++)
+		if (atomic_load(&own[i]) == fd)
+			return true;
+	return false;
+}
+
+int shim_own_fds(int out[SHIM_OWN_COUNT])
+{
+	int n = 0;
+
+	for (int i = 0; i < SHIM_OWN_COUNT; i++) {
+		int fd = atomic_load(&own[i]), j = n;
+
+		if (fd < 0)
+			continue;
+		while (j > 0 && out[j - 1] > fd) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = fd;
+		n++;
+	}
+	return n;
+}
+
+void shim_own_fd_lost(int fd)
+{
+	for (int i = 0; i < SHIM_OWN_COUNT; i++) {
+		int cur = fd;
+
+		if (!atomic_compare_exchange_strong(&own[i], &cur, -1))
+			continue;
+		/* The number is about to be the program's: forgotten, not
+		 * closed (dup2 closes our file). */
+		if (i == SHIM_OWN_CLIENT)
+			shim_hand_lost();
+		else if (i == SHIM_OWN_REAPER)
+			shim_reaper_lost();
+	}
+}
 
 /* ---- log ---- */
+
+static bool same_file(int fd)
+{
+	struct stat sb;
+
+	return log_id.ok && fstat(fd, &sb) == 0 && sb.st_dev == log_id.dev &&
+	       sb.st_ino == log_id.ino;
+}
 
 static int log_target(void)
 {
 	int fd, none = -1;
+	struct stat sb;
 
 	if (!log_path[0])
-		return STDERR_FILENO;
-	fd = atomic_load(&log_fd);
+		return same_file(STDERR_FILENO) ? STDERR_FILENO : -1;
+	fd = atomic_load(&own[SHIM_OWN_LOG]);
 	if (fd >= 0)
-		return fd;
+		return same_file(fd) ? fd : -1;
 	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return STDERR_FILENO;
-	if (!atomic_compare_exchange_strong(&log_fd, &none, fd)) {
+		return -1;
+	fd = shim_own_high(fd);
+	if (!atomic_compare_exchange_strong(&own[SHIM_OWN_LOG], &none, fd)) {
 		REAL(close)(fd);
-		fd = none;
+		return same_file(none) ? none : -1;
+	}
+	if (fstat(fd, &sb) == 0) {
+		log_id.dev = sb.st_dev;
+		log_id.ino = sb.st_ino;
+		log_id.ok = true;
 	}
 	return fd;
 }
@@ -54,7 +138,7 @@ void shim_log(int level, const char *fmt, ...)
 {
 	char line[768];
 	va_list ap;
-	int n, saved = errno;
+	int n, fd, saved = errno;
 
 	if (level > log_max)
 		return;
@@ -66,85 +150,10 @@ void shim_log(int level, const char *fmt, ...)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	/* One write per line: lines of threads and processes stay whole. */
-	if (REAL(write)(log_target(), line, (size_t)n) < 0)
+	fd = log_target();
+	if (fd >= 0 && REAL(write)(fd, line, (size_t)n) < 0)
 		(void)0;
 	errno = saved;
-}
-
-/* ---- our own descriptors ---- */
-
-bool shim_own_fd(int fd)
-{
-	return fd >= 0 && ((log_path[0] && fd == atomic_load(&log_fd)) ||
-			   fd == atomic_load(&client_fd));
-}
-
-int shim_own_fds(int out[2])
-{
-	int n = 0, a = log_path[0] ? atomic_load(&log_fd) : -1,
-	    b = atomic_load(&client_fd);
-
-	if (a >= 0)
-		out[n++] = a;
-	if (b >= 0 && b != a)
-		out[n++] = b;
-	if (n == 2 && out[0] > out[1]) {
-		out[0] = b;
-		out[1] = a;
-	}
-	return n;
-}
-
-void shim_own_fd_lost(int fd)
-{
-	int cur = fd;
-
-	if (log_path[0])
-		atomic_compare_exchange_strong(&log_fd, &cur, -1);
-	if (fd != atomic_load(&client_fd))
-		return;
-	pthread_mutex_lock(&client_mtx);
-	if (client && txsock_client_fd(client) == fd) {
-		/* Reconnect later, on another number; what was queued and
-		 * not yet written is lost. */
-		atomic_store(&client_fd, -1);
-		txsock_close(client);
-		client = NULL;
-	}
-	pthread_mutex_unlock(&client_mtx);
-}
-
-/* ---- hand-over ---- */
-
-void shim_hand(const struct txsock_rec *r, size_t n)
-{
-	size_t queued = 0;
-
-	if (!n)
-		return;
-	pthread_mutex_lock(&client_mtx);
-	if (!client && !client_bad) {
-		int err = txsock_connect(&client, shim_conf.tx_socket);
-
-		if (err) {
-			client = NULL;
-			client_bad = true;
-			shim_log(LOG_WARNING, "tx socket %s: %s: stamps are "
-				 "dropped", shim_conf.tx_socket, strerror(-err));
-		}
-	}
-	if (client)
-		queued = txsock_send_batch(client, r, n);
-	atomic_store(&client_fd, client ? txsock_client_fd(client) : -1);
-	pthread_mutex_unlock(&client_mtx);
-	atomic_fetch_add(&shim_stats.handed, queued);
-	if (queued < n) {
-		atomic_fetch_add(&shim_stats.dropped, n - queued);
-		shim_log_once(LOG_NOTICE, "tapless-capd is not taking stamps "
-			      "at %s (not running, or slow): dropping them, "
-			      "counted; reconnecting at most once a second",
-			      shim_conf.tx_socket);
-	}
 }
 
 /* ---- configuration ---- */
@@ -244,18 +253,32 @@ static void conf_init(void)
 static void after_fork_child(void)
 {
 	shim_pid = getpid();
-	pthread_mutex_init(&client_mtx, NULL);
-	if (client) {
-		/* The parent's connection is the parent's: close our copy,
-		 * drop our copy of its queue, connect anew when needed. */
-		atomic_store(&client_fd, -1);
-		txsock_close(client);
-		client = NULL;
-	}
-	client_bad = false;
+	shim_hand_after_fork();
 	memset(&shim_stats, 0, sizeof(shim_stats));
 	shim_sock_after_fork();
 	shim_ep_after_fork();
+	shim_reaper_after_fork();
+}
+
+/* Our descriptors live near the top of the first 1024 (960 and up with
+ * the usual limit): far from the numbers programs get (the lowest free)
+ * or pick (closefrom(3), dup2 onto 3..9), below FD_SETSIZE, and without
+ * growing the kernel's descriptor table for a program with a high
+ * limit. */
+static void own_init(void)
+{
+	struct rlimit rl;
+	rlim_t lim = 1024;
+	struct stat sb;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < lim)
+		lim = rl.rlim_cur;
+	own_base = lim > 128 ? (int)lim - 64 : (int)lim / 2;
+	if (!log_path[0] && fstat(STDERR_FILENO, &sb) == 0) {
+		log_id.dev = sb.st_dev;
+		log_id.ino = sb.st_ino;
+		log_id.ok = true;
+	}
 }
 
 __attribute__((constructor)) static void shim_init(void)
@@ -263,13 +286,18 @@ __attribute__((constructor)) static void shim_init(void)
 	shim_real_resolve();
 	shim_pid = getpid();
 	conf_init();
+	own_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
-	if (shim_conf.on)
-		shim_log(LOG_DEBUG, "loaded: stamps to %s, mode %s%s",
-			 shim_conf.tx_socket,
-			 shim_conf.mode == SHIM_MODE_HW ? "hw" :
-			 shim_conf.mode == SHIM_MODE_SW ? "sw" : "auto",
-			 shim_conf.tcp_ok ? "" : ", TCP off (no looped packets)");
+	if (!shim_conf.on)
+		return;
+	/* Everything a send may need later is allocated now. */
+	shim_hand_init();
+	shim_sock_init();
+	shim_log(LOG_DEBUG, "loaded: stamps to %s, mode %s%s",
+		 shim_conf.tx_socket,
+		 shim_conf.mode == SHIM_MODE_HW ? "hw" :
+		 shim_conf.mode == SHIM_MODE_SW ? "sw" : "auto",
+		 shim_conf.tcp_ok ? "" : ", TCP off (no looped packets)");
 }
 
 #define N(x) ((unsigned long long)atomic_load(&shim_stats.x))
@@ -302,24 +330,24 @@ static void summary(const char *when)
 		 "summary%s: %llu sends on %llu stamped sockets (%llu TCP, "
 		 "%llu UDP, %llu adopted); %llu stamps read, %llu handed to "
 		 "capd, %llu dropped (capd absent or slow), %llu not keyed, "
-		 "%llu not wanted, %llu UDP stamps never came; stepped aside from %llu sockets%s; "
+		 "%llu not wanted, %llu UDP stamps never came; stepped aside from %llu sockets%s, "
+		 "%llu late stamps read after; "
 		 "%llu POLLERR hidden, %llu passed on; on stamped sockets: "
 		 "sendfile %llu, splice %llu; io_uring set-ups %llu; %llu foreign "
 		 "messages read, %llu anchor mismatches", when,
 		 N(sends), N(armed_tcp) + N(armed_udp), N(armed_tcp),
 		 N(armed_udp), N(adopted), N(stamps), N(handed), N(dropped),
-		 N(unkeyed), N(filtered), N(lost), naside, aside, N(masked), N(real_err),
+		 N(unkeyed), N(filtered), N(lost), naside, aside, N(late),
+		 N(masked), N(real_err),
 		 N(sendfile), N(splice), N(io_uring), N(foreign), N(mismatch));
 }
 
 void shim_settle_all(const char *when)
 {
 	shim_sock_reap_all();
-	pthread_mutex_lock(&client_mtx);
 	/* What is queued goes to capd if it takes it soon; never long. */
-	if (client && txsock_flush(client, 200) < 0)
-		shim_log(LOG_INFO, "stamps still queued %s were lost", when);
-	pthread_mutex_unlock(&client_mtx);
+	if (shim_hand_flush(200) < 0)
+		shim_log(LOG_INFO, "stamps still queued%s were lost", when);
 	shim_stats_sum();
 	summary(when);
 	memset(&shim_stats, 0, sizeof(shim_stats));

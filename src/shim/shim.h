@@ -12,11 +12,14 @@
  * the program runs, only recycled, so a thread that read a pointer just
  * before another closed the descriptor touches valid memory.
  *
- * Locks: none on the send path but the socket's own (a UDP socket's ring
- * when the kernel cannot take the id from us); reaping a socket's error
- * queue is guarded by a per-socket flag taken with test-and-set (a thread
- * that finds it taken leaves the reaping to the holder); the hand-over to
- * capd is under one mutex, taken only to queue stamps.
+ * A signal handler may send on any socket while the code it interrupted
+ * is inside the library, on the same thread. So nothing on the send,
+ * reap and hand-over paths waits for anyone: per-socket flags are taken
+ * with test-and-set and, when taken, the work is left to the holder or
+ * done without them (shim_sock.c); the hand-over to capd is a lock-free
+ * queue (shim_hand.c); socket states come from a lock-free pool of
+ * memory mapped in slabs, never from malloc. See tapless-stamp(8),
+ * GUARANTEES.
  */
 #ifndef TAPLESS_SHIM_H
 #define TAPLESS_SHIM_H
@@ -68,6 +71,7 @@ struct shim_real {
 	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
 	int (*close)(int);
 	int (*close_range)(unsigned, unsigned, int);
+	void (*closefrom)(int);
 	int (*dup)(int);
 	int (*dup2)(int, int);
 	int (*dup3)(int, int, int);
@@ -128,6 +132,19 @@ void *shim_real_next(const char *name);
 #define REAL(f) (SHIM_LIKELY(shim_real.f != NULL) ? shim_real.f : \
 		 (shim_real_resolve(), shim_real.f))
 
+/* Functions of the C library that the library's own modules (txsock.c,
+ * frame.c) call: linked with -Wl,--wrap (Makefile), their calls reach
+ * these, which go straight to the C library. Else the library's own
+ * close() of its capd connection would be the program's close() wrapper,
+ * which refuses to close the library's descriptors: one leaked per
+ * reconnection. Sockets the modules make are moved up among ours. */
+int __wrap_socket(int, int, int);
+int __wrap_connect(int, const struct sockaddr *, socklen_t);
+int __wrap_close(int);
+ssize_t __wrap_send(int, const void *, size_t, int);
+int __wrap_poll(struct pollfd *, nfds_t, int);
+int __wrap_getsockopt(int, int, int, void *, socklen_t *);
+
 /* ---- configuration, log, counters (shim.c) ---- */
 
 enum shim_mode { SHIM_MODE_AUTO, SHIM_MODE_HW, SHIM_MODE_SW };
@@ -172,6 +189,7 @@ struct shim_stats {
 	_Atomic uint64_t dropped;	/* records dropped: capd gone or slow */
 	_Atomic uint64_t armed_tcp, armed_udp, adopted;
 	_Atomic uint64_t aside[SHIM_ASIDE_COUNT];
+	_Atomic uint64_t late;		/* stamps read after stepping aside */
 	_Atomic uint64_t masked;	/* POLLERR/EPOLLERR hidden */
 	_Atomic uint64_t real_err;	/* POLLERR left: a real error */
 	_Atomic uint64_t sendfile, splice, io_uring;
@@ -197,17 +215,54 @@ extern bool shim_log_debug;
  * the summary (when says when), and start the counts afresh. */
 void shim_settle_all(const char *when);
 
-/* Hand n keyed records to capd (never blocks). */
-struct txsock_rec;
-void shim_hand(const struct txsock_rec *r, size_t n);
+/* ---- the hand-over to capd (shim_hand.c) ---- */
 
-/* The shim's own descriptors (log file, capd connection): the program
- * may not close them under us (see close()). */
+struct txsock_rec;
+/* Hand n keyed records to capd: queued, written when no one else is
+ * writing. Never blocks, never allocates: safe in a signal handler. */
+void shim_hand(const struct txsock_rec *r, size_t n);
+/* At start-up: the client and all its memory. */
+void shim_hand_init(void);
+/* Write what is queued, waiting up to timeout_ms (exit, exec). */
+int shim_hand_flush(int timeout_ms);
+/* The connection's number became the program's (dup2 onto it). */
+void shim_hand_lost(void);
+void shim_hand_after_fork(void);
+
+/* ---- the library's own descriptors (shim.c) ---- */
+
+/* The log file, the capd connection, the reaper's epoll instance: kept
+ * high (shim_own_high()) and out of the program's reach: close() on one
+ * fails with EBADF as on a number the program never opened, closefrom()
+ * and close_range() close around them, dup2() onto one takes the number
+ * from us. */
+enum shim_own { SHIM_OWN_LOG, SHIM_OWN_CLIENT, SHIM_OWN_REAPER,
+		SHIM_OWN_COUNT };
+/* fd moved to the library's range (close-on-exec); fd itself when there
+ * is no room there. */
+int shim_own_high(int fd);
+void shim_own_set(enum shim_own which, int fd);
 bool shim_own_fd(int fd);
-/* Them, in ascending order; returns how many (0-2). */
-int shim_own_fds(int out[2]);
+/* Them, in ascending order; returns how many. */
+int shim_own_fds(int out[SHIM_OWN_COUNT]);
 /* The program moved fd onto one of ours (dup2): let ours go. */
 void shim_own_fd_lost(int fd);
+
+/* ---- the reaper thread (shim_reaper.c) ---- */
+
+struct shim_sock;
+/* Read sk's stamps within about a millisecond of their coming, whatever
+ * the program does (a program on io_uring or raw system calls makes no
+ * call the library sees, and unread stamps take receive buffer space).
+ * Starts the thread on first use. */
+void shim_reaper_watch(struct shim_sock *sk, int fd);
+/* fd is about to be closed or to name something else. */
+void shim_reaper_unwatch(int fd);
+/* The epoll instance's number became the program's (dup2). */
+void shim_reaper_lost(void);
+void shim_reaper_after_fork(void);
+/* Watched since the last fork (cheap test on the send path). */
+extern _Atomic unsigned shim_reaper_epoch;
 
 /* The process the state belongs to: a vfork() child shares our memory
  * and must not change it. */
@@ -282,9 +337,28 @@ struct shim_route {		/* unconnected UDP: source for a destination */
 };
 
 struct shim_sock {
+	/* Kept when the state is recycled: a thread still holding the
+	 * pointer (a send racing a close) finds valid memory. */
+	uint32_t idx;			/* in the pool */
+	_Atomic uint32_t next_free;	/* pool index + 1 of the next free */
+	struct shim_udp_slot *ring;	/* SHIM_UDP_RING, mapped when first
+					 * needed */
+	atomic_flag reaping;		/* held while reading the error queue,
+					 * and while the state is recycled */
+	/* From refs on, cleared when the state is taken from the pool. */
 	_Atomic int refs;		/* descriptors naming it */
 	_Atomic int state;		/* enum shim_state */
-	atomic_flag reaping;
+	atomic_bool late_ours;		/* aside, but stamps of our sends may
+					 * still come and the program does not
+					 * read the queue: still ours to read */
+	atomic_flag lock;		/* the send when the kernel counts
+					 * ids: taken with a bounded try,
+					 * never waited for in a handler */
+	atomic_flag routes_busy;	/* routes[]: only tried */
+	_Atomic unsigned watched;	/* shim_reaper_epoch when watched, 0
+					 * while the reaper leaves it */
+	uint32_t gen;			/* which use of the state (the reaper
+					 * tells reuse by it) */
 	bool tcp;
 	bool connected;			/* flow.dst is the peer */
 	bool src_fixed;			/* UDP bound to one address */
@@ -296,10 +370,7 @@ struct shim_sock {
 	bool tsonly;
 	/* UDP */
 	bool ids_ours;			/* ids chosen per send (SCM_TS_OPT_ID) */
-	pthread_mutex_t mtx;		/* ring records, routes; the send too
-					 * when the kernel counts the ids */
 	_Atomic uint32_t next_id;
-	struct shim_udp_slot *ring;	/* SHIM_UDP_RING, kept when recycled */
 	struct {
 		uint32_t id;
 		struct shim_errq_stamp st;
@@ -317,9 +388,17 @@ struct shim_sock {
 	/* Counters, added to shim_stats when it is recycled. */
 	_Atomic uint64_t sends;
 	_Atomic uint64_t lost;		/* UDP: recorded, never stamped */
-	uint64_t stamps, unkeyed, filtered, mismatch;
-	struct shim_sock *next_free;
+	uint64_t stamps, unkeyed, filtered, mismatch, late;
 };
+
+/* Take sk->lock, trying a bounded number of times: false when it stays
+ * taken (by another thread that is slow, or by the code the calling
+ * signal handler interrupted). */
+bool shim_sock_trylock(struct shim_sock *sk, int tries);
+static inline void shim_sock_unlock(struct shim_sock *sk)
+{
+	atomic_flag_clear_explicit(&sk->lock, memory_order_release);
+}
 
 /* The armed socket of fd, or NULL: the wrappers' fast path. */
 static inline struct shim_sock *shim_sock_armed(int fd)
@@ -373,6 +452,12 @@ void shim_sock_udp_off(void);
 /* A UDP socket was connected or disconnected (connect()). */
 void shim_sock_connected(struct shim_sock *sk, int fd);
 
+/* At start-up: what the first sockets need (the first page of the
+ * descriptor table). */
+void shim_sock_init(void);
+/* The socket state of fd whose error queue is ours to read: armed, or
+ * aside with stamps of ours still to come; else NULL. */
+struct shim_sock *shim_sock_queue_ours(int fd);
 /* Move the live sockets' counters into shim_stats. */
 void shim_stats_sum(void);
 /* After fork(), in the child: fresh locks and counters. */
@@ -383,13 +468,16 @@ void shim_sock_reap_all(void);
 /* ---- reaping (shim_reap.c) ---- */
 
 /* Read the error queue of sk if no other thread is; hand stamps over.
- * Returns the number of messages read (0 when another thread holds it). */
+ * Returns the number of messages read, -1 when another thread holds it. */
 int shim_reap_try(struct shim_sock *sk, int fd);
 /* Read it, waiting for another thread's reading to end. */
 int shim_reap(struct shim_sock *sk, int fd);
 /* Read it; the caller holds sk->reaping. Steps aside on trouble (a
  * message not ours, no TCP anchor). */
 int shim_reap_locked(struct shim_sock *sk, int fd);
+/* Read and count the stamps of an aside socket's late_ours; the caller
+ * holds sk->reaping. */
+int shim_reap_late(struct shim_sock *sk, int fd);
 /* Read everything queued and hand it over, never stepping aside; the
  * caller holds sk->reaping (stepping aside itself). */
 int shim_reap_drain(struct shim_sock *sk, int fd);
@@ -407,7 +495,7 @@ static inline bool shim_outstanding(struct shim_sock *sk)
 /* After a successful send of n (TCP bytes) on sk. */
 void shim_tcp_sent(struct shim_sock *sk, int fd, size_t n);
 /* Record datagram id (UDP) sent through m (its name, or the peer), n
- * bytes. Call with sk->mtx held. */
+ * bytes. */
 void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,
 		     const struct msghdr *m, size_t n);
 
@@ -425,8 +513,10 @@ void shim_ep_hold(struct shim_ep *ep);
 void shim_ep_release(struct shim_ep *ep);
 /* After a successful epoll_ctl. */
 void shim_ep_ctl(int epfd, int op, int fd, const struct epoll_event *ev);
-/* The descriptor and events registered on epfd with data; -1 if unknown. */
-int shim_ep_lookup(int epfd, uint64_t data, uint32_t *events);
+/* The descriptors (and their events) registered on epfd with data, at
+ * most max: how many; 0 if unknown, -1 when more than max share it. */
+int shim_ep_lookup(int epfd, uint64_t data, int *fds, uint32_t *events,
+		   int max);
 void shim_ep_after_fork(void);
 
 #endif

@@ -5,9 +5,12 @@
  * index). To tell which socket an EPOLLERR belongs to, epoll_ctl() is
  * watched: per epoll instance, a hash from data to (descriptor, events),
  * and the data each descriptor was registered with (to remove it on
- * EPOLL_CTL_DEL and MOD). The same data registered twice names the latest
- * descriptor. Instances are shared by dup()s of the epoll descriptor, and
- * recycled, never freed, like sockets.
+ * EPOLL_CTL_DEL and MOD). Programs may register one data value for
+ * several descriptors (0, or an object standing for several): such an
+ * entry is marked shared, and a lookup of it gives every descriptor
+ * registered with that data (from the per-descriptor arrays).
+ * Instances are shared by dup()s of the epoll descriptor, and recycled,
+ * never freed, like sockets.
  */
 #include "shim/shim.h"
 
@@ -18,6 +21,7 @@ struct shim_ep_ent {
 	uint64_t data;
 	int fd;			/* -1: empty, -2: removed */
 	uint32_t events;
+	bool shared;		/* other descriptors have this data too */
 };
 
 struct shim_ep {
@@ -26,6 +30,7 @@ struct shim_ep {
 	struct shim_ep_ent *ents;	/* open addressing, cap a power of 2 */
 	size_t cap, used;		/* used counts removed slots too */
 	uint64_t *fd_data;		/* by descriptor: its data */
+	uint32_t *fd_events;		/* and its events */
 	uint8_t *fd_has;
 	size_t fd_cap;
 	struct shim_ep *next_free;
@@ -78,6 +83,9 @@ static int grow(struct shim_ep *ep)
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i].fd >= 0)
 			put(ep, old[i].data, old[i].fd, old[i].events);
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].fd >= 0 && old[i].shared)
+			find(ep, old[i].data)->shared = true;
 	free(old);
 	return 0;
 }
@@ -87,6 +95,8 @@ static int put(struct shim_ep *ep, uint64_t data, int fd, uint32_t events)
 	struct shim_ep_ent *e = find(ep, data);
 
 	if (e) {
+		if (e->fd != fd)
+			e->shared = true;
 		e->fd = fd;
 		e->events = events;
 		return 0;
@@ -97,7 +107,8 @@ static int put(struct shim_ep *ep, uint64_t data, int fd, uint32_t events)
 		if (ep->ents[i].fd < 0) {
 			if (ep->ents[i].fd == -1)
 				ep->used++;
-			ep->ents[i] = (struct shim_ep_ent){ data, fd, events };
+			ep->ents[i] = (struct shim_ep_ent){ data, fd, events,
+							    false };
 			return 0;
 		}
 	}
@@ -111,15 +122,29 @@ static void forget_fd(struct shim_ep *ep, int fd)
 		return;
 	ep->fd_has[fd] = 0;
 	e = find(ep, ep->fd_data[fd]);
-	if (e && e->fd == fd)
+	if (!e || e->fd != fd)
+		return;
+	if (!e->shared) {
 		e->fd = -2;
+		return;
+	}
+	/* Another descriptor with the same data stands for it now. */
+	for (size_t i = 0; i < ep->fd_cap; i++)
+		if (ep->fd_has[i] && ep->fd_data[i] == e->data) {
+			e->fd = (int)i;
+			e->events = ep->fd_events[i];
+			return;
+		}
+	e->fd = -2;
 }
 
-static int remember_fd(struct shim_ep *ep, int fd, uint64_t data)
+static int remember_fd(struct shim_ep *ep, int fd, uint64_t data,
+		       uint32_t events)
 {
 	if ((size_t)fd >= ep->fd_cap) {
 		size_t cap = ep->fd_cap ? ep->fd_cap : 256;
 		uint64_t *d;
+		uint32_t *ev;
 		uint8_t *h;
 
 		while (cap <= (size_t)fd)
@@ -128,6 +153,10 @@ static int remember_fd(struct shim_ep *ep, int fd, uint64_t data)
 		if (!d)
 			return -1;
 		ep->fd_data = d;
+		ev = realloc(ep->fd_events, cap * sizeof(*ev));
+		if (!ev)
+			return -1;
+		ep->fd_events = ev;
 		h = realloc(ep->fd_has, cap);
 		if (!h)
 			return -1;
@@ -136,6 +165,7 @@ static int remember_fd(struct shim_ep *ep, int fd, uint64_t data)
 		ep->fd_cap = cap;
 	}
 	ep->fd_data[fd] = data;
+	ep->fd_events[fd] = events;
 	ep->fd_has[fd] = 1;
 	return 0;
 }
@@ -202,29 +232,42 @@ void shim_ep_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
 	pthread_mutex_lock(&ep->mtx);
 	forget_fd(ep, fd);
 	if (op != EPOLL_CTL_DEL && ev &&
-	    (remember_fd(ep, fd, ev->data.u64) ||
+	    (remember_fd(ep, fd, ev->data.u64, ev->events) ||
 	     put(ep, ev->data.u64, fd, ev->events)))
 		shim_log_once(LOG_WARNING, "epoll: out of memory: an EPOLLERR "
 			      "raised by stamps may reach the program");
 	pthread_mutex_unlock(&ep->mtx);
 }
 
-int shim_ep_lookup(int epfd, uint64_t data, uint32_t *events)
+int shim_ep_lookup(int epfd, uint64_t data, int *fds, uint32_t *events,
+		   int max)
 {
 	struct shim_ep *ep = ep_of(epfd, false);
 	struct shim_ep_ent *e;
-	int fd = -1;
+	int n = 0;
 
-	if (!ep)
-		return -1;
+	if (!ep || max < 1)
+		return 0;
 	pthread_mutex_lock(&ep->mtx);
 	e = find(ep, data);
-	if (e) {
-		fd = e->fd;
-		*events = e->events;
+	if (e && !e->shared) {
+		fds[0] = e->fd;
+		events[0] = e->events;
+		n = 1;
+	} else if (e) {
+		for (size_t i = 0; i < ep->fd_cap; i++) {
+			if (!ep->fd_has[i] || ep->fd_data[i] != data)
+				continue;
+			if (n == max) {
+				n = -1;	/* too many to tell */
+				break;
+			}
+			fds[n] = (int)i;
+			events[n++] = ep->fd_events[i];
+		}
 	}
 	pthread_mutex_unlock(&ep->mtx);
-	return fd;
+	return n;
 }
 
 static void reinit(int fd, uintptr_t v, void *arg)

@@ -17,8 +17,15 @@ static void before_exec(void)
 {
 	int e = errno;
 
-	if (shim_conf.on && !shim_in_vfork_child())
-		shim_settle_all(" (before exec)");
+	if (shim_conf.on && !shim_in_vfork_child()) {
+		/* A child that forked to exec (a shell, a spawner) sent
+		 * nothing on the sockets it shares with its parent: their
+		 * queues are the parent's to read, and there is nothing of
+		 * its own to write to capd or wait for. */
+		shim_stats_sum();
+		if (atomic_load(&shim_stats.sends))
+			shim_settle_all(" (before exec)");
+	}
 	errno = e;
 }
 

@@ -84,27 +84,25 @@ SHIM_EXPORT int close(int fd)
 	if (!shim_in_vfork_child()) {
 		int e = errno;
 
-		/* Our own descriptors stay ours: a program closing every
-		 * descriptor it did not open (a daemon starting) must not
-		 * hand their numbers to its next open(). */
-		if (shim_own_fd(fd))
-			return 0;
+		/* Our own descriptors are not the program's: closing one
+		 * fails as closing a number it never opened does (a daemon
+		 * closing every descriptor at start-up ignores that). */
+		if (shim_own_fd(fd)) {
+			errno = EBADF;
+			return -1;
+		}
 		shim_fd_reset(fd, true);
 		errno = e;
 	}
 	return REAL(close)(fd);
 }
 
-SHIM_EXPORT int close_range(unsigned first, unsigned last, int flags)
+/* close_range() and closefrom(): the program's descriptors in the range
+ * are forgotten (their last stamps read), ours are closed around. */
+static int close_around(unsigned first, unsigned last, int flags)
 {
 	unsigned top;
 
-	if (!REAL(close_range)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if ((flags & CLOSE_RANGE_CLOEXEC) || shim_in_vfork_child())
-		return shim_real.close_range(first, last, flags);
 	top = last < (SHIM_TABLE_PAGES << SHIM_TABLE_BITS) ? last :
 	      (SHIM_TABLE_PAGES << SHIM_TABLE_BITS) - 1;
 	for (unsigned fd = first; fd <= top; fd++) {
@@ -118,7 +116,7 @@ SHIM_EXPORT int close_range(unsigned first, unsigned last, int flags)
 			shim_fd_reset((int)fd, true);
 	}
 	/* Close the range around our own descriptors. */
-	int own[2], n = shim_own_fds(own), r;
+	int own[SHIM_OWN_COUNT], n = shim_own_fds(own), r;
 	unsigned from = first;
 
 	for (int i = 0; i < n; i++) {
@@ -133,6 +131,42 @@ SHIM_EXPORT int close_range(unsigned first, unsigned last, int flags)
 		from = o + 1;
 	}
 	return shim_real.close_range(from, last, flags);
+}
+
+SHIM_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	if (!REAL(close_range)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if ((flags & CLOSE_RANGE_CLOEXEC) || shim_in_vfork_child())
+		return shim_real.close_range(first, last, flags);
+	return close_around(first, last, flags);
+}
+
+/* glibc's closefrom() calls close_range inside the C library, out of
+ * the wrappers' reach: without this one it closed our descriptors under
+ * us, and the program's next files took their numbers (our log lines
+ * went into its journal). */
+SHIM_EXPORT void closefrom(int lowfd)
+{
+	int e = errno;
+
+	if (lowfd < 0)
+		lowfd = 0;
+	if (shim_in_vfork_child() || !REAL(close_range) ||
+	    close_around((unsigned)lowfd, ~0u, 0) < 0) {
+		/* No close_range (before Linux 5.9): the C library's own
+		 * way, which reads /proc/self/fd; ours are forgotten. */
+		int own[SHIM_OWN_COUNT], n = shim_own_fds(own);
+
+		for (int i = 0; i < n && !shim_in_vfork_child(); i++)
+			if (own[i] >= lowfd)
+				shim_own_fd_lost(own[i]);
+		if (REAL(closefrom))
+			shim_real.closefrom(lowfd);
+	}
+	errno = e;
 }
 
 SHIM_EXPORT int dup(int fd)

@@ -19,6 +19,7 @@ void shim_real_resolve(void)
 	LOOK(accept4, "accept4");
 	LOOK(close, "close");
 	LOOK(close_range, "close_range");
+	LOOK(closefrom, "closefrom");
 	LOOK(dup, "dup");
 	LOOK(dup2, "dup2");
 	LOOK(dup3, "dup3");
@@ -61,4 +62,37 @@ void shim_real_resolve(void)
 void *shim_real_next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
+}
+
+/* The library's own modules' calls (see shim.h): straight to the C
+ * library, past our wrappers. */
+
+int __wrap_socket(int domain, int type, int proto)
+{
+	return shim_own_high(REAL(socket)(domain, type, proto));
+}
+
+int __wrap_connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+	return REAL(connect)(fd, a, len);
+}
+
+int __wrap_close(int fd)
+{
+	return REAL(close)(fd);
+}
+
+ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
+{
+	return REAL(send)(fd, buf, len, flags);
+}
+
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	return REAL(poll)(fds, n, timeout);
+}
+
+int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	return REAL(getsockopt)(fd, level, name, val, len);
 }

@@ -182,8 +182,18 @@ static int tcp_stamp(struct shim_sock *sk, int fd,
 	return 0;
 }
 
+/* Watched by the reaper since the last fork, and not left idle. */
+static inline void watch(struct shim_sock *sk, int fd)
+{
+	if (SHIM_UNLIKELY(atomic_load_explicit(&sk->watched, memory_order_relaxed) !=
+			  atomic_load_explicit(&shim_reaper_epoch,
+					       memory_order_relaxed)))
+		shim_reaper_watch(sk, fd);
+}
+
 void shim_tcp_sent(struct shim_sock *sk, int fd, size_t n)
 {
+	watch(sk, fd);
 	atomic_fetch_add_explicit(&sk->sends, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sk->sent_mark, (uint32_t)n,
 				  memory_order_relaxed);
@@ -232,11 +242,17 @@ static bool route_src(struct shim_sock *sk, int fd, int family,
 	socklen_t len = sizeof(ss);
 	int s;
 	bool ok = false;
+	/* The cache is the socket's, shared by its threads and by a signal
+	 * handler: when another holds it, the route is found without it. */
+	bool locked = !atomic_flag_test_and_set_explicit(&sk->routes_busy,
+							  memory_order_acquire);
 
-	for (unsigned i = 0; i < sk->nroutes && i < 4; i++)
+	for (unsigned i = 0; locked && i < sk->nroutes && i < 4; i++)
 		if (sk->routes[i].family == family &&
 		    !memcmp(sk->routes[i].dst, dst, alen)) {
 			memcpy(src, sk->routes[i].src, 16);
+			atomic_flag_clear_explicit(&sk->routes_busy,
+						   memory_order_release);
 			return true;
 		}
 	memset(src, 0, 16);
@@ -281,13 +297,15 @@ static bool route_src(struct shim_sock *sk, int fd, int family,
 		}
 		REAL(close)(s);
 	}
-	if (ok) {
+	if (ok && locked) {
 		struct shim_route *r = &sk->routes[sk->nroutes++ % 4];
 
 		r->family = family;
 		memcpy(r->dst, dst, alen);
 		memcpy(r->src, src, 16);
 	}
+	if (locked)
+		atomic_flag_clear_explicit(&sk->routes_busy, memory_order_release);
 	return ok;
 }
 
@@ -357,6 +375,7 @@ void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,
 	uint64_t h = TXSOCK_HASH_INIT;
 	size_t left = n;
 
+	watch(sk, fd);
 	atomic_fetch_add_explicit(&sk->sends, 1, memory_order_relaxed);
 	if ((int32_t)(id + 1 - atomic_load_explicit(&sk->sent_mark,
 						    memory_order_relaxed)) > 0)
@@ -603,12 +622,54 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 	return got;
 }
 
+int shim_reap_late(struct shim_sock *sk, int fd)
+{
+	int got = 0;
+
+	for (int i = 0; i < READ_MAX; i++) {
+		uint8_t pkt[PKT_ROOM];
+		union {
+			char buf[256];
+			struct cmsghdr align;
+		} ctl;
+		struct iovec iov = { pkt, sizeof(pkt) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl.buf,
+				    .msg_controllen = sizeof(ctl.buf) };
+		struct shim_errq_stamp st;
+		ssize_t n = REAL(recvmsg)(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got++;
+		if (shim_errq_parse(&m, &st) == 0) {
+			/* Not a stamp: the program's from now on. */
+			SHIM_COUNT(foreign);
+			atomic_store(&sk->late_ours, false);
+			break;
+		}
+		/* Too late to hand over with confidence (the keys' base may
+		 * be gone with the flags): read so that no POLLERR of ours
+		 * reaches the program, counted. */
+		sk->late++;
+	}
+	return got;
+}
+
 int shim_reap_locked(struct shim_sock *sk, int fd)
 {
 	int trouble = -1, got;
 
-	if (atomic_load(&sk->state) != SHIM_ARMED)
-		return 0;
+	if (atomic_load(&sk->state) != SHIM_ARMED) {
+		int e = errno;
+
+		got = atomic_load(&sk->late_ours) ? shim_reap_late(sk, fd) : 0;
+		errno = e;
+		return got;
+	}
 	got = drain(sk, fd, &trouble);
 	if (trouble >= 0)
 		shim_aside_locked(sk, fd, (enum shim_aside)trouble);
@@ -631,7 +692,7 @@ int shim_reap_try(struct shim_sock *sk, int fd)
 
 	if (atomic_flag_test_and_set_explicit(&sk->reaping,
 					      memory_order_acquire))
-		return 0;
+		return -1;
 	got = shim_reap_locked(sk, fd);
 	atomic_flag_clear_explicit(&sk->reaping, memory_order_release);
 	return got;
@@ -670,7 +731,7 @@ short shim_settle(struct shim_sock *sk, int fd, short events)
 		/* Still POLLERR: a stamp that came meanwhile (read it and
 		 * look again), or, once the queue is found empty twice, a
 		 * real error: the program's. */
-		if ((!got && i > 0) || atomic_load(&sk->state) != SHIM_ARMED)
+		if ((!got && i > 0) || !shim_sock_queue_ours(fd))
 			return p.revents;
 	}
 	/* Stamps keep coming: a real error would still be there at the

@@ -7,10 +7,14 @@
  * datagram is known whatever other threads send meanwhile, and stamps of
  * datagrams sent around us (sendfile, io_uring: the kernel's own count,
  * from 0) can never be taken for ours. Every UDP send is then a
- * sendmsg() with the program's control messages and ours. Before 6.13,
- * the kernel counts from 0 when OPT_ID is set; the socket's mutex keeps
- * our count in step with the kernel's across threads, and a send that
- * failed in a way that may have used an id steps us aside.
+ * sendmsg() with the program's control messages and ours, and takes no
+ * lock. Before 6.13, the kernel counts from 0 when OPT_ID is set; the
+ * socket's lock keeps our count in step with the kernel's across
+ * threads, and a send that failed in a way that may have used an id
+ * steps us aside. That lock is only tried, a bounded number of times: a
+ * signal handler that interrupted its holder sends without it, its
+ * datagram counted but not recorded (its stamp then keys no frame, and
+ * capd counts it as found none; it is never joined to another).
  */
 #include "shim/shim.h"
 
@@ -26,6 +30,7 @@
 
 #define SHIM_CTL_ROOM 1024	/* the program's control messages and ours */
 #define MMSG_CHUNK 16
+#define KERNEL_ID_TRIES 100000	/* yields before a send goes unrecorded */
 
 enum how { VIA_SEND, VIA_SENDTO, VIA_SENDMSG, VIA_WRITE, VIA_WRITEV };
 
@@ -125,23 +130,21 @@ static ssize_t udp_send(struct shim_sock *sk, const struct call *c,
 		mm.msg_controllen = (size_t)len;
 		n = REAL(sendmsg)(c->fd, &mm, c->flags);
 		e = errno;
-		if (n >= 0) {
-			pthread_mutex_lock(&sk->mtx);
+		if (n >= 0)
 			shim_udp_record(sk, c->fd, id, m, (size_t)n);
-			pthread_mutex_unlock(&sk->mtx);
-		}
 	} else {
-		bool lost;
+		bool lost, locked = shim_sock_trylock(sk, KERNEL_ID_TRIES);
 
-		pthread_mutex_lock(&sk->mtx);
 		n = plain(c);
 		e = errno;
 		if (n >= 0) {
 			id = atomic_fetch_add(&sk->next_id, 1);
-			shim_udp_record(sk, c->fd, id, m, (size_t)n);
+			if (locked)
+				shim_udp_record(sk, c->fd, id, m, (size_t)n);
 		}
 		lost = n < 0 && !id_unused(e);
-		pthread_mutex_unlock(&sk->mtx);
+		if (locked)
+			shim_sock_unlock(sk);
 		if (lost)
 			shim_aside(sk, c->fd, SHIM_ASIDE_FAILED);
 	}
@@ -294,14 +297,12 @@ static int udp_mmsg_ours(struct shim_sock *sk, int fd, struct mmsghdr *vec,
 			return -1;
 		}
 		e = errno;
-		pthread_mutex_lock(&sk->mtx);
 		for (int j = 0; j < r; j++) {
 			vec[done + (unsigned)j].msg_len = mv[j].msg_len;
 			shim_udp_record(sk, fd, id0 + (unsigned)j,
 					&vec[done + (unsigned)j].msg_hdr,
 					mv[j].msg_len);
 		}
-		pthread_mutex_unlock(&sk->mtx);
 		done += (unsigned)r;
 		if ((unsigned)r < k)
 			break;
@@ -340,13 +341,19 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags)
 		r = udp_mmsg_ours(sk, fd, vec, vlen, flags);
 		e = errno;
 	} else {
-		pthread_mutex_lock(&sk->mtx);
+		bool locked = shim_sock_trylock(sk, KERNEL_ID_TRIES);
+
 		r = REAL(sendmmsg)(fd, vec, vlen, flags);
 		e = errno;
-		for (int i = 0; i < r; i++)
-			shim_udp_record(sk, fd, atomic_fetch_add(&sk->next_id, 1),
-					&vec[i].msg_hdr, vec[i].msg_len);
-		pthread_mutex_unlock(&sk->mtx);
+		for (int i = 0; i < r; i++) {
+			uint32_t id = atomic_fetch_add(&sk->next_id, 1);
+
+			if (locked)
+				shim_udp_record(sk, fd, id, &vec[i].msg_hdr,
+						vec[i].msg_len);
+		}
+		if (locked)
+			shim_sock_unlock(sk);
 		if (r < 0 && !id_unused(e))
 			shim_aside(sk, fd, SHIM_ASIDE_FAILED);
 	}

@@ -8,7 +8,9 @@
 #include <netinet/udp.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/missing.h"
 
@@ -19,8 +21,6 @@
 #define SO_ZEROCOPY 60
 #endif
 
-static pthread_mutex_t pool_mtx = PTHREAD_MUTEX_INITIALIZER;
-static struct shim_sock *pool;
 /* What the running kernel refused once (probed on the first socket). */
 static atomic_bool no_id_tcp, no_rx_filter;
 
@@ -87,45 +87,132 @@ static int get_int(int fd, int level, int name, int *v)
 	return REAL(getsockopt)(fd, level, name, v, &len) ? -errno : 0;
 }
 
-/* ---- the pool ---- */
+/* ---- the pool ----
+ *
+ * States live in slabs of SLAB_SOCKS, mapped when the pool runs dry and
+ * never unmapped; free ones are on a lock-free stack of pool indexes
+ * whose head carries a count against ABA. mmap(), not malloc(): the
+ * first send on a socket may come from a signal handler that
+ * interrupted malloc itself. */
+
+#define SLAB_SOCKS 256
+#define SLABS 4096		/* a million states */
+
+static struct shim_sock *_Atomic slabs[SLABS];
+static _Atomic unsigned nslabs;
+static _Atomic uint64_t free_head;	/* tag << 32 | (index + 1) */
+static _Atomic uint32_t gens;
+
+static struct shim_sock *sock_at(uint32_t idx)
+{
+	return &atomic_load(&slabs[idx / SLAB_SOCKS])[idx % SLAB_SOCKS];
+}
+
+static void pool_push(struct shim_sock *sk)
+{
+	uint64_t h = atomic_load(&free_head), n;
+
+	do {
+		atomic_store(&sk->next_free, (uint32_t)h);
+		n = ((h >> 32) + 1) << 32 | (sk->idx + 1);
+	} while (!atomic_compare_exchange_weak(&free_head, &h, n));
+}
+
+static struct shim_sock *pool_pop(void)
+{
+	uint64_t h = atomic_load(&free_head), n;
+	struct shim_sock *sk;
+
+	do {
+		if (!(uint32_t)h)
+			return NULL;
+		sk = sock_at((uint32_t)h - 1);
+		n = ((h >> 32) + 1) << 32 | atomic_load(&sk->next_free);
+	} while (!atomic_compare_exchange_weak(&free_head, &h, n));
+	return sk;
+}
+
+/* A new slab: all but one of its states to the pool. */
+static struct shim_sock *pool_grow(void)
+{
+	unsigned k = atomic_fetch_add(&nslabs, 1);
+	struct shim_sock *slab;
+
+	if (k >= SLABS)
+		return NULL;
+	slab = mmap(NULL, SLAB_SOCKS * sizeof(*slab), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (slab == MAP_FAILED)
+		return NULL;
+	for (unsigned i = 0; i < SLAB_SOCKS; i++) {
+		slab[i].idx = k * SLAB_SOCKS + i;
+		atomic_flag_clear(&slab[i].reaping);
+	}
+	atomic_store(&slabs[k], slab);
+	for (unsigned i = 1; i < SLAB_SOCKS; i++)
+		pool_push(&slab[i]);
+	return &slab[0];
+}
 
 static struct shim_sock *sock_alloc(bool tcp)
 {
-	struct shim_sock *sk;
-	struct shim_udp_slot *ring;
+	struct shim_sock *sk = NULL;
 
-	pthread_mutex_lock(&pool_mtx);
-	sk = pool;
-	if (sk)
-		pool = sk->next_free;
-	pthread_mutex_unlock(&pool_mtx);
+	/* A state still being read by a thread that raced its close (it
+	 * holds reaping) is passed over for now. */
+	for (int i = 0; i < 4 && !sk; i++) {
+		sk = pool_pop();
+		if (sk && atomic_flag_test_and_set(&sk->reaping)) {
+			pool_push(sk);
+			sk = NULL;
+		}
+	}
 	if (!sk) {
-		sk = calloc(1, sizeof(*sk));
+		sk = pool_grow();
 		if (!sk)
 			return NULL;
+		atomic_flag_test_and_set(&sk->reaping);
 	}
-	ring = sk->ring;
-	memset(sk, 0, sizeof(*sk));
-	pthread_mutex_init(&sk->mtx, NULL);
-	atomic_flag_clear(&sk->reaping);
-	sk->ring = ring;
+	memset((char *)sk + offsetof(struct shim_sock, refs), 0,
+	       sizeof(*sk) - offsetof(struct shim_sock, refs));
+	atomic_flag_clear(&sk->lock);
+	atomic_flag_clear(&sk->routes_busy);
+	sk->gen = atomic_fetch_add(&gens, 1) + 1;
 	sk->tcp = tcp;
 	sk->phc = -1;
 	atomic_store(&sk->refs, 1);
 	if (!tcp) {
-		if (!sk->ring)
-			sk->ring = calloc(SHIM_UDP_RING, sizeof(*sk->ring));
-		else
-			memset(sk->ring, 0, SHIM_UDP_RING * sizeof(*sk->ring));
 		if (!sk->ring) {
-			pthread_mutex_lock(&pool_mtx);
-			sk->next_free = pool;
-			pool = sk;
-			pthread_mutex_unlock(&pool_mtx);
-			return NULL;
+			void *r = mmap(NULL, SHIM_UDP_RING * sizeof(*sk->ring),
+				       PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (r == MAP_FAILED) {
+				atomic_flag_clear(&sk->reaping);
+				pool_push(sk);
+				return NULL;
+			}
+			sk->ring = r;	/* fresh pages are zero */
+		} else {
+			for (unsigned i = 0; i < SHIM_UDP_RING; i++) {
+				atomic_store(&sk->ring[i].tag, 0);
+				atomic_store(&sk->ring[i].stamped, false);
+			}
 		}
 	}
+	atomic_flag_clear(&sk->reaping);
 	return sk;
+}
+
+bool shim_sock_trylock(struct shim_sock *sk, int tries)
+{
+	for (int i = 0; atomic_flag_test_and_set_explicit(&sk->lock,
+						memory_order_acquire); i++) {
+		if (i >= tries)
+			return false;
+		sched_yield();
+	}
+	return true;
 }
 
 static void sum_one(int fd, uintptr_t v, void *arg);
@@ -135,10 +222,7 @@ static void sock_free(struct shim_sock *sk)
 {
 	sum_one(-1, (uintptr_t)sk, NULL);
 	atomic_store(&sk->state, SHIM_FREE);
-	pthread_mutex_lock(&pool_mtx);
-	sk->next_free = pool;
-	pool = sk;
-	pthread_mutex_unlock(&pool_mtx);
+	pool_push(sk);
 }
 
 /* Drop one descriptor's hold on sk; the last reads the final stamps
@@ -201,6 +285,7 @@ static int arm(struct shim_sock *sk, int fd, bool adopt)
 		atomic_store(&sk->sent_mark, sk->stamped_mark);
 	}
 	atomic_store(&sk->state, SHIM_ARMED);
+	shim_reaper_watch(sk, fd);
 	if (sk->tcp)
 		SHIM_COUNT(armed_tcp);
 	else
@@ -377,7 +462,7 @@ ignore:
 	return NULL;
 }
 
-struct shim_sock *shim_classify(int fd)
+static struct shim_sock *classify(int fd)
 {
 	_Atomic uintptr_t *slot;
 	uintptr_t cur;
@@ -399,25 +484,96 @@ struct shim_sock *shim_classify(int fd)
 	}
 }
 
+struct shim_sock *shim_classify(int fd)
+{
+	/* The look's getsockopt() calls fail on what is not a socket: the
+	 * program's call that brought us here must find errno as it left
+	 * it (a successful write() changes nothing). */
+	int e = errno;
+	struct shim_sock *sk = classify(fd);
+
+	errno = e;
+	return sk;
+}
+
+struct shim_sock *shim_sock_queue_ours(int fd)
+{
+	uintptr_t v = shim_table_get(&shim_socks, fd);
+	struct shim_sock *sk;
+	int st;
+
+	if (!SHIM_FD_SOCK(v))
+		return NULL;
+	sk = (struct shim_sock *)v;
+	st = atomic_load_explicit(&sk->state, memory_order_relaxed);
+	return st == SHIM_ARMED || (st == SHIM_ASIDE &&
+				    atomic_load_explicit(&sk->late_ours,
+							 memory_order_relaxed)) ? sk : NULL;
+}
+
 /* ---- stepping aside ---- */
+
+/* Whether the program will read the error queue itself after this. */
+static bool queue_taken_by(enum shim_aside why)
+{
+	return why == SHIM_ASIDE_APP_TSTAMP || why == SHIM_ASIDE_RECVERR ||
+	       why == SHIM_ASIDE_ZEROCOPY || why == SHIM_ASIDE_ERRQUEUE;
+}
+
+#define LATE_WAIT_NS 10000000LL	/* stamps in flight, before the program
+				 * takes the queue */
 
 void shim_aside_locked(struct shim_sock *sk, int fd, enum shim_aside why)
 {
-	if (atomic_load(&sk->state) != SHIM_ARMED)
+	bool late = !queue_taken_by(why);
+
+	if (atomic_load(&sk->state) != SHIM_ARMED) {
+		/* Aside already, its late stamps still ours: the program
+		 * now takes the queue. What came is read first. */
+		if (!late && atomic_load(&sk->late_ours)) {
+			shim_reap_late(sk, fd);
+			atomic_store(&sk->late_ours, false);
+		}
 		return;
+	}
 	/* Stamps already queued are ours: read them first, then clear the
 	 * flags (OPT_ID too, so the program's own keys start afresh). */
 	shim_reap_drain(sk, fd);
+	if (!late && shim_outstanding(sk)) {
+		/* The program is about to read the queue: stamps of our
+		 * sends still in flight (a qdisc, a NIC slow to stamp) would
+		 * reach it as its own. Wait a little for them; past that
+		 * they are the program's (tapless-stamp(8)). */
+		int64_t end = nstime_now(CLOCK_MONOTONIC) + LATE_WAIT_NS;
+
+		while (shim_outstanding(sk) &&
+		       nstime_now(CLOCK_MONOTONIC) < end) {
+			struct pollfd p = { .fd = fd, .events = 0 };
+
+			REAL(poll)(&p, 1, 1);
+			shim_reap_drain(sk, fd);
+		}
+	}
 	set_flags(fd, 0);
+	/* The program leaves the queue alone: stamps of sends made while
+	 * armed that come later are still ours, read by the reaper and by
+	 * the wait wrappers, so no POLLERR of ours ever reaches it. */
+	atomic_store(&sk->late_ours, late);
 	atomic_store(&sk->state, SHIM_ASIDE);
 	aside_count(fd, why);
 }
 
 void shim_aside(struct shim_sock *sk, int fd, enum shim_aside why)
 {
-	while (atomic_flag_test_and_set_explicit(&sk->reaping,
-						 memory_order_acquire))
+	/* Bounded: in a signal handler that interrupted the holder on its
+	 * own thread, the flag would never come. The send goes on armed
+	 * then; the next call steps aside. */
+	for (int i = 0; atomic_flag_test_and_set_explicit(&sk->reaping,
+						memory_order_acquire); i++) {
+		if (i == 1000)
+			return;
 		sched_yield();
+	}
 	shim_aside_locked(sk, fd, why);
 	atomic_flag_clear_explicit(&sk->reaping, memory_order_release);
 }
@@ -431,8 +587,11 @@ void shim_fd_reset(int fd, bool reap)
 
 	if (slot) {
 		v = atomic_exchange(slot, SHIM_FD_UNKNOWN);
-		if (SHIM_FD_SOCK(v))
+		if (SHIM_FD_SOCK(v)) {
+			if (atomic_load(&((struct shim_sock *)v)->watched))
+				shim_reaper_unwatch(fd);
 			sock_put((struct shim_sock *)v, fd, reap);
+		}
 	}
 	slot = shim_table_slot(&shim_eps, fd, false);
 	if (slot) {
@@ -481,6 +640,8 @@ void shim_fd_app(int fd, enum shim_aside why)
 		if (v == SHIM_FD_BUSY)
 			return;
 		if (SHIM_FD_SOCK(v)) {
+			/* Armed, or aside with late stamps of ours still
+			 * coming: the program takes the queue now. */
 			shim_aside((struct shim_sock *)v, fd, why);
 			return;
 		}
@@ -510,15 +671,22 @@ void shim_sock_connected(struct shim_sock *sk, int fd)
 {
 	struct frame_flow flow;
 
-	pthread_mutex_lock(&sk->mtx);
 	if (frame_flow_of_socket(&flow, fd, 0) == 0) {
 		sk->flow = flow;
 		sk->connected = true;
 	} else {
 		sk->connected = false;
 	}
-	sk->nroutes = 0;
-	pthread_mutex_unlock(&sk->mtx);
+	/* Routes found for the old peer are forgotten; when a send holds
+	 * the cache now, it keeps one more, which names a real route. */
+	for (int i = 0; i < 100000; i++)
+		if (!atomic_flag_test_and_set_explicit(&sk->routes_busy,
+						       memory_order_acquire)) {
+			sk->nroutes = 0;
+			atomic_flag_clear_explicit(&sk->routes_busy,
+						   memory_order_release);
+			break;
+		}
 }
 
 /* ---- the whole process ---- */
@@ -539,7 +707,8 @@ static void sum_one(int fd, uintptr_t v, void *arg)
 	atomic_fetch_add(&shim_stats.unkeyed, sk->unkeyed);
 	atomic_fetch_add(&shim_stats.filtered, sk->filtered);
 	atomic_fetch_add(&shim_stats.mismatch, sk->mismatch);
-	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = 0;
+	atomic_fetch_add(&shim_stats.late, sk->late);
+	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = sk->late = 0;
 }
 
 void shim_stats_sum(void)
@@ -553,17 +722,27 @@ static void fork_one(int fd, uintptr_t v, void *arg)
 
 	(void)fd;
 	(void)arg;
-	pthread_mutex_init(&sk->mtx, NULL);
+	/* Flags held by threads the child does not have. */
+	atomic_flag_clear(&sk->lock);
+	atomic_flag_clear(&sk->routes_busy);
 	atomic_flag_clear(&sk->reaping);
+	atomic_store(&sk->watched, 0);
 	atomic_store(&sk->sends, 0);
 	atomic_store(&sk->lost, 0);
-	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = 0;
+	sk->stamps = sk->unkeyed = sk->filtered = sk->mismatch = sk->late = 0;
 }
 
 void shim_sock_after_fork(void)
 {
-	pthread_mutex_init(&pool_mtx, NULL);
 	shim_table_each(&shim_socks, fork_one, NULL);
+}
+
+void shim_sock_init(void)
+{
+	/* Descriptors 0-4095: the page every program uses, made now rather
+	 * than by calloc() at a first send that may be in a handler. */
+	shim_table_slot(&shim_socks, 0, true);
+	shim_table_slot(&shim_eps, 0, true);
 }
 
 /* The socket's last stamps: everything queued, and the accounts of what
@@ -571,7 +750,8 @@ void shim_sock_after_fork(void)
  * datagram recorded whose stamp never came is lost). */
 static void sock_final(struct shim_sock *sk, int fd)
 {
-	for (int i = 0; i < 1000 && atomic_load(&sk->state) == SHIM_ARMED &&
+	for (int i = 0; i < 1000 && (atomic_load(&sk->state) == SHIM_ARMED ||
+				     atomic_load(&sk->late_ours)) &&
 	     shim_reap(sk, fd) > 0; i++)
 		;
 	sk->unkeyed += sk->nstash;

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The stamped socket behind an error report, arming one never seen (a
  * socket inherited across exec() with stamps already queued). */
@@ -26,7 +27,7 @@ static struct shim_sock *err_sock(int fd)
 
 	if (v == SHIM_FD_UNKNOWN)
 		return shim_classify(fd);
-	return shim_sock_armed(fd);
+	return shim_sock_queue_ours(fd);
 }
 
 /* Returns true when the error bit came only from stamps (now read). */
@@ -168,8 +169,8 @@ SHIM_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n,
 
 /* ---- select ---- */
 
-#define SEL_MAX 64		/* stamped sockets looked at per call */
-#define SEL_WORDS (FD_SETSIZE / (8 * sizeof(unsigned long)))
+#define SEL_CHUNK 64		/* stamped sockets polled at once */
+#define SEL_STACK_FDS 4096	/* sets up to this size copied on the stack */
 #define BITS (8 * sizeof(unsigned long))
 
 static bool bit(const fd_set *s, int fd)
@@ -182,41 +183,14 @@ static void clear_bit(fd_set *s, int fd)
 	((unsigned long *)s)[fd / BITS] &= ~(1ul << (fd % BITS));
 }
 
-/* select reports a socket with POLLERR as readable and writable, and
- * does not say which it was. For each stamped socket in the results, one
- * zero-timeout poll of them all says what each is now: one with POLLERR
- * is settled (its stamps read, polled again). A bit the socket's state
- * now gives no ground for is cleared, whether it came from stamps still
- * queued or from stamps another thread of the program read meanwhile (its
- * send reads them): reading the socket would only say EAGAIN, or block.
- * A real error keeps both bits, as select() gives them. */
-static int select_fix(int nfds, fd_set *rd, fd_set *wr, int r)
+/* One chunk of stamped sockets in the results: one zero-timeout poll
+ * says what each is now; bits its state gives no ground for are
+ * cleared. Returns the new count. */
+static int select_chunk(fd_set *rd, fd_set *wr, struct pollfd *p,
+			struct shim_sock **sks, int k, int r)
 {
-	struct pollfd p[SEL_MAX];
-	struct shim_sock *sks[SEL_MAX];
-	int k = 0, e = errno;
-
-	for (int w = 0; w * (int)BITS < nfds && k < SEL_MAX; w++) {
-		unsigned long bits = (rd ? ((unsigned long *)rd)[w] : 0) |
-				     (wr ? ((unsigned long *)wr)[w] : 0);
-
-		while (bits && k < SEL_MAX) {
-			int fd = w * (int)BITS + __builtin_ctzl(bits);
-
-			bits &= bits - 1;
-			if (fd >= nfds)
-				break;
-			sks[k] = shim_sock_armed(fd);
-			if (sks[k]) {
-				p[k].fd = fd;
-				p[k].events = POLLIN | POLLOUT;
-				p[k].revents = 0;
-				k++;
-			}
-		}
-	}
-	if (!k || REAL(poll)(p, (nfds_t)k, 0) < 0)
-		goto out;
+	if (REAL(poll)(p, (nfds_t)k, 0) < 0)
+		return r;
 	for (int i = 0; i < k; i++) {
 		short now = p[i].revents;
 
@@ -234,36 +208,82 @@ static int select_fix(int nfds, fd_set *rd, fd_set *wr, int r)
 			r--;
 		}
 	}
-out:
+	return r;
+}
+
+/* select reports a socket with POLLERR as readable and writable, and
+ * does not say which it was. Every stamped socket in the results, in
+ * chunks, is polled with a zero timeout: one with POLLERR is settled
+ * (its stamps read, polled again). A bit the socket's state now gives no
+ * ground for is cleared, whether it came from stamps still queued or
+ * from stamps another thread of the program read meanwhile (its send
+ * reads them): reading the socket would only say EAGAIN, or block. A
+ * real error keeps both bits, as select() gives them. */
+static int select_fix(int nfds, fd_set *rd, fd_set *wr, int r)
+{
+	struct pollfd p[SEL_CHUNK];
+	struct shim_sock *sks[SEL_CHUNK];
+	int k = 0, e = errno;
+
+	for (int w = 0; w * (int)BITS < nfds; w++) {
+		unsigned long bits = (rd ? ((unsigned long *)rd)[w] : 0) |
+				     (wr ? ((unsigned long *)wr)[w] : 0);
+
+		while (bits) {
+			int fd = w * (int)BITS + __builtin_ctzl(bits);
+
+			bits &= bits - 1;
+			if (fd >= nfds)
+				break;
+			sks[k] = shim_sock_queue_ours(fd);
+			if (!sks[k])
+				continue;
+			p[k].fd = fd;
+			p[k].events = POLLIN | POLLOUT;
+			p[k].revents = 0;
+			if (++k == SEL_CHUNK) {
+				r = select_chunk(rd, wr, p, sks, k, r);
+				k = 0;
+			}
+		}
+	}
+	if (k)
+		r = select_chunk(rd, wr, p, sks, k, r);
 	errno = e;
 	return r;
 }
 
-/* Sets too large to copy are left alone (their stamps still read). */
 static size_t set_bytes(int nfds)
 {
 	return ((size_t)nfds + BITS - 1) / BITS * sizeof(unsigned long);
 }
 
+/* The caller's sets, kept to wait again with when only stamps were
+ * found: on the stack up to SEL_STACK_FDS descriptors (nfds above
+ * FD_SETSIZE is allowed; the program then sizes its sets itself). */
 static int select_any(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		      struct timeval *tv, const struct timespec *ts,
 		      const sigset_t *sig, bool psel)
 {
-	unsigned long srd[SEL_WORDS], swr[SEL_WORDS], sex[SEL_WORDS];
+	unsigned long stack[3][SEL_STACK_FDS / BITS];
+	unsigned long *keep = stack[0];
 	size_t bytes = nfds > 0 ? set_bytes(nfds) : 0;
-	bool fix = bytes <= sizeof(srd);
+	fd_set *sets[3] = { rd, wr, ex };
 	int64_t end = 0;
 	struct timespec t, *tp = NULL;
 	int r;
 
-	if (fix) {
-		if (rd)
-			memcpy(srd, rd, bytes);
-		if (wr)
-			memcpy(swr, wr, bytes);
-		if (ex)
-			memcpy(sex, ex, bytes);
+	if (bytes > sizeof(stack[0])) {
+		/* Rare (thousands of descriptors in a select): mmap, not
+		 * malloc, as select may be called from a handler. */
+		keep = mmap(NULL, 3 * bytes, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (keep == MAP_FAILED)
+			keep = NULL;
 	}
+	for (int i = 0; keep && i < 3; i++)
+		if (sets[i])
+			memcpy((char *)keep + i * bytes, sets[i], bytes);
 	if (psel && ts) {
 		end = ts_end(ts);
 		t = *ts;
@@ -272,27 +292,31 @@ static int select_any(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	for (;;) {
 		r = psel ? REAL(pselect)(nfds, rd, wr, ex, tp, sig) :
 			   REAL(select)(nfds, rd, wr, ex, tv);
-		if (r <= 0 || !fix)
-			return r;
+		if (r <= 0)
+			break;
 		r = select_fix(nfds, rd, wr, r);
-		if (r > 0)
-			return r;
+		if (r > 0 || !keep)
+			break;
 		/* select() counts down tv itself (Linux); pselect's
 		 * timespec is the caller's constant. */
 		if (psel && tp) {
 			t = ts_left(end);
 			if (!t.tv_sec && !t.tv_nsec)
-				return 0;
+				break;
 		} else if (!psel && tv && !tv->tv_sec && !tv->tv_usec) {
-			return 0;
+			break;
 		}
-		if (rd)
-			memcpy(rd, srd, bytes);
-		if (wr)
-			memcpy(wr, swr, bytes);
-		if (ex)
-			memcpy(ex, sex, bytes);
+		for (int i = 0; i < 3; i++)
+			if (sets[i])
+				memcpy(sets[i], (char *)keep + i * bytes, bytes);
 	}
+	if (keep && keep != stack[0]) {
+		int e = errno;
+
+		munmap(keep, 3 * bytes);
+		errno = e;
+	}
+	return r;
 }
 
 SHIM_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
@@ -309,38 +333,61 @@ SHIM_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 
 /* ---- epoll ---- */
 
+#define EP_SHARED_MAX 16	/* descriptors sharing one data value */
+
+/* Whether the EPOLLERR of an event came only from stamps: every
+ * descriptor registered with its data is settled; any of them left with
+ * an error (or not ours to settle) may be what raised it. */
+static bool ep_stamps_only(int epfd, struct epoll_event *e)
+{
+	int fds[EP_SHARED_MAX], k;
+	uint32_t reg[EP_SHARED_MAX];
+
+	k = shim_ep_lookup(epfd, e->data.u64, fds, reg, EP_SHARED_MAX);
+	if (k <= 0)
+		return false;
+	for (int j = 0; j < k; j++) {
+		struct shim_sock *sk = err_sock(fds[j]);
+		short now;
+
+		if (k == 1 && !sk)
+			return false;
+		if (sk && stamps_only(sk, fds[j], (short)(reg[j] & (EPOLLIN |
+					EPOLLOUT | EPOLLPRI)), &now))
+			continue;
+		if (!sk) {
+			/* Not a stamped socket: its own error, if any. */
+			struct pollfd p = { .fd = fds[j], .events = 0 };
+
+			if (REAL(poll)(&p, 1, 0) == 0 || !(p.revents & POLLERR))
+				continue;
+		}
+		return false;
+	}
+	if (e->events & ~(uint32_t)EPOLLERR)
+		return true;
+	/* Dropped. One-shot registrations fired for nothing are armed
+	 * again, each with its own events. */
+	for (int j = 0; j < k; j++)
+		if (reg[j] & EPOLLONESHOT) {
+			struct epoll_event re = { .events = reg[j],
+						  .data = e->data };
+
+			REAL(epoll_ctl)(epfd, EPOLL_CTL_MOD, fds[j], &re);
+		}
+	return true;
+}
+
 static int ep_fix(int epfd, struct epoll_event *ev, int n)
 {
 	int out = 0, e = errno;
 
 	for (int i = 0; i < n; i++) {
-		struct shim_sock *sk = NULL;
-		uint32_t reg = 0;
-		short now;
-		int fd = -1;
-
-		if (SHIM_UNLIKELY(ev[i].events & EPOLLERR)) {
-			fd = shim_ep_lookup(epfd, ev[i].data.u64, &reg);
-			if (fd >= 0)
-				sk = err_sock(fd);
-		}
-		if (sk && stamps_only(sk, fd, (short)(reg & (EPOLLIN | EPOLLOUT |
-							     EPOLLPRI)), &now)) {
+		if (SHIM_UNLIKELY(ev[i].events & EPOLLERR) &&
+		    ep_stamps_only(epfd, &ev[i])) {
 			ev[i].events &= ~(uint32_t)EPOLLERR;
-			if (!ev[i].events) {
-				/* Dropped. A one-shot registration fired
-				 * for nothing is armed again. */
-				if (reg & EPOLLONESHOT) {
-					struct epoll_event re = {
-						.events = reg,
-						.data = ev[i].data,
-					};
-
-					REAL(epoll_ctl)(epfd, EPOLL_CTL_MOD, fd,
-							&re);
-				}
+			if (!ev[i].events)
 				continue;
-			}
 		}
 		if (out != i)
 			ev[out] = ev[i];

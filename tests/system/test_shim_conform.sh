@@ -1,0 +1,109 @@
+#!/bin/bash
+# The shim changes nothing a program sees (issue 29). Each case runs one
+# small program (build/tools/shimcheck MODE) bare and under tapless-stamp
+# in a namespace, and requires the same output and exit status: what the
+# program printed is what it observed (descriptors, errno, bytes, poll and
+# select results). Each case is a defect that once reached programs:
+#   errno       a successful first write/send left errno ENOTSOCK
+#   fdleak      a descriptor lost each time capd dropped the connection
+#   sig         a signal handler that sends deadlocked the process
+#   rcvbuf      unread stamps filled the receive buffer (zero window)
+#   closefrom   closefrom() closed the library's descriptors under it: its
+#               log went into the program's next file
+#   stderr-sock the log went to fd 2 after the program reused it
+#   aside       stamps still in flight when the library stepped aside
+#               raised POLLERR for good
+#   select      only 64 stamped sockets corrected; none above FD_SETSIZE
+#   epdup       two sockets sharing an epoll data value
+#   closerace   close() and send() on one number in two threads
+# The stamps themselves must still reach capd (counted below), so passing
+# is never bought by stamping nothing.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+tl_setup shimconf 198.18.62
+out=$TL_OUT
+sc=build/tools/shimcheck
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+[ -x "$sc" ] || { echo "FAIL: $sc is not built"; exit 1; }
+
+# check NAME SOCK SHIMOPTS -- MODE ARGS...: the program bare, then under
+# the library handing stamps to SOCK; outputs and exit codes compared.
+check() {
+	local name=$1 sock=$2 opts=$3
+	shift 4
+	timeout -k 2 30 ip netns exec "$(tl_ns a)" "$sc" "$@" > "$out/$name.bare" 2>&1
+	echo "exit $?" >> "$out/$name.bare"
+	# shellcheck disable=SC2086
+	timeout -k 2 30 ip netns exec "$(tl_ns a)" bin/tapless-stamp --tx-socket "$sock" \
+		$opts -- "$sc" "$@" > "$out/$name.shim" 2> "$out/$name.err"
+	echo "exit $?" >> "$out/$name.shim"
+	grep -v '^tapless-stamp\[' "$out/$name.err" >> "$out/$name.shim"
+	if cmp -s "$out/$name.bare" "$out/$name.shim"; then
+		echo "$name: same: $(head -c 300 "$out/$name.bare" | tr '\n' ';')"
+	else
+		fail "$name: bare and under the library differ:"
+		diff "$out/$name.bare" "$out/$name.shim" | head -20
+	fi
+}
+# handed LOG: stamps the library handed to capd, from its summary line.
+handed() {
+	grep -h 'summary' "$1" 2>/dev/null | grep -o '[0-9]* handed' |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+wait_line() {	# FILE TEXT
+	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+
+# Peers, bare: a real capd on lo, a UNIX listener that closes every
+# connection, UDP sinks, a TCP peer that answers "G" with bulk data.
+mkdir -p "$out/cap"
+tl_bg a bin/tapless-capd -i lo -w "$out/cap" -H a -l info --tx-socket "$out/tx.sock" \
+	"portrange 9400-9420" 2> "$out/capd.log"
+capd=$TL_LAST_PID
+tl_bg a "$sc" peer-closer "$out/closer.sock" > "$out/closer.out" 2>&1
+tl_bg a "$sc" peer-udp 9401 > "$out/udp.out" 2>&1
+tl_bg a "$sc" peer-bulk 9402 78192 > "$out/bulk.out" 2>&1
+for _ in $(seq 100); do [ -S "$out/tx.sock" ] && break; sleep 0.05; done
+[ -S "$out/tx.sock" ] || fail "capd did not start: $(cat "$out/capd.log")"
+wait_line "$out/closer.out" listening && wait_line "$out/udp.out" listening &&
+	wait_line "$out/bulk.out" listening || fail "peers did not start"
+
+L="--log-level info --log-file"
+check errno "$out/tx.sock" "$L $out/errno.log" -- errno
+check fdleak "$out/closer.sock" "$L $out/fdleak.log" -- fdleak 9401 5
+check sig "$out/tx.sock" "$L $out/sig.log" -- sig 9401 4
+check rcvbuf "$out/tx.sock" "$L $out/rcvbuf.log" -- rcvbuf 9402 3000
+check closefrom "$out/tx.sock" "--log-level debug --log-file $out/closefrom.log" -- \
+	closefrom 9401 "$out/journal"
+check stderr-sock "$out/tx.sock" "--log-level debug" -- stderr-sock
+check select "$out/tx.sock" "$L $out/select.log" -- select 100 9401
+check select-high "$out/tx.sock" "$L $out/selhigh.log" -- select 100 9401 high
+check epdup "$out/tx.sock" "$L $out/epdup.log" -- epdup 9401
+check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
+# Shaped: 1 Mbit/s, so datagrams wait in the qdisc and their stamps come
+# after the library has stepped aside.
+tl_exec a tc qdisc add dev lo root tbf rate 1mbit burst 2000 latency 2s ||
+	fail "tbf on lo"
+check aside "$out/tx.sock" "$L $out/aside.log" -- aside 9401
+tl_exec a tc qdisc del dev lo root
+grep -q ' [1-9][0-9]* late stamps read after' "$out/aside.log" ||
+	fail "aside: no late stamp read: the case did not test what it names: $(grep summary "$out/aside.log")"
+
+# The library was not idle: each case's stamps reached capd.
+for n in sig rcvbuf closefrom closerace; do
+	[ "$(handed "$out/$n.log")" -gt 0 ] || fail "$n: no stamp handed to capd: $(grep summary "$out/$n.log")"
+done
+# select's and epdup's sends go around the library (raw system calls):
+# their UDP stamps are read, and cannot be keyed.
+for n in select selhigh epdup; do
+	grep -q ' [1-9][0-9]* stamps read' "$out/$n.log" ||
+		fail "$n: no stamp read: $(grep summary "$out/$n.log")"
+done
+kill -TERM "$capd"
+wait "$capd" 2>/dev/null
+grep -q 'keyed stamps:' "$out/capd.log" || fail "capd: no keyed stamps line: $(tail -3 "$out/capd.log")"
+[ "$fails" -eq 0 ] && echo "shim conformance: every program saw the same bare and stamped"
+[ "$fails" -eq 0 ]
