@@ -129,7 +129,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
 ifneq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
-TOOL_BINS := $(filter-out build/tools/uring_send,$(TOOL_BINS))
+TOOL_BINS := $(filter-out build/tools/uring_send build/tools/uring_rcv,$(TOOL_BINS))
 endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) \
@@ -265,6 +265,11 @@ $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/li
 build/tools/uring_send: tests/tools/uring_send.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -static -o $@ $< -luring
+# uring_rcv: the opposite, liburing's shared library, for the shim's
+# conformance test (test_shim_conform.sh).
+build/tools/uring_rcv: tests/tools/uring_rcv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< -luring
 build/tools/%: tests/tools/%.c build/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)

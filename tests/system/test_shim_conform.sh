@@ -16,6 +16,10 @@
 #   select      only 64 stamped sockets corrected; none above FD_SETSIZE
 #   epdup       two sockets sharing an epoll data value
 #   closerace   close() and send() on one number in two threads
+#   uring       a client doing all its I/O through io_uring (liburing's
+#               shared library): its stamps are read by the reaper
+#   sockperf    TCP and UDP ping-pong, sockperf unmodified: every message
+#               answered, none dropped, duplicated or out of order
 # The stamps themselves must still reach capd (counted below), so passing
 # is never bought by stamping nothing.
 set -u
@@ -28,24 +32,41 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 [ -x "$sc" ] || { echo "FAIL: $sc is not built"; exit 1; }
 
-# check NAME SOCK SHIMOPTS -- MODE ARGS...: the program bare, then under
-# the library handing stamps to SOCK; outputs and exit codes compared.
-check() {
-	local name=$1 sock=$2 opts=$3
-	shift 4
-	timeout -k 2 30 ip netns exec "$(tl_ns a)" "$sc" "$@" > "$out/$name.bare" 2>&1
-	echo "exit $?" >> "$out/$name.bare"
+# run NAME CMD...: CMD bare, then under the library handing stamps to
+# $SOCK with $OPTS; what each printed (through $FILTER) and its exit code
+# compared.
+run() {
+	local name=$1
+	shift
+	timeout -k 2 30 ip netns exec "$(tl_ns a)" "$@" 2>&1 | ${FILTER:-cat} > "$out/$name.bare"
+	echo "exit ${PIPESTATUS[0]}" >> "$out/$name.bare"
 	# shellcheck disable=SC2086
-	timeout -k 2 30 ip netns exec "$(tl_ns a)" bin/tapless-stamp --tx-socket "$sock" \
-		$opts -- "$sc" "$@" > "$out/$name.shim" 2> "$out/$name.err"
-	echo "exit $?" >> "$out/$name.shim"
-	grep -v '^tapless-stamp\[' "$out/$name.err" >> "$out/$name.shim"
+	timeout -k 2 30 ip netns exec "$(tl_ns a)" bin/tapless-stamp --tx-socket "$SOCK" \
+		$OPTS -- "$@" 2> "$out/$name.err" | ${FILTER:-cat} > "$out/$name.shim"
+	echo "exit ${PIPESTATUS[0]}" >> "$out/$name.shim"
+	grep -v '^tapless-stamp\[' "$out/$name.err" | ${FILTER:-cat} >> "$out/$name.shim"
 	if cmp -s "$out/$name.bare" "$out/$name.shim"; then
 		echo "$name: same: $(head -c 300 "$out/$name.bare" | tr '\n' ';')"
 	else
 		fail "$name: bare and under the library differ:"
 		diff "$out/$name.bare" "$out/$name.shim" | head -20
 	fi
+}
+# check NAME SOCK SHIMOPTS -- MODE ARGS...: run shimcheck MODE.
+check() {
+	local name=$1
+	SOCK=$2 OPTS=$3
+	shift 4
+	run "$name" "$sc" "$@"
+}
+# sockperf's report, reduced to what must not change: every message sent
+# in the measured span answered, none dropped, duplicated or reordered.
+sockperf_seen() {
+	awk '/\[Valid Duration\]/ { s = $0; sub(/.*SentMessages=/, "", s); sub(/;.*/, "", s)
+		r = $0; sub(/.*ReceivedMessages=/, "", r)
+		print "answered all:", (s == r && s > 0) ? "yes" : "no (" s " sent, " r " received)" }
+	/# dropped messages/ { sub(/^sockperf: /, ""); print }
+	/ERROR|error/ { print }'
 }
 # handed LOG: stamps the library handed to capd, from its summary line.
 handed() {
@@ -83,6 +104,21 @@ check select "$out/tx.sock" "$L $out/select.log" -- select 100 9401
 check select-high "$out/tx.sock" "$L $out/selhigh.log" -- select 100 9401 high
 check epdup "$out/tx.sock" "$L $out/epdup.log" -- epdup 9401
 check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
+SOCK=$out/tx.sock
+if [ -x build/tools/uring_rcv ]; then
+	OPTS="$L $out/uring.log" run uring build/tools/uring_rcv 9402 3000
+	grep -q 'io_uring set-ups [1-9]' "$out/uring.log" ||
+		fail "uring: the library did not see the ring: $(grep summary "$out/uring.log")"
+else
+	echo "uring: skipped: build/tools/uring_rcv not built (no liburing)"
+fi
+tl_bg a sockperf server --tcp -i 127.0.0.1 -p 9403 > /dev/null 2>&1
+tl_bg a sockperf server -i 127.0.0.1 -p 9404 > /dev/null 2>&1
+sleep 0.5
+FILTER=sockperf_seen OPTS="$L $out/sockperf-tcp.log" run sockperf-tcp \
+	sockperf ping-pong --tcp -i 127.0.0.1 -p 9403 -t 2 -m 64
+FILTER=sockperf_seen OPTS="$L $out/sockperf-udp.log" run sockperf-udp \
+	sockperf ping-pong -i 127.0.0.1 -p 9404 -t 2 -m 64
 # Shaped: 1 Mbit/s, so datagrams wait in the qdisc and their stamps come
 # after the library has stepped aside.
 tl_exec a tc qdisc add dev lo root tbf rate 1mbit burst 2000 latency 2s ||
@@ -93,7 +129,8 @@ grep -q ' [1-9][0-9]* late stamps read after' "$out/aside.log" ||
 	fail "aside: no late stamp read: the case did not test what it names: $(grep summary "$out/aside.log")"
 
 # The library was not idle: each case's stamps reached capd.
-for n in sig rcvbuf closefrom closerace; do
+for n in sig rcvbuf closefrom closerace uring sockperf-tcp sockperf-udp; do
+	[ "$n" = uring ] && [ ! -x build/tools/uring_rcv ] && continue
 	[ "$(handed "$out/$n.log")" -gt 0 ] || fail "$n: no stamp handed to capd: $(grep summary "$out/$n.log")"
 done
 # select's and epdup's sends go around the library (raw system calls):
