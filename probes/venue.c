@@ -42,6 +42,9 @@
  * 5000/s runs were up to 5 ms behind) finishes its schedule, one that is
  * far behind stops instead of publishing on for seconds. */
 #define VENUE_LATE_NS (250 * 1000000LL)
+/* Longest wait while only the order session is served (the md client
+ * logged out): heartbeats stay on time. */
+#define VENUE_STEP_NS (100 * 1000000LL)
 
 static const struct opt_def venue_opts[] = {
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
@@ -70,7 +73,7 @@ struct venue_pending {
 	char peer[ADDRPORT_STRLEN];	/* for the log */
 };
 
-/* Why publishing stopped. */
+/* Why publishing stopped (md), why the order session ended (orders). */
 enum venue_end { VENUE_END_NONE, VENUE_END_DONE, VENUE_END_DEADLINE,
 		 VENUE_END_LOGOUT, VENUE_END_SIGNAL, VENUE_END_ERROR };
 
@@ -84,9 +87,10 @@ struct venue {
 	unsigned nsym;
 	int64_t last_px[VENUE_MAX_SYMBOLS];	/* in 0.001 units */
 	uint64_t published, orders, fills, rejects, exec_id;
+	uint64_t orders_late;		/* came after our Logout: unanswered */
 	uint64_t offered;		/* rate * duration */
 	int64_t pub_start, pub_stop;	/* publishing period, CLOCK_MONOTONIC */
-	enum venue_end end;
+	enum venue_end end[2];		/* md, orders; NONE while running */
 	int64_t *slip;
 	size_t nslip, slip_cap;
 
@@ -188,10 +192,15 @@ static int venue_order(void *arg, struct fixsess *s, const struct fix_msg *m,
 	int64_t qty;
 	int k, rc;
 
-	(void)s;
 	if (!fix_is(m, 35, "D"))
 		return 0;	/* other application messages: counted only */
 	v->orders++;
+	/* An order that crossed our Logout on the wire is not answered:
+	 * nothing follows a Logout. */
+	if (fixsess_state(s) != FIXSESS_ACTIVE) {
+		v->orders_late++;
+		return 0;
+	}
 	sym = fix_get(m, 55, &len);
 	k = sym ? venue_find_symbol(v, sym, len) : -1;
 	if (fix_get_int(m, 38, &qty) || qty <= 0 || k < 0 || !fix_get(m, 11, &len) ||
@@ -226,24 +235,44 @@ static int venue_pollfd(const struct probe_conn *c)
 	return c->fs && fixsess_state(c->fs) != FIXSESS_CLOSED ? c->fd : -1;
 }
 
-/* Both sessions still logged on: 0. The peer's Logout on either (answered
- * by fixsess): 1. A session that failed: -ECONNRESET. */
-static int venue_sessions(const struct venue *v)
-{
-	const struct probe_conn *c[2] = { &v->md, &v->ord };
-	int over = 0;
+static const char *const venue_port_names[2] = { "md", "orders" };
 
-	for (int i = 0; i < 2; i++) {
-		if (fixsess_state(c[i]->fs) == FIXSESS_ACTIVE)
-			continue;
-		if (*fixsess_error(c[i]->fs))
-			return -ECONNRESET;
-		over = 1;
-	}
-	return over;
+/* Sessions still running (end NONE) end for why. */
+static void venue_ended(struct venue *v, enum venue_end why)
+{
+	for (int i = 0; i < 2; i++)
+		if (v->end[i] == VENUE_END_NONE)
+			v->end[i] = why;
 }
 
-static const char *const venue_port_names[2] = { "md", "orders" };
+/* Note the sessions whose peer has logged out (fixsess answered the
+ * Logout) at now. A Logout ends its own session only: the clients of the
+ * two sessions may be separate programs, and one leaving must not cut the
+ * other off. The market data session's Logout stops publishing. Returns
+ * how many sessions are still logged on, or -ECONNRESET when one failed
+ * (a protocol error, the peer gone without a Logout): that fails the
+ * run. */
+static int venue_sessions(struct venue *v, int64_t now)
+{
+	const struct probe_conn *c[2] = { &v->md, &v->ord };
+	int live = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (fixsess_state(c[i]->fs) == FIXSESS_ACTIVE) {
+			live++;
+			continue;
+		}
+		if (*fixsess_error(c[i]->fs))
+			return -ECONNRESET;
+		if (v->end[i] != VENUE_END_NONE)
+			continue;
+		v->end[i] = VENUE_END_LOGOUT;
+		if (i == 0)
+			v->pub_stop = now;
+		log_notice("%s session: the peer logged out", venue_port_names[i]);
+	}
+	return live;
+}
 
 /* Close a connection that is not a session, with one log line (rate
  * limited: a scan makes many). */
@@ -529,9 +558,11 @@ static void venue_refuse(struct venue *v, int lfd[2], const struct pollfd *p,
 
 /* Publish at the rate until the duration is over, filling orders in
  * between. The schedule is absolute; when the venue cannot keep up it
- * publishes late, and at the deadline it stops with the rest unsent. The
- * peer's Logout ends publishing too, cleanly. Returns 0 or -errno
- * (logged). */
+ * publishes late, and at the deadline it stops with the rest unsent.
+ * A peer's Logout ends its own session only: the market data client's
+ * stops publishing, yet orders are filled to the end of the duration,
+ * and the order client's leaves publishing going. The run ends early
+ * only when every session has logged out. Returns 0 or -errno (logged). */
 static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 		     int lfd[2])
 {
@@ -542,40 +573,41 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 
 	v->offered = total;
 	v->pub_start = start;
-	v->end = VENUE_END_DONE;
-	while (n < total) {
+	for (;;) {
 		struct pollfd p[4] = { { .fd = lfd[0], .events = POLLIN },
 				       { .fd = lfd[1], .events = POLLIN },
-				       { .fd = v->md.fd, .events = POLLIN },
-				       { .fd = v->ord.fd, .events = POLLIN } };
-		int64_t wait;
+				       { .fd = venue_pollfd(&v->md), .events = POLLIN },
+				       { .fd = venue_pollfd(&v->ord), .events = POLLIN } };
+		bool md = v->end[0] == VENUE_END_NONE;	/* publishing */
+		int64_t due, wait;
 
 		if (venue_stop) {
-			v->end = VENUE_END_SIGNAL;
+			venue_ended(v, VENUE_END_SIGNAL);
 			break;
 		}
 		now = ts_now_mono();
-		if (now >= end + VENUE_LATE_NS) {
+		if (md ? n == total : v->end[1] != VENUE_END_NONE || now >= end)
+			break;	/* all published; or all logged out, or time */
+		if (md && now >= end + VENUE_LATE_NS) {
 			/* Far behind: what is left is not published. */
-			v->end = VENUE_END_DEADLINE;
+			v->end[0] = VENUE_END_DEADLINE;
 			break;
 		}
-		if (now >= next) {
+		if (md && now >= next) {
 			if (v->nslip < v->slip_cap)
 				v->slip[v->nslip++] = now - next;
 			rc = venue_publish(v, ++n, now);
 			if (rc) {
-				/* The peer may have logged out and gone:
+				/* The client may have logged out and gone:
 				 * its Logout is still to be read. */
 				venue_event(v, &v->md, POLLIN, ts_now_mono());
-				if (venue_sessions(v) == 1) {
+				if (venue_sessions(v, ts_now_mono()) >= 0 &&
+				    v->end[0] == VENUE_END_LOGOUT) {
 					rc = 0;
-					v->end = VENUE_END_LOGOUT;
-					log_notice("the algo logged out");
-				} else {
-					log_err("md session: sending: %s", strerror(-rc));
-					v->end = VENUE_END_ERROR;
+					continue;
 				}
+				log_err("md session: sending: %s", strerror(-rc));
+				venue_ended(v, VENUE_END_ERROR);
 				break;
 			}
 			v->published++;
@@ -586,20 +618,21 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 				probe_conn_stamps(&v->md, now);
 			continue;
 		}
-		/* Until the next message: orders first, then wait. */
-		wait = next - now;
+		/* Until the next message (publishing over: the end of the
+		 * duration, a step at a time): orders first, then wait. */
+		due = next;
+		if (!md)
+			due = end - now > VENUE_STEP_NS ? now + VENUE_STEP_NS : end;
+		wait = due - now;
 		if (poll(p, 4, 0) > 0) {
 			venue_refuse(v, lfd, p, now);
 			for (int i = 0; i < 2 && !rc; i++)
 				rc = venue_event(v, i ? &v->ord : &v->md,
 						 p[2 + i].revents, now);
-			if (!rc)
-				rc = venue_sessions(v);
+			if (!rc && venue_sessions(v, now) < 0)
+				rc = -ECONNRESET;
 			if (rc) {
-				v->end = rc > 0 ? VENUE_END_LOGOUT : VENUE_END_ERROR;
-				if (rc > 0)
-					log_notice("the algo logged out");
-				rc = rc > 0 ? 0 : rc;
+				venue_ended(v, VENUE_END_ERROR);
 				break;
 			}
 			probe_conn_stamps(&v->ord, now);
@@ -610,7 +643,7 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 			rc = fixsess_tick(v->ord.fs, now);
 		if (rc) {
 			log_err("heartbeat: %s", strerror(-rc));
-			v->end = VENUE_END_ERROR;
+			venue_ended(v, VENUE_END_ERROR);
 			break;
 		}
 		/* --busy-poll: spin on the clock. Otherwise sleep through
@@ -624,16 +657,23 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 				 * order is filled at once, not at the tick. */
 				ppoll(p, 4, &ts, NULL);
 			} else {
-				venue_sleep_until(next - 50000);
+				venue_sleep_until(due - 50000);
 			}
 		}
 	}
 	now = ts_now_mono();
 	/* The publishing period: to the end of the last message's slot when
-	 * all went out on time, else to when publishing stopped. */
-	v->pub_stop = now;
-	if (v->end == VENUE_END_DONE && now < start + (int64_t)total * interval)
-		v->pub_stop = start + (int64_t)total * interval;
+	 * all went out on time, to the md client's Logout (noted then), else
+	 * to when publishing stopped. */
+	if (v->end[0] == VENUE_END_NONE) {
+		v->end[0] = VENUE_END_DONE;
+		v->pub_stop = now < start + (int64_t)total * interval ?
+			      start + (int64_t)total * interval : now;
+	} else if (v->end[0] != VENUE_END_LOGOUT) {
+		v->pub_stop = now;
+	}
+	if (!venue_sessions(v, now))
+		log_notice("every session has logged out: the run ends");
 	return rc;
 }
 
@@ -657,13 +697,16 @@ static void venue_summary(struct venue *v, const struct opts *o,
 	print_double(p, "md_elapsed_s", " over %.3f s", elapsed);
 	print_uint(p, "md_offered", " (%llu offered", v->offered);
 	print_uint(p, "md_unsent", ", %llu unsent", v->offered - v->published);
-	print_str(p, "md_end", ", end: %s)\n", venue_end_names[v->end]);
+	print_str(p, "md_end", ", end: %s)\n", venue_end_names[v->end[0]]);
 	print_uint(p, "refused", "connections closed that were not sessions: %llu\n",
 		   v->refused);
 	print_text(p, "orders: ");
 	print_uint(p, "orders_received", "%llu received", v->orders);
 	print_uint(p, "fills", ", %llu filled", v->fills);
-	print_uint(p, "rejects", ", %llu rejected\n", v->rejects);
+	print_uint(p, "rejects", ", %llu rejected", v->rejects);
+	print_uint(p, "orders_late", ", %llu after the venue's Logout",
+		   v->orders_late);
+	print_str(p, "orders_end", " (end: %s)\n", venue_end_names[v->end[1]]);
 	print_text(p, "schedule slip (ns): ");
 	summary_print(p, "slip_ns", &s);
 	if (v->md.fs)
@@ -734,16 +777,15 @@ int main(int argc, char **argv)
 		goto done;
 	/* Orders sent on the last market data (and the SELLs of their fills)
 	 * are still coming: serve them until the order session has been
-	 * quiet for 300 ms, then end the sessions. Not after the algo's
-	 * Logout: it sends no more. */
+	 * quiet for 300 ms, then end the sessions. Not after the order
+	 * client's Logout: it sends no more. */
 	for (int64_t quiet = ts_now_mono() + 300000000LL, stop = quiet + 2000000000LL;
-	     v->end != VENUE_END_LOGOUT && !venue_stop &&
+	     fixsess_state(v->ord.fs) == FIXSESS_ACTIVE && !venue_stop &&
 	     ts_now_mono() < quiet && ts_now_mono() < stop;) {
 		struct pollfd p[4] = { { .fd = lfd[0], .events = POLLIN },
 				       { .fd = lfd[1], .events = POLLIN },
 				       { .fd = venue_pollfd(&v->md), .events = POLLIN },
 				       { .fd = venue_pollfd(&v->ord), .events = POLLIN } };
-		int r;
 
 		poll(p, 4, 20);
 		venue_refuse(v, lfd, p, ts_now_mono());
@@ -751,17 +793,19 @@ int main(int argc, char **argv)
 			if (venue_event(v, i ? &v->ord : &v->md, p[2 + i].revents,
 					ts_now_mono()))
 				goto done;
-		r = venue_sessions(v);
-		if (r < 0)
+		if (venue_sessions(v, ts_now_mono()) < 0)
 			goto done;
-		if (r > 0)
-			break;	/* the algo logged out: all is said */
 		if (p[3].revents & POLLIN)
 			quiet = ts_now_mono() + 300000000LL;
 		probe_conn_stamps(&v->ord, ts_now_mono());
 	}
 	rc = 0;
 done:
+	/* The sessions the run leaves running end with it (none did before
+	 * the run began: not_started). */
+	if (v->pub_start)
+		venue_ended(v, rc ? VENUE_END_ERROR : venue_stop ?
+			    VENUE_END_SIGNAL : VENUE_END_DONE);
 	{
 		struct probe_conn *const conns[2] = { &v->md, &v->ord };
 		const fixsess_app_fn fns[2] = { NULL, venue_order };

@@ -167,6 +167,11 @@ int fixsess_send(struct fixsess *s, int64_t now_ns)
 
 	if (!m)
 		return -EMSGSIZE;
+	/* A Logout, ours or the peer's, is the last word on the session:
+	 * nothing may follow it (the Logout itself is sent before the state
+	 * changes). */
+	if (s->state == FIXSESS_LOGOUT_SENT || s->state == FIXSESS_CLOSED)
+		return -ESHUTDOWN;
 	err = send_all(s, m, len);
 	if (err)
 		return err;
@@ -299,6 +304,9 @@ static int handle(struct fixsess *s, uint64_t off, int64_t now_ns,
 	case FIXSESS_T_HEARTBEAT:
 		return 0;
 	case FIXSESS_T_TEST_REQUEST:
+		/* After our Logout nothing is sent, not even this answer. */
+		if (s->state == FIXSESS_LOGOUT_SENT)
+			return 0;
 		v = fix_get(m, 112, &len);
 		if (!v || len > 64)
 			return proto_error(s, off, now_ns, "TestRequest without "

@@ -97,7 +97,8 @@ struct fix_writer *fixsess_begin(struct fixsess *s, const char *msg_type,
 void fixsess_add_time(struct fixsess *s, uint32_t tag, int64_t real_ns);
 
 /* Close and send the message begun. Returns 0 or -errno (-EMSGSIZE when it
- * did not fit). */
+ * did not fit, -ESHUTDOWN once a Logout was sent or received: nothing
+ * follows a Logout, and a TestRequest after ours goes unanswered). */
 int fixsess_send(struct fixsess *s, int64_t now_ns);
 
 /* Heartbeats due at now_ns: a Heartbeat when we have been quiet for

@@ -269,6 +269,48 @@ START_TEST(gaps_counted)
 }
 END_TEST
 
+/* Once a side has sent its Logout it sends nothing more: no application
+ * message, no answer to a TestRequest, no Heartbeat; and a Logout
+ * received ends its sending as well. */
+START_TEST(nothing_after_logout)
+{
+	char msg[512], reply[512];
+	struct fixsess_stats st;
+	struct fix_writer *w;
+	size_t len;
+
+	logon();
+	ck_assert_int_eq(fixsess_logout(acc, "bye", 0), 0);
+	ck_assert_int_eq(fixsess_state(acc), FIXSESS_LOGOUT_SENT);
+	peer_reply(reply, sizeof(reply));
+	ck_assert_ptr_nonnull(strstr(reply, "|35=5|"));
+	w = fixsess_begin(acc, "8", 0);
+	fix_add_str(w, 11, "X1");
+	ck_assert_int_eq(fixsess_send(acc, 0), -ESHUTDOWN);
+	/* An order and a TestRequest that crossed the Logout: the order is
+	 * handed over (the caller decides), the test is not answered. */
+	len = build(msg, sizeof(msg), "35=D|49=ALGO|56=VENUE|34=2|11=X2|");
+	ck_assert_int_eq(write(fd[0], msg, len), (ssize_t)len);
+	len = build(msg, sizeof(msg), "35=1|49=ALGO|56=VENUE|34=3|112=T|");
+	ck_assert_int_eq(write(fd[0], msg, len), (ssize_t)len);
+	ck_assert_int_eq(fixsess_read(acc, 0, on_app, NULL), 0);
+	ck_assert_int_eq(app_seen, 1);
+	ck_assert_int_eq(fixsess_tick(acc, 10 * S), 0);
+	ck_assert_int_eq(recv(fd[0], reply, sizeof(reply), MSG_DONTWAIT), -1);
+	fixsess_stats(acc, &st);
+	ck_assert_uint_eq(st.sent[FIXSESS_T_HEARTBEAT], 0);
+	ck_assert_uint_eq(st.sent[FIXSESS_T_EXEC_REPORT], 0);
+	/* The peer's Logout closes it, and nothing goes after that either. */
+	len = build(msg, sizeof(msg), "35=5|49=ALGO|56=VENUE|34=4|");
+	ck_assert_int_eq(write(fd[0], msg, len), (ssize_t)len);
+	ck_assert_int_eq(fixsess_read(acc, 0, on_app, NULL), 0);
+	ck_assert_int_eq(fixsess_state(acc), FIXSESS_CLOSED);
+	fixsess_begin(acc, "0", 0);
+	ck_assert_int_eq(fixsess_send(acc, 0), -ESHUTDOWN);
+	ck_assert_int_eq(recv(fd[0], reply, sizeof(reply), MSG_DONTWAIT), -1);
+}
+END_TEST
+
 START_TEST(bad_config)
 {
 	struct fixsess *s;
@@ -291,6 +333,7 @@ static Suite *fixsess_suite(void)
 	tcase_add_test(tc, heartbeats_and_tests);
 	tcase_add_test(tc, bad_peers);
 	tcase_add_test(tc, gaps_counted);
+	tcase_add_test(tc, nothing_after_logout);
 	tcase_add_test(tc, bad_config);
 	suite_add_tcase(s, tc);
 	return s;
