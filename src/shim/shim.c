@@ -245,6 +245,9 @@ static void conf_init(void)
 	/* For tests: UDP ids counted by the kernel, as before Linux 6.13. */
 	v = getenv(SHIM_ENV_UDP_IDS);
 	shim_conf.udp_kernel_ids = v && !strcmp(v, "kernel");
+	v = getenv(SHIM_ENV_RX_FILTER);
+	if (v && !strcmp(v, "off"))
+		atomic_store(&shim_conf.rx_unfiltered, true);
 	shim_conf.on = true;
 }
 

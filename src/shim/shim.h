@@ -157,6 +157,10 @@ struct shim_conf {
 	bool tcp_ok;		/* looped packets reach us (anchoring) */
 	atomic_bool udp_off;	/* io_uring in use: UDP ids not ours */
 	bool udp_kernel_ids;	/* never SCM_TS_OPT_ID (tests) */
+	/* No SOF_TIMESTAMPING_OPT_RX_FILTER (before Linux 6.9, or forced
+	 * for tests): the program's receives may carry SCM_TIMESTAMPING it
+	 * did not ask for, which recvmsg() takes out (shim_recv.c). */
+	atomic_bool rx_unfiltered;
 };
 
 extern struct shim_conf shim_conf;

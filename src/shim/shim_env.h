@@ -14,6 +14,9 @@
  * ours (SCM_TS_OPT_ID): how the library works before Linux 6.13, for
  * tests. */
 #define SHIM_ENV_UDP_IDS "TAPLESS_STAMP_UDP_IDS"
+/* "off": SOF_TIMESTAMPING_OPT_RX_FILTER never asked for, as on kernels
+ * before Linux 6.9, for tests. */
+#define SHIM_ENV_RX_FILTER "TAPLESS_STAMP_RX_FILTER"
 
 /* tapless-capd has no default --tx-socket; this is the path to give it
  * (the packaged unit, tapless-capd@IFACE, uses /run/tapless/capd-IFACE.sock:

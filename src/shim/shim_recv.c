@@ -1,10 +1,18 @@
 /* shim_recv.c — the receive calls: a program reading MSG_ERRQUEUE itself
  * gets the socket's queue to itself; descriptors received with
  * SCM_RIGHTS are new to us; stamps still outstanding (hardware stamps
- * come a little after the send) are read after the call. */
+ * come a little after the send) are read after the call; on kernels
+ * without SOF_TIMESTAMPING_OPT_RX_FILTER, the RX stamps our reporting
+ * flags add to the program's control messages are taken out. */
 #include "shim/shim.h"
 
 #include <errno.h>
+#include <string.h>
+
+#include "base/missing.h"
+
+#define CTL_EXTRA 256		/* room for the stamps the kernel adds */
+#define CTL_MAX 4096		/* larger control buffers: left as they are */
 
 static void errqueue_read(int fd)
 {
@@ -85,12 +93,124 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 	return n;
 }
 
+static bool ours(const struct cmsghdr *c)
+{
+	return c->cmsg_level == SOL_SOCKET &&
+	       (c->cmsg_type == SCM_TIMESTAMPING_OLD ||
+		c->cmsg_type == SCM_TIMESTAMPING_NEW);
+}
+
+/* Before Linux 6.9 the SOFTWARE and RAW_HARDWARE reporting flags the
+ * library sets for TX stamps also report RX stamps, whenever anything on
+ * the host turned RX stamping on (capd): an SCM_TIMESTAMPING the program
+ * never asked for comes first in its control messages and can push out
+ * the ones it did (IP_PKTINFO, MSG_CTRUNC). The call gets buffers with
+ * room for ours; the program gets its own messages, as the kernel would
+ * have given them without us. */
+
+/* The control messages of got (read into our buffer) that are not ours,
+ * into m's own buffer of cap bytes; m's lengths and flags set. */
+static void ctl_back(struct msghdr *m, size_t cap, const struct msghdr *got)
+{
+	size_t out = 0;
+	bool trunc = false;
+
+	for (struct cmsghdr *c = got->msg_controllen ?
+	     CMSG_FIRSTHDR((struct msghdr *)got) : NULL; c;
+	     c = CMSG_NXTHDR((struct msghdr *)got, c)) {
+		size_t len = c->cmsg_len, space = CMSG_ALIGN(len);
+
+		if (ours(c))
+			continue;
+		if (out + len > cap) {
+			trunc = true;
+			break;
+		}
+		memcpy((char *)m->msg_control + out, c, len);
+		out += space > cap - out ? len : space;
+	}
+	m->msg_namelen = got->msg_namelen;
+	m->msg_controllen = out;
+	m->msg_flags = got->msg_flags & ~MSG_CTRUNC;
+	if (trunc || (got->msg_flags & MSG_CTRUNC))
+		m->msg_flags |= MSG_CTRUNC;
+}
+
+static ssize_t recvmsg_clean(int fd, struct msghdr *m, int flags)
+{
+	union {
+		char buf[CTL_MAX + CTL_EXTRA];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr mm = *m;
+	size_t cap = m->msg_control ? m->msg_controllen : 0;
+	ssize_t n;
+	int e;
+
+	mm.msg_control = ctl.buf;
+	mm.msg_controllen = cap + CTL_EXTRA;
+	n = REAL(recvmsg)(fd, &mm, flags);
+	e = errno;
+	if (n >= 0)
+		ctl_back(m, cap, &mm);
+	errno = e;
+	return n;
+}
+
+/* The same for recvmmsg, MMSG_MAX messages a call at most (fewer than
+ * asked is allowed), each control buffer up to MMSG_CTL. */
+#define MMSG_MAX 16
+#define MMSG_CTL 1024
+
+static bool mmsg_cleanable(const struct mmsghdr *vec, unsigned vlen)
+{
+	for (unsigned i = 0; i < vlen && i < MMSG_MAX; i++)
+		if (vec[i].msg_hdr.msg_controllen > MMSG_CTL)
+			return false;
+	return true;
+}
+
+static int recvmmsg_clean(int fd, struct mmsghdr *vec, unsigned vlen,
+			  int flags, struct timespec *timeout)
+{
+	union {
+		char buf[MMSG_MAX][MMSG_CTL + CTL_EXTRA];
+		struct cmsghdr align;
+	} ctl;
+	struct mmsghdr mv[MMSG_MAX];
+	unsigned k = vlen < MMSG_MAX ? vlen : MMSG_MAX;
+	int n, e;
+
+	for (unsigned i = 0; i < k; i++) {
+		mv[i] = vec[i];
+		mv[i].msg_hdr.msg_control = ctl.buf[i];
+		mv[i].msg_hdr.msg_controllen = (vec[i].msg_hdr.msg_control ?
+			vec[i].msg_hdr.msg_controllen : 0) + CTL_EXTRA;
+	}
+	n = REAL(recvmmsg)(fd, mv, k, flags, timeout);
+	e = errno;
+	for (int i = 0; i < n; i++) {
+		vec[i].msg_len = mv[i].msg_len;
+		ctl_back(&vec[i].msg_hdr, vec[i].msg_hdr.msg_control ?
+			 vec[i].msg_hdr.msg_controllen : 0, &mv[i].msg_hdr);
+	}
+	errno = e;
+	return n;
+}
+
 SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
 	ssize_t n;
 
 	if (SHIM_UNLIKELY(flags & MSG_ERRQUEUE))
 		errqueue_read(fd);
+	else if (SHIM_UNLIKELY(atomic_load_explicit(&shim_conf.rx_unfiltered,
+						    memory_order_relaxed)) &&
+		 m && m->msg_controllen <= CTL_MAX && shim_sock_armed(fd)) {
+		n = recvmsg_clean(fd, m, flags);
+		after(fd, n, m);
+		return n;
+	}
 	n = REAL(recvmsg)(fd, m, flags);
 	after(fd, n, m);
 	return n;
@@ -103,7 +223,13 @@ SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
 
 	if (SHIM_UNLIKELY(flags & MSG_ERRQUEUE))
 		errqueue_read(fd);
-	n = REAL(recvmmsg)(fd, vec, vlen, flags, timeout);
+	if (SHIM_UNLIKELY(atomic_load_explicit(&shim_conf.rx_unfiltered,
+					       memory_order_relaxed)) &&
+	    !(flags & MSG_ERRQUEUE) && vec && vlen &&
+	    mmsg_cleanable(vec, vlen) && shim_sock_armed(fd))
+		n = recvmmsg_clean(fd, vec, vlen, flags, timeout);
+	else
+		n = REAL(recvmmsg)(fd, vec, vlen, flags, timeout);
 	for (int i = 0; i < n; i++)
 		after(fd, 0, &vec[i].msg_hdr);
 	if (n <= 0)

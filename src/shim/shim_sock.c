@@ -22,7 +22,7 @@
 #endif
 
 /* What the running kernel refused once (probed on the first socket). */
-static atomic_bool no_id_tcp, no_rx_filter;
+static atomic_bool no_id_tcp;
 
 static const char *const aside_why[SHIM_ASIDE_COUNT] = {
 	[SHIM_ASIDE_APP_TSTAMP] = "the program sets SO_TIMESTAMPING itself "
@@ -255,7 +255,7 @@ static int arm(struct shim_sock *sk, int fd, bool adopt)
 	}
 	/* No RX stamps in the program's own control messages: only those
 	 * the device filter asked for, and we ask for none. */
-	if (!atomic_load(&no_rx_filter))
+	if (!atomic_load(&shim_conf.rx_unfiltered))
 		f |= TAPLESS_SOF_OPT_RX_FILTER;
 	for (;;) {
 		err = set_flags(fd, f);
@@ -265,7 +265,7 @@ static int arm(struct shim_sock *sk, int fd, bool adopt)
 			atomic_store(&no_id_tcp, true);
 			f &= ~TAPLESS_SOF_OPT_ID_TCP;
 		} else if (f & TAPLESS_SOF_OPT_RX_FILTER) {
-			atomic_store(&no_rx_filter, true);
+			atomic_store(&shim_conf.rx_unfiltered, true);
 			f &= ~TAPLESS_SOF_OPT_RX_FILTER;
 			shim_log_once(LOG_NOTICE, "the kernel has no "
 				      "SOF_TIMESTAMPING_OPT_RX_FILTER (Linux "

@@ -20,6 +20,8 @@
 #               shared library): its stamps are read by the reaper
 #   sockperf    TCP and UDP ping-pong, sockperf unmodified: every message
 #               answered, none dropped, duplicated or out of order
+#   pktinfo     (kernels before 6.9, forced) RX stamps our flags report
+#               pushed IP_PKTINFO out of a program's control buffer
 # The stamps themselves must still reach capd (counted below), so passing
 # is never bought by stamping nothing.
 set -u
@@ -105,6 +107,10 @@ check select-high "$out/tx.sock" "$L $out/selhigh.log" -- select 100 9401 high
 check epdup "$out/tx.sock" "$L $out/epdup.log" -- epdup 9401
 check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
 SOCK=$out/tx.sock
+# As before Linux 6.9 (no SOF_TIMESTAMPING_OPT_RX_FILTER, forced): RX
+# stamps turned on host-wide must not reach the program's control
+# messages, nor push out its IP_PKTINFO.
+OPTS="$L $out/pktinfo.log" run pktinfo env TAPLESS_STAMP_RX_FILTER=off "$sc" pktinfo
 if [ -x build/tools/uring_rcv ]; then
 	OPTS="$L $out/uring.log" run uring build/tools/uring_rcv 9402 3000
 	grep -q 'io_uring set-ups [1-9]' "$out/uring.log" ||

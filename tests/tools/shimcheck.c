@@ -30,6 +30,9 @@
  *   closerace PORT SECONDS one thread sends on a UDP descriptor while
  *                          another closes it and opens a new socket on the
  *                          same number
+ *   pktinfo                RX stamps turned on host-wide; a UDP socket
+ *                          reads with IP_PKTINFO and a control buffer
+ *                          sized for it alone (recvmsg, recvmmsg)
  *   peer-closer PATH       (peer) a UNIX listener that closes every
  *                          connection it accepts
  *   peer-sink PATH         (peer) a UNIX listener that reads and discards
@@ -105,7 +108,10 @@ static int udp_to(int port)
 	return s;
 }
 
-static int count_fds(void)
+/* Open descriptors below (or, high, at and above) 900: the numbers a
+ * program gets, and the range tapless-stamp(8) keeps its own (at most
+ * three) in. */
+static int count_fds(bool high)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -114,10 +120,11 @@ static int count_fds(void)
 	if (!d)
 		die("/proc/self/fd");
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
+		if (e->d_name[0] != '.' && (atoi(e->d_name) >= 900) == high &&
+		    atoi(e->d_name) != dirfd(d))
 			n++;
 	closedir(d);
-	return n - 1;	/* the directory's own */
+	return n;
 }
 
 /* ---- errno ---- */
@@ -166,17 +173,23 @@ static int mode_errno(void)
 
 static int mode_fdleak(int port, double secs)
 {
-	int s = udp_to(port), base = -1;
+	int s = udp_to(port), base = -1, high = 0;
 	double t0 = now();
 
 	while (now() - t0 < secs) {
+		int h;
+
 		if (send(s, "fdleak", 6, 0) < 0 && errno != ECONNREFUSED)
 			die("send");
 		if (base < 0 && now() - t0 > 1)
-			base = count_fds();
+			base = count_fds(false);
+		if ((h = count_fds(true)) > high)
+			high = h;
 		nap_us(1000);
 	}
-	printf("descriptors grown after the first second: %d\n", count_fds() - base);
+	printf("descriptors grown after the first second: %d\n",
+	       count_fds(false) - base);
+	printf("never more than 3 at 900 and above: %s\n", high <= 3 ? "yes" : "no");
 	return 0;
 }
 
@@ -494,6 +507,70 @@ static int mode_closerace(int port, double secs)
 	return 0;
 }
 
+/* ---- pktinfo ---- */
+
+static void show_ctl(const char *how, const struct msghdr *m, ssize_t n)
+{
+	printf("pktinfo %s: %zd bytes, ctrunc %d, cmsgs", how, n,
+	       !!(m->msg_flags & MSG_CTRUNC));
+	for (struct cmsghdr *c = m->msg_controllen ? CMSG_FIRSTHDR((struct msghdr *)m) : NULL;
+	     c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+		printf(" %d/%d", c->cmsg_level, c->cmsg_type);
+	printf("\n");
+}
+
+static int mode_pktinfo(void)
+{
+	struct sockaddr_in a = lo_addr(0), b = lo_addr(0);
+	socklen_t len = sizeof(a);
+	int h = socket(AF_INET, SOCK_DGRAM, 0), r = socket(AF_INET, SOCK_DGRAM, 0),
+	    s = socket(AF_INET, SOCK_DGRAM, 0), on = 1, f = 1 << 3;
+	char data[64];
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m;
+	struct mmsghdr mm;
+
+	/* What capd does for software RX stamps: every received packet is
+	 * stamped (SOF_TIMESTAMPING_RX_SOFTWARE on any socket). */
+	if (setsockopt(h, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) < 0)
+		die("SO_TIMESTAMPING");
+	if (bind(r, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(r, (struct sockaddr *)&a, &len) < 0 ||
+	    bind(s, (struct sockaddr *)&b, sizeof(b)) < 0 ||
+	    getsockname(s, (struct sockaddr *)&b, &len) < 0)
+		die("bind");
+	setsockopt(s, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    connect(r, (struct sockaddr *)&b, sizeof(b)) < 0)
+		die("connect");
+	send(s, "hello", 5, 0);	/* the socket is stamped from its first send */
+	for (int i = 0; i < 2; i++) {
+		ssize_t n;
+
+		if (send(r, "pktinfo", 7, 0) != 7)
+			die("send");
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof(ctl.buf);
+		if (i == 0) {
+			n = recvmsg(s, &m, 0);
+			show_ctl("recvmsg", &m, n);
+		} else {
+			memset(&mm, 0, sizeof(mm));
+			mm.msg_hdr = m;
+			n = recvmmsg(s, &mm, 1, 0, NULL);
+			show_ctl("recvmmsg", &mm.msg_hdr, n > 0 ? (ssize_t)mm.msg_len : n);
+		}
+	}
+	return 0;
+}
+
 /* ---- peers (run bare) ---- */
 
 static int unix_listen(const char *path)
@@ -621,6 +698,8 @@ int main(int argc, char **argv)
 				   argc > 4 && !strcmp(argv[4], "high"));
 	if (!strcmp(m, "epdup"))
 		return mode_epdup(atoi(ARG(2)));
+	if (!strcmp(m, "pktinfo"))
+		return mode_pktinfo();
 	if (!strcmp(m, "closerace"))
 		return mode_closerace(atoi(ARG(2)), atof(ARG(3)));
 	if (!strcmp(m, "peer-closer") && argc > 2)
