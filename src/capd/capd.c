@@ -104,6 +104,7 @@ struct capd_iface {
 	int phc;		/* for hardware TX stamps, -1: none */
 	int linktype;
 	bool hw_rx;		/* received frames carry PHC stamps */
+	bool dir_unknown;	/* sent frames come as received (loopback) */
 	uint64_t drop_logged;
 };
 
@@ -556,8 +557,13 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	bool hw = p->dir == CAPTURE_IN && d->ifc[x->i].hw_rx;
 
 	/* Kept for a sender's keyed stamp of it (may write that pair now:
-	 * after this frame, as the pair's stamp is the later one). */
-	if (d->tm && p->dir == CAPTURE_OUT)
+	 * after this frame, as the pair's stamp is the later one). Where
+	 * every frame comes as received (lo, capture.h), received frames are
+	 * kept too: a key names its frame by flow, sender first, so the
+	 * sender's side of a connection between two local programs is
+	 * still told apart from the peer's, and a received frame never
+	 * takes a stamp of the other side. */
+	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown))
 		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
 			      p->caplen, p->len, d->now);
 
@@ -933,6 +939,7 @@ static void capd_iface_reopen(struct capd *d, unsigned i, int64_t now)
 		d->rotate = true;
 	}
 	ifc->ifindex = idx;
+	ifc->dir_unknown = info.dir_unknown;
 	ifc->drop_logged = 0;
 	ifc->down = iface_get(ifc->name, &e) == 0 && !(e.up && e.running);
 	log_notice("%s: interface back after %.1f s (index %u)%s: capturing again",
@@ -1009,6 +1016,11 @@ static void capd_warn_iface(struct capture *c)
 			   "sent frames with host stamps", capture_ifname(c), info.phc);
 	else
 		log_notice("%s: host stamps (no PHC): software, system time",
+			   capture_ifname(c));
+	if (info.dir_unknown)
+		log_notice("%s: loopback: every frame is captured once, as "
+			   "received (libpcap drops the outgoing copy); senders' "
+			   "keyed TX stamps are joined to frames by flow",
 			   capture_ifname(c));
 	if (info.hw && info.rx_narrow)
 		log_warn("%s: the NIC stamps only some received frames (rx filter "
@@ -1177,6 +1189,7 @@ int main(int argc, char **argv)
 		ifc->phc = info.phc;
 		ifc->linktype = info.linktype;
 		ifc->hw_rx = info.hw;
+		ifc->dir_unknown = info.dir_unknown;
 		ifc->name = ifnames[i];
 		ifc->info = info;
 		capd_warn_iface(ifc->cap);
