@@ -15,7 +15,9 @@
 # found its frame, already stamped: two sends merged into one segment,
 # as in test_stamp.sh); the file holds N sender-stamped
 # frames, each the very frame captured (ports, raw sequence numbers,
-# lengths, payload), with a stamp within a second of the capture's.
+# lengths, payload), with a stamp within a second of the capture's; and
+# the TX stamp counters (tapless-capd(8), --stats-interval) are logged
+# while capd runs, and the last ones equal the exit account.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
@@ -46,7 +48,7 @@ wait_line() {	# FILE TEXT
 }
 
 tl_bg a bin/tapless-capd -i lo -w "$out" -H lo -l info --tx-socket "$out/tx.sock" \
-	--reorder-ms 500 "portrange 9400-9402" 2> "$out/capd.log"
+	--reorder-ms 500 --stats-interval 1 "portrange 9400-9402" 2> "$out/capd.log"
 capd=$TL_LAST_PID
 for _ in $(seq 100); do [ -S "$out/tx.sock" ] && break; sleep 0.05; done
 [ -S "$out/tx.sock" ] || { fail "capd did not start: $(cat "$out/capd.log")"; exit 1; }
@@ -67,6 +69,9 @@ stamped aio "$py" tests/system/lib/stamp_asyncio.py client $lo 9402 500 7 ||
 	fail "asyncio client exited $?: $(cat "$out/aio.out" "$out/aio.err")"
 wait "$asrv" || fail "asyncio server exited $?: $(cat "$out/aio-srv.out")"
 
+# The TX stamp counters come while capd runs (every --stats-interval).
+wait_line "$out/capd.log" "tx stamps: " ||
+	fail "no periodic TX stamp counters while capd runs: $(cat "$out/capd.log")"
 sleep 0.7
 kill -TERM "$capd"
 wait "$capd" || fail "capd exited $?: $(tail -3 "$out/capd.log")"
@@ -126,6 +131,20 @@ join "$out/s.tx" "$out/s.cap" | tr -d . |
 	awk '{ n++; d = $2 - $3; if (d < 0) d = -d } length($2) == length($3) && d < 1e9 { ok++ }
 	     END { exit !(n == 400 && ok == n) }' ||
 	fail "UDP sender stamps not within a second of the capture's: $(join "$out/s.tx" "$out/s.cap" | head -2)"
+
+# The last periodic TX stamp line (also logged at exit) agrees with the
+# exit account, and the lost figure is in the file, as the drop counter of
+# the sender-stamped interface (iface 2 here: lo in, lo out, lo sender).
+per=$(grep 'tx stamps: ' "$out/capd.log" | tail -1)
+pw=$(echo "$per" | sed -n 's/.*tx stamps: \([0-9]*\) written.*/\1/p')
+pn=$(echo "$per" | sed -n 's/.*(\([0-9]*\) found no frame.*/\1/p')
+none=$(echo "$line" | sed -n 's/.* \([0-9]*\) found none.*/\1/p')
+plost=$(echo "$per" | sed -n 's/.* written, \([0-9]*\) lost.*/\1/p')
+[ -n "$pw" ] && [ "$pw" -eq "${joined:-0}" ] || fail "periodic line: '$pw' written, capd joined ${joined:-0}: $per"
+[ -n "$pn" ] && [ "$pn" -eq "${none:-x}" ] || fail "periodic line: '$pn' found no frame, exit says '${none:-}': $per / $line"
+isb=$(build/tools/capdump --blocks "$f" | awk '$1 == "isb" && $3 == 2 { d = $5 } END { print d }')
+[ -n "$plost" ] && [ "$isb" = "$plost" ] ||
+	fail "file: the sender-stamped interface's drop counter is '$isb', capd logged '$plost' lost"
 
 for n in tcp udp aio; do
 	[ -s "$out/$n.err" ] && fail "$n wrote to stderr: $(cat "$out/$n.err")"
