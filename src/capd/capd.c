@@ -104,6 +104,7 @@ struct capd_iface {
 	int phc;		/* for hardware TX stamps, -1: none */
 	int linktype;
 	bool hw_rx;		/* received frames carry PHC stamps */
+	bool dir_unknown;	/* sent frames come as received (loopback) */
 	uint64_t drop_logged;
 };
 
@@ -164,6 +165,8 @@ struct capd {
 	int64_t now;		/* the loop's clock reading (CLOCK_MONOTONIC):
 				 * frames and stamps of one batch share it */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
+	uint64_t tx_refused;	/* sender streams cut off: malformed records */
+	uint64_t tx_lost_logged;	/* capd_txcount.lost at the last stats */
 	/* Sender stamps come (--tx-socket, --stamp-cgroup): the files get
 	 * sender-stamped interfaces, frames are held for reordering. */
 	bool tx;
@@ -475,13 +478,71 @@ static void capd_heartbeat(struct capd *d, bool final)
 	d->hb_last = t;
 }
 
+/* The senders' stamps as counted since start: what the periodic line,
+ * the file's statistics and the exit account all say. Every field only
+ * grows. */
+struct capd_txcount {
+	uint64_t written;	/* sender-stamped frames taken (records, pairs) */
+	uint64_t lost;		/* stamps that will never be written: the sum
+				 * of the five below */
+	uint64_t no_frame;	/* keyed: no captured frame within the hold */
+	uint64_t waiting_full;	/* keyed: too many waiting for their frame */
+	uint64_t no_iface;	/* for no captured interface (or wrong PHC) */
+	uint64_t ring_full;	/* --stamp-cgroup: BPF ring buffer full */
+	uint64_t bpf_bad;	/* --stamp-cgroup: records of no known kind */
+	uint64_t late;		/* written out of time order (hold full) */
+	uint64_t refused;	/* sender streams cut off: malformed records */
+};
+
+static void capd_txcount(const struct capd *d, struct capd_txcount *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->written = d->tx_records;
+	c->no_iface = d->tx_unmatched;
+	c->late = d->forced;
+	c->refused = d->tx_refused;
+	if (d->tm) {
+		struct txmatch_stats st;
+
+		txmatch_stats(d->tm, &st);
+		c->no_frame = st.unmatched;
+		c->waiting_full = st.stamps_full;
+	}
+	if (d->bs) {
+		struct bpfstamp_stats bst;
+
+		/* Read from the kernel's map: a failed read leaves the
+		 * last figures out rather than make them go back. */
+		if (!bpfstamp_stats(d->bs, &bst)) {
+			c->ring_full = bst.ring_full;
+			c->bpf_bad = bst.bad;
+		}
+	}
+	c->lost = c->no_frame + c->waiting_full + c->no_iface + c->ring_full +
+		  c->bpf_bad;
+}
+
 /* The kernel's counters of every open capture, per interface and
  * direction, into the file at ts_ns (system time): since the capture was
- * opened, as libpcap gives them. */
+ * opened, as libpcap gives them. With senders' stamps, the stamps lost
+ * since start as the drop counter of the first interface's sender-stamped
+ * (host stamps) interface: a lost stamp's interface is not known, and one
+ * counter keeps a reader that sums the interfaces' drops from counting it
+ * twice. */
 static void capd_write_stats(struct capd *d, int64_t ts_ns)
 {
 	if (!d->w || d->broken)
 		return;
+	if (d->tx) {
+		struct capd_txcount c;
+
+		capd_txcount(d, &c);
+		if (pcapng_write_stats(d->w, d->ifc[0].id_tx[0], ts_ns, ~0ULL,
+				       c.lost)) {
+			d->broken = true;	/* a new file is tried */
+			return;
+		}
+	}
 	for (unsigned i = 0; i < d->n; i++)
 		for (int dir = CAPTURE_IN; d->ifc[i].cap && dir <= CAPTURE_OUT; dir++) {
 			uint64_t recv, drop;
@@ -556,8 +617,13 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	bool hw = p->dir == CAPTURE_IN && d->ifc[x->i].hw_rx;
 
 	/* Kept for a sender's keyed stamp of it (may write that pair now:
-	 * after this frame, as the pair's stamp is the later one). */
-	if (d->tm && p->dir == CAPTURE_OUT)
+	 * after this frame, as the pair's stamp is the later one). Where
+	 * every frame comes as received (lo, capture.h), received frames are
+	 * kept too: a key names its frame by flow, sender first, so the
+	 * sender's side of a connection between two local programs is
+	 * still told apart from the peer's, and a received frame never
+	 * takes a stamp of the other side. */
+	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown))
 		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
 			      p->caplen, p->len, d->now);
 
@@ -690,6 +756,7 @@ static bool capd_client_read(struct capd *d, struct capd_client *c, int64_t now)
 			c->records++;
 		}
 		if (k < 0) {
+			d->tx_refused++;
 			log_err("tx socket: pid %d: %s at byte %llu of its stream; "
 				"disconnecting", (int)c->pid,
 				k == -EPROTONOSUPPORT ? "unsupported record version" :
@@ -865,6 +932,24 @@ static void capd_log_stats(struct capd *d)
 				 capture_ifname(d->ifc[i].cap), (unsigned long long)recv);
 		d->ifc[i].drop_logged = drop;
 	}
+	if (d->tx) {
+		struct capd_txcount c;
+
+		capd_txcount(d, &c);
+		log_at(c.lost > d->tx_lost_logged ? LOG_WARNING : LOG_INFO,
+		       "tx stamps: %llu written, %llu lost (%llu found no frame, "
+		       "%llu too many waiting, %llu for no captured interface, "
+		       "%llu ring buffer full, %llu bad BPF records); %llu "
+		       "written out of order; %llu senders cut off",
+		       (unsigned long long)c.written, (unsigned long long)c.lost,
+		       (unsigned long long)c.no_frame,
+		       (unsigned long long)c.waiting_full,
+		       (unsigned long long)c.no_iface,
+		       (unsigned long long)c.ring_full,
+		       (unsigned long long)c.bpf_bad, (unsigned long long)c.late,
+		       (unsigned long long)c.refused);
+		d->tx_lost_logged = c.lost;
+	}
 }
 
 /* ---- Interfaces that go down, disappear and come back ---- */
@@ -933,6 +1018,7 @@ static void capd_iface_reopen(struct capd *d, unsigned i, int64_t now)
 		d->rotate = true;
 	}
 	ifc->ifindex = idx;
+	ifc->dir_unknown = info.dir_unknown;
 	ifc->drop_logged = 0;
 	ifc->down = iface_get(ifc->name, &e) == 0 && !(e.up && e.running);
 	log_notice("%s: interface back after %.1f s (index %u)%s: capturing again",
@@ -1009,6 +1095,11 @@ static void capd_warn_iface(struct capture *c)
 			   "sent frames with host stamps", capture_ifname(c), info.phc);
 	else
 		log_notice("%s: host stamps (no PHC): software, system time",
+			   capture_ifname(c));
+	if (info.dir_unknown)
+		log_notice("%s: loopback: every frame is captured once, as "
+			   "received (libpcap drops the outgoing copy); senders' "
+			   "keyed TX stamps are joined to frames by flow",
 			   capture_ifname(c));
 	if (info.hw && info.rx_narrow)
 		log_warn("%s: the NIC stamps only some received frames (rx filter "
@@ -1177,6 +1268,7 @@ int main(int argc, char **argv)
 		ifc->phc = info.phc;
 		ifc->linktype = info.linktype;
 		ifc->hw_rx = info.hw;
+		ifc->dir_unknown = info.dir_unknown;
 		ifc->name = ifnames[i];
 		ifc->info = info;
 		capd_warn_iface(ifc->cap);

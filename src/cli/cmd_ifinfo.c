@@ -118,6 +118,13 @@ static void ifinfo_one(struct printer *p, const struct iface_entry *ife,
 			  strerror(-err));
 	}
 	print_object_end(p);
+	/* A capture cannot tell sent frames from received on loopback
+	 * (capture.h): what that means for senders' stamps. */
+	print_str(p, "sent_frames", "  sent frames        captured %s",
+		  ife->loopback ? "as received" : "as sent");
+	print_text(p, "%s\n", ife->loopback ? " (loopback: libpcap hands each "
+		   "frame over once, as received); tapless-capd joins senders' keyed TX "
+		   "stamps to them by flow" : "");
 	print_str(p, "via", "  read through       %s\n",
 		  ti->via == TSINFO_VIA_NETLINK ? "netlink" : "ioctl");
 	print_object_end(p);

@@ -69,6 +69,25 @@ int capture_offloads(const char *ifname)
 	return mask;
 }
 
+/* Whether ifname is a loopback interface (capture_info.dir_unknown);
+ * false when it cannot be told (the interface is gone: opening fails). */
+static bool capture_loopback(const char *ifname)
+{
+	struct ifreq ifr;
+	bool lo;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s",
+		 (int)sizeof(ifr.ifr_name) - 1, ifname);
+	lo = !ioctl(fd, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_LOOPBACK);
+	close(fd);
+	return lo;
+}
+
 /* Create, configure and activate one handle. */
 static int capture_handle(struct capture *c, const struct capture_config *cfg,
 			  enum capture_dir dir)
@@ -170,6 +189,7 @@ int capture_open(struct capture **out, const struct capture_config *cfg,
 	c->info.snaplen = (uint32_t)pcap_snapshot(c->h[CAPTURE_IN]);
 	off = capture_offloads(c->ifname);
 	c->info.offloads = off > 0 ? (unsigned)off : 0;
+	c->info.dir_unknown = capture_loopback(c->ifname);
 
 	c->info.src[CAPTURE_IN] = (struct pcapng_source){
 		.hw = c->info.hw, .phc = c->info.phc,

@@ -54,6 +54,13 @@ struct capture_info {
 	int linktype;
 	uint32_t snaplen;
 	struct pcapng_source src[2];	/* per enum capture_dir */
+	/* Sent frames come as received (loopback): the kernel hands a
+	 * packet socket each looped frame twice, PACKET_OUTGOING then
+	 * PACKET_HOST, and libpcap (1.10.3, tcpdump -Q in/out on lo) drops
+	 * the outgoing copy, so the CAPTURE_IN handle gets every frame once
+	 * and the CAPTURE_OUT handle none. A frame's direction is then only
+	 * known from its addresses. */
+	bool dir_unknown;
 };
 
 struct capture_packet {

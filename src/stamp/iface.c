@@ -33,6 +33,7 @@ static void iface_fill(struct rtnl_link *link, struct iface_entry *e)
 	e->index = rtnl_link_get_ifindex(link);
 	e->up = (rtnl_link_get_flags(link) & IFF_UP) != 0;
 	e->running = (rtnl_link_get_flags(link) & IFF_RUNNING) != 0;
+	e->loopback = (rtnl_link_get_flags(link) & IFF_LOOPBACK) != 0;
 	e->mtu = rtnl_link_get_mtu(link);
 	copy_str(e->kind, sizeof(e->kind), rtnl_link_get_type(link));
 }

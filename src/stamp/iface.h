@@ -11,6 +11,7 @@ struct iface_entry {
 	int index;
 	bool up;		/* IFF_UP: configured up */
 	bool running;		/* IFF_RUNNING: carrier, operationally up */
+	bool loopback;		/* IFF_LOOPBACK */
 	unsigned mtu;
 	char kind[16];		/* rtnetlink link kind ("veth", "bridge"), or "" */
 };

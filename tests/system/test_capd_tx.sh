@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 mkdir "$out/cap"
 tl_bg a bin/tapless-capd -i "$TL_IF_A" -w "$out/cap" -H hosta -l info \
-	--tx-socket "$sock" --reorder-ms 50 "udp port 9311 or tcp port 9312 or udp port 9315 or tcp port 9316" \
+	--tx-socket "$sock" --reorder-ms 50 --stats-interval 1 "udp port 9311 or tcp port 9312 or udp port 9315 or tcp port 9316" \
 	2> "$out/capd.log"
 capd=$TL_LAST_PID
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
@@ -73,6 +73,16 @@ tl_exec a setpriv --reuid=nobody --regid=nogroup --clear-groups \
 	--tx-socket "$sock" 2> "$out/nobody.log"
 grep -q "handed 0 frames.*5 dropped" "$out/nobody.log" || fail "nobody: $(cat "$out/nobody.log")"
 kill -0 "$capd" 2>/dev/null || fail "capd died"
+# The stamps lost (the two keys that name no frame) and the senders cut
+# off (the two garbage streams) are in the periodic line while capd runs,
+# not only in the exit account.
+for _ in $(seq 60); do
+	grep -q "tx stamps: .* 2 lost (2 found no frame, .* 2 senders cut off" "$out/capd.log" && break
+	sleep 0.1
+done
+kill -0 "$capd" 2>/dev/null &&
+	grep -q "tx stamps: .* 2 lost (2 found no frame, .* 2 senders cut off" "$out/capd.log" ||
+	fail "no periodic line with the lost stamps while capd runs: $(grep 'tx stamps' "$out/capd.log" | tail -1)"
 sleep 0.2
 kill -TERM "$capd"
 wait "$capd" || fail "capd exited $?: $(cat "$out/capd.log")"
@@ -86,6 +96,16 @@ grep -q "keyed stamps: 202 taken, 200 joined to their frame, 2 found none" "$out
 
 f=$(ls "$out/cap"/*.pcapng)
 build/tools/capdump "$f" > "$out/dump" || fail "capdump: $(tail -1 "$out/dump")"
+# The last periodic line (logged again at exit) agrees with the exit
+# account; its lost figure is in the file as the drop counter of the
+# sender-stamped interface (iface 2: in, out, sender-stamped), the last
+# one written equal to it.
+per=$(grep 'tx stamps: ' "$out/capd.log" | tail -1)
+echo "$per" | grep -q "tx stamps: 800 written, 2 lost (2 found no frame, 0 too many waiting, 0 for no captured interface, 0 ring buffer full, 0 bad BPF records); 0 written out of order; 2 senders cut off" ||
+	fail "last periodic TX stamp line: $per"
+isb=$(build/tools/capdump --blocks "$f" | awk '$1 == "isb" && $3 == 2 { n++; d = $5 } END { print n + 0, d }')
+[ "$isb" = "$(echo "$isb" | cut -d' ' -f1) 2" ] && [ "${isb%% *}" -ge 2 ] ||
+	fail "file: statistics of the sender-stamped interface (blocks, last drop): $isb, want >= 2 blocks and 2"
 # Interfaces: in, out (packet socket), tx-sw (handed over); no tx-hw on veth.
 ntx=$(tshark -r "$f" -Y 'frame.interface_description contains "sending program"' 2>/dev/null | wc -l)
 [ "$ntx" -eq 800 ] || fail "$ntx handed-over frames in the file, want 800"

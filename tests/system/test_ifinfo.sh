@@ -21,6 +21,12 @@ echo "$json" | jq -e --arg i "$TL_IF_A" '.interfaces[0] | .name == $i and .phc_i
 echo "$json" | jq -e '.interfaces[0].capabilities | index("software-transmit") and index("software-receive")' >/dev/null ||
 	fail "veth: software capabilities missing: $json"
 
+# Sent frames: captured as sent on veth, as received on lo (where
+# tapless-capd joins senders' stamps by flow instead).
+json=$(tl_exec a bin/tapless ifinfo --json lo "$TL_IF_A")
+echo "$json" | jq -e '[.interfaces[].sent_frames] == ["as received", "as sent"]' >/dev/null ||
+	fail "sent_frames: want lo as received, veth as sent: $(echo "$json" | jq -c '[.interfaces[] | {name, sent_frames}]')"
+
 text=$(tl_exec a bin/tapless ifinfo "$TL_IF_A")
 echo "$text"
 echo "$text" | grep -q "software only, no PHC" || fail "veth: text does not say 'software only, no PHC'"

@@ -93,7 +93,8 @@ TL_PIDS+=("$long")
 sleep 0.3
 
 mkdir "$out/a" "$out/b"
-capd_a -w "$out/a" --stamp-cgroup "$cg" --stamp-ports 9001-9003,9005,9006 2> "$out/capd_a.log"
+capd_a -w "$out/a" --stamp-cgroup "$cg" --stamp-ports 9001-9003,9005,9006 --stats-interval 1 \
+	2> "$out/capd_a.log"
 ca=$TL_LAST_PID
 tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/b" -H hostb 2> "$out/capd_b.log"
 cb=$TL_LAST_PID
@@ -111,6 +112,10 @@ in_cg a python3 "$send_py" sendfile "$peer" 9003 500 1000 2> "$out/s3.err" || fa
 in_cg a python3 "$send_py" tcp "$peer" 9004 200 1000 2> "$out/s4.err" || fail "sender 9004: $(cat "$out/s4.err")"
 tl_exec a python3 "$send_py" tcp "$peer" 9005 200 1000 2> "$out/s5.err" || fail "sender 9005: $(cat "$out/s5.err")"
 sleep 0.5
+# The TX stamp counters, ring buffer losses among them, come while capd
+# runs (every --stats-interval), not only at exit.
+wait_log "$out/capd_a.log" "tx stamps: .* ring buffer full" && kill -0 "$ca" 2>/dev/null ||
+	fail "capd a: no periodic TX stamp line while it runs: $(tail -3 "$out/capd_a.log")"
 
 kill -TERM "$ca" "$cb"
 wait "$ca" || fail "capd a exited $?: $(tail -5 "$out/capd_a.log")"
@@ -119,6 +124,12 @@ attached && fail "SIGTERM: a program is still attached: $("$bpftool" cgroup tree
 kill -0 "$long" 2>/dev/null || fail "the sender died with capd (SIGTERM): $(cat "$out/long.err")"
 grep -q "lost (ring buffer full)" "$out/capd_a.log" || fail "capd a: no BPF stamp account"
 grep -q " 0 lost (ring buffer full)" "$out/capd_a.log" || fail "capd a lost stamps: $(grep 'lost (ring' "$out/capd_a.log")"
+# The last periodic line (logged again at exit) says what the exit
+# account says.
+ring_exit=$(sed -n 's/.* \([0-9]*\) lost (ring buffer full).*/\1/p' "$out/capd_a.log")
+ring_per=$(grep 'tx stamps: ' "$out/capd_a.log" | tail -1 | sed -n 's/.* \([0-9]*\) ring buffer full.*/\1/p')
+[ -n "$ring_per" ] && [ "$ring_per" = "$ring_exit" ] ||
+	fail "capd a: periodic line says '$ring_per' lost to a full ring, the exit account '$ring_exit'"
 
 fa=$(ls "$out"/a/*.pcapng)
 fb=$(ls "$out"/b/*.pcapng)
