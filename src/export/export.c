@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "corr/corr.h"
+#include "export/backoff.h"
 #include "export/chttp.h"
 #include "export/expstate.h"
 #include "base/hmap.h"
@@ -166,9 +168,15 @@ static int export_post_to(struct export *e, const char *sql,
 			  char *error)
 {
 	char err[CHTTP_ERRBUF];
-	int64_t backoff = EXPORT_BACKOFF_MIN_NS, start = 0, waited;
+	int64_t pause, start = 0, waited;
+	struct backoff bo;
 	int rc;
 
+	/* Seeded by the process and the moment: exporters started together
+	 * draw different pauses (backoff.h). */
+	backoff_init(&bo, EXPORT_BACKOFF_MIN_NS, EXPORT_BACKOFF_MAX_NS,
+		     (uint64_t)getpid() << 32 ^
+		     (uint64_t)nstime_now(CLOCK_REALTIME));
 	for (;;) {
 		rc = chttp_post(e->ch, sql, body, len, resp, err);
 		if (!rc) {
@@ -201,14 +209,11 @@ static int export_post_to(struct export *e, const char *sql,
 			return -ETIMEDOUT;
 		}
 		(*retries)++;
+		pause = backoff_next(&bo);
 		/* The last pause ends at retry_for, not up to 5 s after it. */
-		if (e->cfg.retry_for_ns &&
-		    backoff > e->cfg.retry_for_ns - waited)
-			export_sleep(e, e->cfg.retry_for_ns - waited);
-		else
-			export_sleep(e, backoff);
-		backoff = backoff * 2 > EXPORT_BACKOFF_MAX_NS ?
-			  EXPORT_BACKOFF_MAX_NS : backoff * 2;
+		if (e->cfg.retry_for_ns && pause > e->cfg.retry_for_ns - waited)
+			pause = e->cfg.retry_for_ns - waited;
+		export_sleep(e, pause);
 	}
 }
 
