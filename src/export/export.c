@@ -626,6 +626,10 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		}
 		snprintf(e->dest, sizeof(e->dest), "%s %s", chttp_where(e->ch),
 			 e->cfg.table);
+		if (chttp_password_in_clear(e->ch))
+			log_at(LOG_WARNING, "the password goes to %s in clear "
+			       "(http://, not https://): anyone on the path "
+			       "can read it", chttp_where(e->ch));
 		if ((rc = export_check_table(e, e->cfg.table, record_columns,
 					     err)) ||
 		    (e->cfg.txn_table &&

@@ -40,7 +40,9 @@
 #      column of another type or name (exit 1, the column named), no
 #      server and --retry-for 2 (exit 2); the right password, from a file
 #      or in the URL, works and never appears in the output; -u and
-#      --password-file win over the URL's credentials.
+#      --password-file win over the URL's credentials; a password over
+#      http:// gets one warning line naming the URL without it, an export
+#      without a password none.
 #   7. --follow over a directory fed as tapless-capd writes it: rows come
 #      while it is fed; after SIGTERM the table holds what a whole-file
 #      export of the directory gives (rows and checksum, no row twice);
@@ -588,7 +590,7 @@ reset_tables
 echo wrong > "$d/pw.bad"
 echo "$CH_WRITER_PASSWORD" > "$d/pw.good"
 export_ch pw -u writer --password-file "$d/pw.bad"
-echo "wrong password: exit $RC: $(head -1 "$d/pw.exp.err")"
+echo "wrong password: exit $RC: $(grep -v "in clear" "$d/pw.exp.err" | head -1)"
 [ "$RC" -eq 1 ] && grep -q "ClickHouse refused us" "$d/pw.exp.err" ||
 	fail "wrong password: exit $RC: $(head -3 "$d/pw.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" = 0 ] || fail "wrong password: rows inserted"
@@ -606,6 +608,12 @@ $T export -j -c "http://writer:wrong@127.0.0.1:$CH_HTTP_PORT/" -u writer --passw
 	--state "$d/state-both" "${ARGS[@]}" > "$d/both.exp.json" 2> "$d/both.exp.err" ||
 	fail "a wrong password in the URL, the right one in --password-file: exit $?: $(head -3 "$d/both.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" -gt 0 ] || fail "--password-file over the URL's: nothing inserted"
+# A password over http:// is warned of, once, with the URL and without
+# the password (the grep below); none without a password (s1's runs).
+n=$(grep -c "tapless export: the password goes to http://127.0.0.1:$CH_HTTP_PORT/ in clear" "$d/url.exp.err")
+echo "password over http://: $n warning: $(grep -m1 "in clear" "$d/url.exp.err")"
+[ "$n" = 1 ] || fail "password in the URL over http://: $n warnings, want 1: $(head -3 "$d/url.exp.err")"
+grep -q "in clear" "$d/s1.exp.err" && fail "no password, yet a warning: $(grep "in clear" "$d/s1.exp.err")"
 grep -rqF "$CH_WRITER_PASSWORD" "$d/url.exp.json" "$d/url.exp.err" "$d/state-url" "$d/pw.exp.json" "$d/pw.exp.err" "$d/state-pw" &&
 	fail "the password is in the summary, a message or a state file"
 reset_tables
