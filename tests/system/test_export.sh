@@ -25,6 +25,10 @@
 #      completes the table to the TSV's rows. And an answer lost (a proxy
 #      passes an insert to the server and drops its answer): the batch is
 #      sent again, raw count() one batch over, FINAL and hops.sql exact.
+#      And two exporters on one state: the second refuses (exit 1, the
+#      state file and the first's pid named) while the first runs, which
+#      completes the table to the TSV's rows, none twice, and its state
+#      files to the TSV's counts.
 #   4. a rerun: exit 0, everything already in, raw count() unchanged;
 #      --fresh: count() FINAL unchanged, hops.sql (no FINAL) still
 #      correlate's, and raw count() unchanged once OPTIMIZE ... FINAL has
@@ -419,6 +423,49 @@ if kill_mid term; then
 			fail "term: $h: the next run did not go on after the ${took[$h]:-0} records taken: $(jq -c .export "$d/term.exp.json")"
 	done
 	like_tsv term
+fi
+
+# Two exporters on one state: the first, in small batches, is sending
+# when the second starts on the same captures and state directory. The
+# second refuses before the first ends; the first completes the table.
+reset_tables
+$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+	> "$d/lock1.exp.json" 2> "$d/lock1.exp.err" &
+EP=$!
+pids+=("$EP")
+n=0
+for _ in $(seq 1200); do
+	n=$(q "SELECT count() FROM tapless.records")
+	[ "$n" -ge 20000 ] 2> /dev/null && break
+	kill -0 "$EP" 2> /dev/null || break
+	sleep 0.05
+done
+if ! kill -0 "$EP" 2> /dev/null; then
+	fail "lock: the first export ended ($n rows in) before the second could start"
+else
+	$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+		> "$d/lock2.exp.json" 2> "$d/lock2.exp.err"
+	rc=$?
+	kill -0 "$EP" 2> /dev/null && first=running || first=ended
+	echo "lock: the second exporter, $n rows in: exit $rc, the first $first: $(head -1 "$d/lock2.exp.err")"
+	[ "$rc" -eq 1 ] || fail "lock: the second exporter on the same state: exit $rc, want 1: $(tail -3 "$d/lock2.exp.err")"
+	[ "$first" = running ] || fail "lock: the second exporter returned only after the first ended"
+	grep -q "state-lock/[a-z]*-[0-9a-f]*\.state: another tapless export (pid $EP)" "$d/lock2.exp.err" ||
+		fail "lock: the refusal names neither the state file nor pid $EP: $(head -3 "$d/lock2.exp.err")"
+	wait "$EP"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "lock: the first exporter: exit $rc: $(tail -3 "$d/lock1.exp.err")"
+	load_tsv lock
+	like_tsv lock
+	fin=$(q "SELECT count() FROM tapless.records FINAL")
+	raw=$(q "SELECT count() FROM tapless.records")
+	[ "$raw" = "$fin" ] || fail "lock: raw count() $raw, FINAL $fin: rows sent twice"
+	for h in algo venue; do
+		want=$(q "SELECT count() FROM tapless.check WHERE host = '$h'")
+		got=$(sed -n 's/^records //p' "$d/state-lock/$h"-*.state)
+		[ "$got" = "$want" ] || fail "lock: $h's state file says $got records, the TSV has $want"
+	done
+	ls "$d/state-lock"/*.lock > /dev/null 2>&1 && fail "lock: lock files left after the exporter ended: $(ls "$d/state-lock")"
 fi
 
 # An answer lost: a proxy between the exporter and the server passes the
