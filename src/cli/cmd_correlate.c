@@ -51,6 +51,8 @@ static const struct opt_def correlate_opts[] = {
 	  "with --follow: results every S seconds", 0 },
 	{ "stall", 0, OPT_DOUBLE, "2", 0.1, 3600, NULL, "S",
 	  "with --follow: a host without new data for S seconds has stalled", 0 },
+	{ "flow-series", 0, OPT_INT, "1000", 0, 1000000, NULL, "N",
+	  "with --follow: per-flow metric series kept at most", 0 },
 	{ "from-oldest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "with --follow: read the files already there first (default: start at the newest)", 0 },
 	{ "metrics", 'm', OPT_STRING, NULL, 0, 0, NULL, "[ADDR:]PORT",
@@ -136,7 +138,8 @@ int cmd_correlate(int argc, char **argv)
 	}
 	static const char *const live_only[] = {
 		"metrics", "alert", "alert-exec", "socket", "from-oldest",
-		"interval", "stall", "alert-for", "alert-clear", NULL,
+		"interval", "stall", "alert-for", "alert-clear", "flow-series",
+		NULL,
 	};
 	for (unsigned i = 0; !opts_flag(o, "follow") && live_only[i]; i++)
 		if (opts_given(o, live_only[i])) {
@@ -156,6 +159,7 @@ int cmd_correlate(int argc, char **argv)
 	cfg.from_oldest = opts_flag(o, "from-oldest");
 	cfg.interval_ns = (int64_t)llround(opts_double(o, "interval") * 1e9);
 	cfg.stall_ns = (int64_t)llround(opts_double(o, "stall") * 1e9);
+	cfg.flow_series = (unsigned)opts_int(o, "flow-series");
 	cfg.window_ns = opts_int(o, "window");
 	cmd_input_config(o, &cfg);
 	cfg.max_pending = (unsigned)opts_int(o, "max-pending");

@@ -131,11 +131,12 @@ static int export_follow(struct corr *c, struct export *e)
 
 /* An export's error as an exit status: the server or the input refused
  * us for good (credentials, no such table, a table or state file of
- * another shape) is the user's to mend; the rest is the system's. */
+ * another shape, a state file another exporter holds) is the user's to
+ * mend; the rest is the system's. */
 static int export_status(int err)
 {
-	return err == -EACCES || err == -ENOENT || err == -EINVAL ?
-	       CMD_USAGE : CMD_SYSTEM;
+	return err == -EACCES || err == -ENOENT || err == -EINVAL ||
+	       err == -EBUSY ? CMD_USAGE : CMD_SYSTEM;
 }
 
 /* A file written whole: renamed to its name if all went well (rc), else

@@ -67,6 +67,7 @@ void corr_config_init(struct corr_config *cfg)
 	memcpy(cfg->rates, fttc.rate, fttc.n * sizeof(fttc.rate[0]));
 	cfg->sync_max_age_ns = 3000000000LL;
 	cfg->max_pending = 1u << 18;
+	cfg->flow_series = CORR_FLOW_SERIES;
 }
 
 int corr_create(struct corr **out, const struct corr_config *cfg)

@@ -34,6 +34,8 @@ struct topo;
 #define CORR_ERRBUF 1024
 #define CORR_MAX_HOSTS 64
 #define CORR_MAX_RATES 32
+/* Following: per-flow results kept at most, by default (--flow-series). */
+#define CORR_FLOW_SERIES 1000
 
 struct corr_config {
 	int64_t window_ns;	/* how long a message waits for its peers */
@@ -56,6 +58,11 @@ struct corr_config {
 	int64_t interval_ns;	/* default 1 s */
 	int64_t stall_ns;	/* no new data this long (wall clock): the
 				 * host has stalled; default 2 s */
+	unsigned flow_series;	/* per-flow results (a hop's metric series
+				 * for one flow) kept at most; flows
+				 * beyond are counted, their samples in
+				 * the hop's "all" only. Default
+				 * CORR_FLOW_SERIES */
 	/* Called as each interval closes (corr_print_interval() and
 	 * corr_interval_value() describe it then), and for each event. */
 	void (*on_interval)(void *arg, struct corr *c, int64_t start_ns,

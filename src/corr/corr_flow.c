@@ -120,6 +120,7 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	s->proto = f->proto;
 	s->flow = corr_flow_id(c, f);
 	c->flows[s->flow].hosts |= 1ull << h->idx;
+	c->flows[s->flow].streams++;
 	s->fs = fixstream_create(f->proto == IPPROTO_TCP, c->scratch,
 				 c->cfg.hold_ns, corr_on_msg, s);
 	if (c->nstreams == c->cap_streams) {
@@ -137,7 +138,8 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
  * so memory follows the connections open, not all there ever were. Its
  * flow keeps its number (results and the window refer to it); should the
  * flow come back, a new stream starts, resuming at the next whole message
- * as a capture that starts mid-stream does. */
+ * as a capture that starts mid-stream does. A flow's last stream gone,
+ * its per-flow results (metric series) go too (corr_live_flow_idle()). */
 void corr_flow_expire(struct corr *c, int64_t before)
 {
 	size_t i = 0;
@@ -157,6 +159,8 @@ void corr_flow_expire(struct corr *c, int64_t before)
 		if (s->h->last_stream == s)
 			s->h->last_stream = NULL;
 		fixstream_destroy(s->fs);
+		if (!--c->flows[s->flow].streams)
+			corr_live_flow_idle(c, s->flow);
 		free(s);
 		c->streams[i] = c->streams[--c->nstreams];
 	}

@@ -23,7 +23,11 @@
  * intervals' counts add up to the totals.
  *
  * Memory: one histogram per interval result, reused; fixed buckets for the
- * metrics; the rest is the correlator's, bounded by its window.
+ * metrics; the rest is the correlator's, bounded by its window. Per-flow
+ * results (a hop's metric series for one flow) would grow with every
+ * connection ever seen: they are held for cfg.flow_series at most, and
+ * let go with their flow's last stream (corr_flow_expire(), after
+ * CORR_LIVE_STREAM_IDLE_NS of quiet).
  */
 #include <errno.h>
 #include <math.h>
@@ -162,6 +166,36 @@ int64_t corr_live_now(const struct corr *c, int64_t real_ns)
 		return real_ns + (int64_t)(c->utc_known ? c->utc_offset :
 					   TAI_UTC_S) * NS_PER_S;
 	return real_ns;
+}
+
+/* ---- per-flow results ---- */
+
+struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
+				      uint16_t to, uint32_t flow)
+{
+	struct corr_stat *s;
+
+	if (!c->hops.live)
+		return corr_stat(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
+	s = corr_stat_find(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
+	if (s)
+		return s;
+	if (c->flow_series >= c->cfg.flow_series) {
+		/* Its samples still count in the hop's "all". */
+		if (flow < c->nflows && !c->flows[flow].over_limit) {
+			c->flows[flow].over_limit = true;
+			c->flows_over_limit++;
+		}
+		return NULL;
+	}
+	c->flow_series++;
+	return corr_stat(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
+}
+
+void corr_live_flow_idle(struct corr *c, uint32_t flow)
+{
+	if (c->hops.live)
+		c->flow_series -= corr_stats_drop_flow(&c->hops, flow);
 }
 
 /* ---- intervals ---- */
@@ -597,6 +631,14 @@ void corr_print_interval(const struct corr *c, FILE *out, int fmt)
 		print_text(p, "\n");
 		(void)print_destroy(p);
 	}
+	struct printer *p = corr_live_line(c, out, fmt, "flows");
+
+	print_uint(p, "series", " per-flow series %llu", c->flow_series);
+	print_uint(p, "series_limit", " of %llu", c->cfg.flow_series);
+	print_uint(p, "flows_over_limit", ", flows over the limit %llu",
+		   c->flows_over_limit);
+	print_text(p, "\n");
+	(void)print_destroy(p);
 }
 
 void corr_print_hosts(const struct corr *c, struct printer *p)
@@ -827,6 +869,17 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 			corr_live_hist(out, "tapless_switch_latency_seconds", lab,
 				       s->live);
 	}
+	metrics_family(out, fmt, "tapless_flow_series", METRICS_GAUGE,
+		       "per-flow series of tapless_hop_latency_seconds held "
+		       "(at most --flow-series; a flow's go once it is idle)",
+		       NULL);
+	metrics_sample(out, "tapless_flow_series", NULL,
+		       (double)c->flow_series);
+	metrics_family(out, fmt, "tapless_flows_over_limit", METRICS_COUNTER,
+		       "flows whose samples found the per-flow series full "
+		       "(counted in flow=\"all\" only)", NULL);
+	metrics_sample(out, "tapless_flows_over_limit_total", NULL,
+		       (double)c->flows_over_limit);
 	metrics_family(out, fmt, "tapless_hop_out_of_sync_samples",
 		       METRICS_COUNTER, "hop samples left out: an end was out "
 		       "of sync", NULL);

@@ -175,14 +175,15 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 	int sync;
 	int64_t lat = rx->ts - tx->ts, bound = corr_hop_bound(tx, rx, &sync);
 	const struct topo_path *p;
+	struct corr_stat *fs;
 	if (c->cfg.samples)
 		corr_sample_line(c, "hop", c->hosts[tx->host]->name,
 				 c->hosts[rx->host]->name, tx->ts, lat, sync,
 				 bound, tx->bucket, "-");
 	corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
 				NO_BUCKET, -1, NULL), lat, sync, bound);
-	corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, tx->flow,
-				NO_BUCKET, -1, NULL), lat, sync, bound);
+	if ((fs = corr_live_flow_stat(c, tx->host, rx->host, tx->flow)))
+		corr_stat_add(fs, lat, sync, bound);
 	if (tx->bucket != NO_BUCKET)
 		corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
 					tx->bucket, -1, NULL), lat, sync,

@@ -159,6 +159,8 @@ struct corr_flow {
 	uint64_t hosts;		/* bit per host whose capture has it */
 	char name[112];
 	bool announced;		/* live: reported as a new session */
+	unsigned streams;	/* its streams held now (corr_flow_expire()) */
+	bool over_limit;	/* live: found the per-flow results full */
 };
 
 /* Live: what a result gathers besides its histograms. */
@@ -269,6 +271,9 @@ struct corr {
 	bool aborted;		/* corr_abort(): corr_run() stops reading */
 	char *warn[CORR_MAX_WARNINGS];
 	unsigned nwarn, warn_dropped;
+	/* Live: per-flow results held (at most cfg.flow_series), and flows
+	 * that found them full (each once). */
+	uint64_t flow_series, flows_over_limit;
 	/* Live: the interval open, [iv_start, iv_end). */
 	bool iv_open;
 	int64_t iv_start, iv_end;
@@ -328,6 +333,14 @@ void corr_live_session(struct corr *c, struct corr_stream *s,
 		       const struct corr_fields *f, int64_t ts);
 /* The common timescale's now, from CLOCK_REALTIME. */
 int64_t corr_live_now(const struct corr *c, int64_t real_ns);
+/* Hop from -> to's result for one flow, made on first use. Following,
+ * only while fewer than cfg.flow_series exist: else NULL, and the flow
+ * counted in flows_over_limit (once). */
+struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
+				      uint16_t to, uint32_t flow);
+/* A flow's last stream expired: its per-flow results go, their room is
+ * for the flows that come. */
+void corr_live_flow_idle(struct corr *c, uint32_t flow);
 
 /* ---- corr_time.c ---- */
 
@@ -391,6 +404,13 @@ void corr_stats_free(struct corr_stats_set *s);
 struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 			    uint16_t to, uint32_t flow, int bucket,
 			    int kind, const char *sw);
+/* The same, or NULL when there is none yet. */
+struct corr_stat *corr_stat_find(const struct corr_stats_set *set,
+				 uint16_t from, uint16_t to, uint32_t flow,
+				 int bucket, int kind, const char *sw);
+/* Every result of flow out of set (freed; the others may move). Returns
+ * how many. */
+size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow);
 /* One sample v (sync: enum corr_sync; bound: -1 unknown): out-of-sync
  * samples to s->out, the others to s->h with their bound tallied. */
 void corr_stat_add(struct corr_stat *s, int64_t v, int sync,

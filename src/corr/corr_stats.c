@@ -24,6 +24,19 @@ struct corr_stat_key {
 	const char *sw;
 };
 
+static void corr_stat_key(struct corr_stat_key *k, uint16_t from,
+			  uint16_t to, uint32_t flow, int bucket, int kind,
+			  const char *sw)
+{
+	memset(k, 0, sizeof(*k));
+	k->from = from;
+	k->to = to;
+	k->flow = flow;
+	k->bucket = bucket;
+	k->kind = kind;
+	k->sw = sw;
+}
+
 void corr_stats_init(struct corr_stats_set *s)
 {
 	/* Fixed sizes: cannot fail. */
@@ -39,13 +52,7 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	size_t *idx;
 	void *v;
 
-	memset(&k, 0, sizeof(k));
-	k.from = from;
-	k.to = to;
-	k.flow = flow;
-	k.bucket = bucket;
-	k.kind = kind;
-	k.sw = sw;
+	corr_stat_key(&k, from, to, flow, bucket, kind, sw);
 	if (hmap_add(set->idx, &k, &v) == 0)
 		return &set->v[*(size_t *)v];
 	idx = v;
@@ -75,6 +82,50 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	}
 	set->n++;
 	return s;
+}
+
+struct corr_stat *corr_stat_find(const struct corr_stats_set *set,
+				 uint16_t from, uint16_t to, uint32_t flow,
+				 int bucket, int kind, const char *sw)
+{
+	struct corr_stat_key k;
+	const size_t *idx;
+
+	corr_stat_key(&k, from, to, flow, bucket, kind, sw);
+	idx = hmap_find(set->idx, &k);
+	return idx ? &set->v[*idx] : NULL;
+}
+
+size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow)
+{
+	struct corr_stat_key k;
+	size_t i = 0, dropped = 0;
+
+	while (i < set->n) {
+		struct corr_stat *s = &set->v[i];
+		size_t *idx;
+
+		if (s->flow != flow) {
+			i++;
+			continue;
+		}
+		corr_stat_key(&k, s->from, s->to, s->flow, s->bucket, s->kind,
+			      s->sw);
+		hmap_del(set->idx, &k);
+		hist_destroy(s->h);
+		hist_destroy(s->out);
+		corr_live_stat_destroy(s->live);
+		dropped++;
+		/* The last result into the hole, its index with it. */
+		if (i != --set->n) {
+			*s = set->v[set->n];
+			corr_stat_key(&k, s->from, s->to, s->flow, s->bucket,
+				      s->kind, s->sw);
+			idx = hmap_find(set->idx, &k);
+			*idx = i;
+		}
+	}
+	return dropped;
 }
 
 void corr_stat_add(struct corr_stat *s, int64_t v, int sync,

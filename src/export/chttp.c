@@ -18,7 +18,11 @@ struct chttp {
 	char *base;		/* the URL without its credentials */
 	char *where;		/* the same, for messages */
 	char *user, *password;
+	bool https;
 	struct record_buf scratch;
+	/* The answer being received (chttp_write()). */
+	struct record_buf *answer;
+	bool cut;		/* it went over CHTTP_ANSWER_MAX */
 };
 
 /* ClickHouse's error codes (its "Code: N" line) that no retry mends: the
@@ -88,6 +92,7 @@ int chttp_create(struct chttp **out, const char *url, const char *user,
 		free(h);
 		return -ENOMEM;
 	}
+	h->https = !strncmp(url, "https://", 8);
 	h->base = xstrdup(clean);
 	h->where = xstrdup(clean);
 	user = user ? user : uu;
@@ -124,10 +129,27 @@ const char *chttp_where(const struct chttp *h)
 	return h->where;
 }
 
+bool chttp_password_in_clear(const struct chttp *h)
+{
+	return h->password && *h->password && !h->https;
+}
+
+/* The answer kept up to CHTTP_ANSWER_MAX bytes; past it, what fits is
+ * kept (its first line is the error message) and the transfer stopped:
+ * curl ends it with CURLE_WRITE_ERROR when we take less than we got. */
 static size_t chttp_write(char *p, size_t size, size_t n, void *arg)
 {
-	record_buf_add(arg, p, size * n);
-	return size * n;
+	struct chttp *h = arg;
+	struct record_buf *b = h->answer;
+	size_t len = size * n, room = CHTTP_ANSWER_MAX - b->len;
+
+	if (len > room) {
+		record_buf_add(b, p, room);
+		h->cut = true;
+		return 0;
+	}
+	record_buf_add(b, p, len);
+	return len;
 }
 
 /* The first line of the server's answer, for an error message. */
@@ -153,6 +175,8 @@ int chttp_post(struct chttp *h, const char *sql, const void *body,
 	int code = 0;
 
 	b->len = 0;
+	h->answer = b;
+	h->cut = false;
 	q = curl_easy_escape(h->curl, sql, 0);
 	if (!q) {
 		snprintf(err, CHTTP_ERRBUF, "libcurl could not escape a query");
@@ -169,7 +193,7 @@ int chttp_post(struct chttp *h, const char *sql, const void *body,
 	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE,
 			 (curl_off_t)(body ? len : 0));
 	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, chttp_write);
-	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, h);
 	curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
 	/* A batch of a million rows takes a second or two to insert; a
 	 * server silent for this long is as good as gone. */
@@ -183,6 +207,13 @@ int chttp_post(struct chttp *h, const char *sql, const void *body,
 	/* The answer as a string (for sscanf()), the NUL not counted. */
 	record_buf_add(b, "", 1);
 	b->len--;
+	if (h->cut) {
+		chttp_said(b, said, sizeof(said));
+		snprintf(err, CHTTP_ERRBUF, "%s: the answer is longer than %d MiB, "
+			 "the limit (not ClickHouse's HTTP interface?): %s",
+			 h->where, CHTTP_ANSWER_MAX / (1024 * 1024), said);
+		return -EMSGSIZE;
+	}
 	if (rc != CURLE_OK) {
 		snprintf(err, CHTTP_ERRBUF, "%s: %s", h->where,
 			 curl_easy_strerror(rc));

@@ -12,12 +12,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "corr/corr.h"
+#include "export/backoff.h"
 #include "export/chttp.h"
 #include "export/expstate.h"
 #include "base/hmap.h"
 #include "base/log.h"
+#include "base/pidfile.h"
 #include "base/nstime.h"
 #include "base/print.h"
 #include "base/xalloc.h"
@@ -30,6 +33,7 @@
 
 struct export_host {
 	char *name, *input, *state_path;
+	struct pidfile *lock;		/* state_path.lock, held for the run */
 	struct expstate st;		/* what the database has */
 	struct expstate pend;		/* ... once the batch is taken */
 	uint64_t emitted;		/* records out of the correlator */
@@ -109,6 +113,7 @@ void export_destroy(struct export *e)
 		free(e->hosts[i].name);
 		free(e->hosts[i].input);
 		free(e->hosts[i].state_path);
+		pidfile_release(e->hosts[i].lock);
 	}
 	free(e->hosts);
 	chttp_destroy(e->ch);
@@ -166,9 +171,15 @@ static int export_post_to(struct export *e, const char *sql,
 			  char *error)
 {
 	char err[CHTTP_ERRBUF];
-	int64_t backoff = EXPORT_BACKOFF_MIN_NS, start = 0, waited;
+	int64_t pause, start = 0, waited;
+	struct backoff bo;
 	int rc;
 
+	/* Seeded by the process and the moment: exporters started together
+	 * draw different pauses (backoff.h). */
+	backoff_init(&bo, EXPORT_BACKOFF_MIN_NS, EXPORT_BACKOFF_MAX_NS,
+		     (uint64_t)getpid() << 32 ^
+		     (uint64_t)nstime_now(CLOCK_REALTIME));
 	for (;;) {
 		rc = chttp_post(e->ch, sql, body, len, resp, err);
 		if (!rc) {
@@ -201,14 +212,11 @@ static int export_post_to(struct export *e, const char *sql,
 			return -ETIMEDOUT;
 		}
 		(*retries)++;
+		pause = backoff_next(&bo);
 		/* The last pause ends at retry_for, not up to 5 s after it. */
-		if (e->cfg.retry_for_ns &&
-		    backoff > e->cfg.retry_for_ns - waited)
-			export_sleep(e, e->cfg.retry_for_ns - waited);
-		else
-			export_sleep(e, backoff);
-		backoff = backoff * 2 > EXPORT_BACKOFF_MAX_NS ?
-			  EXPORT_BACKOFF_MAX_NS : backoff * 2;
+		if (e->cfg.retry_for_ns && pause > e->cfg.retry_for_ns - waited)
+			pause = e->cfg.retry_for_ns - waited;
+		export_sleep(e, pause);
 	}
 }
 
@@ -602,6 +610,35 @@ static char *export_state_path(const struct export *e, const char *host,
 	return path;
 }
 
+/* Host h's state file for this run alone: two exporters on one state
+ * file would interleave its .part and each save its own count over the
+ * other's. The lock file sits beside it, with the holder's pid. */
+static int export_lock_state(struct export_host *h, char err[EXPORT_ERRBUF])
+{
+	struct pidfile_holder who;
+	size_t n = strlen(h->state_path) + 8;
+	char *path = xmalloc(n), note[PIDFILE_NOTE_MAX];
+	int rc;
+
+	snprintf(path, n, "%s.lock", h->state_path);
+	snprintf(note, sizeof(note), "tapless export of %s", h->input);
+	rc = pidfile_take(&h->lock, path, note, &who);
+	if (rc == -EWOULDBLOCK) {
+		char pid[64] = "its pid not written yet";
+
+		if (who.pid)
+			snprintf(pid, sizeof(pid), "pid %ld", (long)who.pid);
+		snprintf(err, EXPORT_ERRBUF, "%s: another tapless export (%s) "
+			 "is using this state file (locked: %s): one exporter "
+			 "per state file", h->state_path, pid, path);
+		rc = -EBUSY;
+	} else if (rc) {
+		snprintf(err, EXPORT_ERRBUF, "%s: %s", path, strerror(-rc));
+	}
+	free(path);
+	return rc;
+}
+
 int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		 char err[EXPORT_ERRBUF])
 {
@@ -612,6 +649,10 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 	while (corr_host_name(c, e->nhosts))
 		e->nhosts++;
 	e->hosts = xcalloc(e->nhosts ? e->nhosts : 1, sizeof(*e->hosts));
+	for (unsigned i = 0; i < e->nhosts; i++) {
+		e->hosts[i].name = xstrdup(corr_host_name(c, i));
+		e->hosts[i].input = xstrdup(inputs[i]);
+	}
 	if (e->cfg.url) {
 		rc = chttp_create(&e->ch, e->cfg.url, e->cfg.user,
 				  e->cfg.password, cerr);
@@ -621,6 +662,20 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		}
 		snprintf(e->dest, sizeof(e->dest), "%s %s", chttp_where(e->ch),
 			 e->cfg.table);
+		if (chttp_password_in_clear(e->ch))
+			log_at(LOG_WARNING, "the password goes to %s in clear "
+			       "(http://, not https://): anyone on the path "
+			       "can read it", chttp_where(e->ch));
+		/* The states locked before anything is asked of the server:
+		 * a second exporter refuses at once, even while the server
+		 * is down. */
+		for (unsigned i = 0; e->cfg.state_dir && i < e->nhosts; i++) {
+			struct export_host *h = &e->hosts[i];
+
+			h->state_path = export_state_path(e, h->name, h->input);
+			if ((rc = export_lock_state(h, err)))
+				return rc;
+		}
 		if ((rc = export_check_table(e, e->cfg.table, record_columns,
 					     err)) ||
 		    (e->cfg.txn_table &&
@@ -637,12 +692,7 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 	for (unsigned i = 0; i < e->nhosts; i++) {
 		struct export_host *h = &e->hosts[i];
 
-		h->name = xstrdup(corr_host_name(c, i));
-		h->input = xstrdup(inputs[i]);
-		if (!e->ch || !e->cfg.state_dir)
-			continue;
-		h->state_path = export_state_path(e, h->name, h->input);
-		if (e->cfg.fresh)
+		if (!h->state_path || e->cfg.fresh)
 			continue;
 		rc = expstate_load(h->state_path, h->name, h->input, e->dest,
 				   &h->st, serr);

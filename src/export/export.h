@@ -62,7 +62,8 @@ void export_destroy(struct export *e);
 void export_hooks(struct export *e, struct corr_config *cc);
 
 /* Once c has its hosts (inputs[i] the path given for host i): each
- * input's state is read, and ClickHouse's tables checked against
+ * input's state file is locked for the run (-EBUSY: another exporter
+ * holds it) and read, and ClickHouse's tables checked against
  * tapless-records(5). Waits for a server that is down (as a batch does).
  * Returns 0 or a negative errno with err. */
 int export_begin(struct export *e, struct corr *c, const char *const *inputs,

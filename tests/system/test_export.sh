@@ -25,6 +25,10 @@
 #      completes the table to the TSV's rows. And an answer lost (a proxy
 #      passes an insert to the server and drops its answer): the batch is
 #      sent again, raw count() one batch over, FINAL and hops.sql exact.
+#      And two exporters on one state: the second refuses (exit 1, the
+#      state file and the first's pid named) while the first runs, which
+#      completes the table to the TSV's rows, none twice, and its state
+#      files to the TSV's counts.
 #   4. a rerun: exit 0, everything already in, raw count() unchanged;
 #      --fresh: count() FINAL unchanged, hops.sql (no FINAL) still
 #      correlate's, and raw count() unchanged once OPTIMIZE ... FINAL has
@@ -40,7 +44,9 @@
 #      column of another type or name (exit 1, the column named), no
 #      server and --retry-for 2 (exit 2); the right password, from a file
 #      or in the URL, works and never appears in the output; -u and
-#      --password-file win over the URL's credentials.
+#      --password-file win over the URL's credentials; a password over
+#      http:// gets one warning line naming the URL without it, an export
+#      without a password none.
 #   7. --follow over a directory fed as tapless-capd writes it: rows come
 #      while it is fed; after SIGTERM the table holds what a whole-file
 #      export of the directory gives (rows and checksum, no row twice);
@@ -419,6 +425,49 @@ if kill_mid term; then
 	like_tsv term
 fi
 
+# Two exporters on one state: the first, in small batches, is sending
+# when the second starts on the same captures and state directory. The
+# second refuses before the first ends; the first completes the table.
+reset_tables
+$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+	> "$d/lock1.exp.json" 2> "$d/lock1.exp.err" &
+EP=$!
+pids+=("$EP")
+n=0
+for _ in $(seq 1200); do
+	n=$(q "SELECT count() FROM tapless.records")
+	[ "$n" -ge 20000 ] 2> /dev/null && break
+	kill -0 "$EP" 2> /dev/null || break
+	sleep 0.05
+done
+if ! kill -0 "$EP" 2> /dev/null; then
+	fail "lock: the first export ended ($n rows in) before the second could start"
+else
+	$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+		> "$d/lock2.exp.json" 2> "$d/lock2.exp.err"
+	rc=$?
+	kill -0 "$EP" 2> /dev/null && first=running || first=ended
+	echo "lock: the second exporter, $n rows in: exit $rc, the first $first: $(head -1 "$d/lock2.exp.err")"
+	[ "$rc" -eq 1 ] || fail "lock: the second exporter on the same state: exit $rc, want 1: $(tail -3 "$d/lock2.exp.err")"
+	[ "$first" = running ] || fail "lock: the second exporter returned only after the first ended"
+	grep -q "state-lock/[a-z]*-[0-9a-f]*\.state: another tapless export (pid $EP)" "$d/lock2.exp.err" ||
+		fail "lock: the refusal names neither the state file nor pid $EP: $(head -3 "$d/lock2.exp.err")"
+	wait "$EP"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "lock: the first exporter: exit $rc: $(tail -3 "$d/lock1.exp.err")"
+	load_tsv lock
+	like_tsv lock
+	fin=$(q "SELECT count() FROM tapless.records FINAL")
+	raw=$(q "SELECT count() FROM tapless.records")
+	[ "$raw" = "$fin" ] || fail "lock: raw count() $raw, FINAL $fin: rows sent twice"
+	for h in algo venue; do
+		want=$(q "SELECT count() FROM tapless.check WHERE host = '$h'")
+		got=$(sed -n 's/^records //p' "$d/state-lock/$h"-*.state)
+		[ "$got" = "$want" ] || fail "lock: $h's state file says $got records, the TSV has $want"
+	done
+	ls "$d/state-lock"/*.lock > /dev/null 2>&1 && fail "lock: lock files left after the exporter ended: $(ls "$d/state-lock")"
+fi
+
 # An answer lost: a proxy between the exporter and the server passes the
 # third insert of records to the server, takes its answer and closes the
 # connection without passing it on. The exporter sends that batch again;
@@ -588,7 +637,7 @@ reset_tables
 echo wrong > "$d/pw.bad"
 echo "$CH_WRITER_PASSWORD" > "$d/pw.good"
 export_ch pw -u writer --password-file "$d/pw.bad"
-echo "wrong password: exit $RC: $(head -1 "$d/pw.exp.err")"
+echo "wrong password: exit $RC: $(grep -v "in clear" "$d/pw.exp.err" | head -1)"
 [ "$RC" -eq 1 ] && grep -q "ClickHouse refused us" "$d/pw.exp.err" ||
 	fail "wrong password: exit $RC: $(head -3 "$d/pw.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" = 0 ] || fail "wrong password: rows inserted"
@@ -606,6 +655,12 @@ $T export -j -c "http://writer:wrong@127.0.0.1:$CH_HTTP_PORT/" -u writer --passw
 	--state "$d/state-both" "${ARGS[@]}" > "$d/both.exp.json" 2> "$d/both.exp.err" ||
 	fail "a wrong password in the URL, the right one in --password-file: exit $?: $(head -3 "$d/both.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" -gt 0 ] || fail "--password-file over the URL's: nothing inserted"
+# A password over http:// is warned of, once, with the URL and without
+# the password (the grep below); none without a password (s1's runs).
+n=$(grep -c "tapless export: the password goes to http://127.0.0.1:$CH_HTTP_PORT/ in clear" "$d/url.exp.err")
+echo "password over http://: $n warning: $(grep -m1 "in clear" "$d/url.exp.err")"
+[ "$n" = 1 ] || fail "password in the URL over http://: $n warnings, want 1: $(head -3 "$d/url.exp.err")"
+grep -q "in clear" "$d/s1.exp.err" && fail "no password, yet a warning: $(grep "in clear" "$d/s1.exp.err")"
 grep -rqF "$CH_WRITER_PASSWORD" "$d/url.exp.json" "$d/url.exp.err" "$d/state-url" "$d/pw.exp.json" "$d/pw.exp.err" "$d/state-pw" &&
 	fail "the password is in the summary, a message or a state file"
 reset_tables

@@ -6,12 +6,16 @@
  * the window, unmatched at the end), the FTTC transactions from FIX
  * messages and the market data rate bucket. Whole captures are the replay
  * tier's (tests/replay/test_correlate.sh). */
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hist.h"
+#include "base/metrics.h"
+#include "base/print.h"
 #include "base/summary.h"
 #include "corr/corr_private.h"
 #include "fix/fix.h"
@@ -399,6 +403,142 @@ START_TEST(match_direction_and_window)
 }
 END_TEST
 
+/* ---- following: per-flow results ---- */
+
+#define CAP 5		/* per-flow results held */
+#define NFLOWS 12	/* flows fed: more than CAP */
+#define ROUNDS 3	/* messages per flow */
+
+static size_t flow_results(const struct corr *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->hops.n; i++)
+		n += c->hops.v[i].flow != ALL_FLOWS;
+	return n;
+}
+
+/* One message of flow id at round r: out at h0, in at h1 500 ns later. */
+static void flow_message(struct corr *c, uint32_t id, unsigned r)
+{
+	struct corr_obs o = obs(0, DIR_OUT, T0 + r * S + id * 1000);
+
+	o.flow = id;
+	corr_match(c, &o, 1000 * r + 1, 0);
+	o = obs(1, DIR_IN, T0 + r * S + id * 1000 + 500);
+	o.flow = id;
+	corr_match(c, &o, 1000 * r + 1, 0);
+}
+
+/* The value of the first line of text starting with prefix, or NAN. */
+static double value_after(const char *text, const char *prefix)
+{
+	const char *p = strstr(text, prefix);
+
+	return p ? strtod(p + strlen(prefix), NULL) : NAN;
+}
+
+/* Lines of text holding all of a and b. */
+static unsigned lines_with(const char *text, const char *a, const char *b)
+{
+	unsigned n = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		n += strstr(line, a) && strstr(line, b);
+	}
+	return n;
+}
+
+/* Following, more flows than --flow-series, each matched ROUNDS times
+ * between two hosts: CAP of them have their own result (metric series),
+ * the others count in the hop's "all" only and in flows_over_limit,
+ * once each however many samples they bring; metrics and the interval
+ * line say so. The flows that hold the results going idle
+ * (corr_flow_expire()) free their room for the others, which are not
+ * counted again. */
+START_TEST(live_flow_series_capped)
+{
+	struct corr_config cfg;
+	struct corr_stream *st[NFLOWS];
+	struct corr *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	corr_config_init(&cfg);
+	cfg.follow = true;
+	cfg.flow_series = CAP;
+	c = corr_with_hosts(2, &cfg);
+	for (unsigned i = 0; i < NFLOWS; i++) {
+		struct frame_flow ff = {
+			.family = AF_INET, .proto = IPPROTO_TCP,
+			.sport = (uint16_t)(40000 + i), .dport = 9001,
+		};
+
+		inet_pton(AF_INET, "198.18.0.1", ff.src);
+		inet_pton(AF_INET, "198.18.0.2", ff.dst);
+		st[i] = corr_stream(c, c->hosts[0], &ff, DIR_OUT);
+		st[i]->last_ts = T0 + i;
+	}
+	ck_assert_uint_eq(c->nflows, NFLOWS);
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned i = 0; i < NFLOWS; i++) {
+			flow_message(c, st[i]->flow, r);
+			ck_assert_uint_le(flow_results(c), CAP);
+		}
+	ck_assert_uint_eq(flow_results(c), CAP);
+	ck_assert_uint_eq(c->flow_series, CAP);
+	ck_assert_uint_eq(c->flows_over_limit, NFLOWS - CAP);
+	/* Every sample is in the hop's "all"; the flows' own hold CAP's. */
+	ck_assert_uint_eq(hist_count(hop(c, 0, 1)->h), ROUNDS * NFLOWS);
+	for (size_t i = 0; i < c->hops.n; i++)
+		if (c->hops.v[i].flow != ALL_FLOWS)
+			ck_assert_uint_eq(c->hops.v[i].live->n, ROUNDS);
+
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(corr_metrics(c, f, METRICS_OPENMETRICS), 0);
+	fclose(f);
+	ck_assert_uint_eq(lines_with(text, "tapless_hop_latency_seconds_count{",
+				     "flow=\"tcp "), CAP);
+	ck_assert_double_eq(value_after(text, "\ntapless_flows_over_limit_total "),
+			    NFLOWS - CAP);
+	ck_assert_double_eq(value_after(text, "\ntapless_flow_series "), CAP);
+	free(text);
+	f = open_memstream(&text, &len);
+	corr_print_interval(c, f, PRINT_JSON);
+	fclose(f);
+	ck_assert_uint_eq(lines_with(text, "\"type\":\"flows\"", "\"series\":"), 1);
+	ck_assert_double_eq(value_after(text, "\"flows_over_limit\":"),
+			    NFLOWS - CAP);
+	ck_assert_double_eq(value_after(text, "\"series_limit\":"), CAP);
+	free(text);
+
+	/* The first CAP flows (those with results) go idle: their results
+	 * go, the room is the others'; they are not counted again. */
+	corr_flow_expire(c, T0 + CAP);
+	ck_assert_uint_eq(c->nstreams, NFLOWS - CAP);
+	ck_assert_uint_eq(flow_results(c), 0);
+	ck_assert_uint_eq(c->flow_series, 0);
+	for (unsigned i = CAP; i < NFLOWS; i++)
+		flow_message(c, st[i]->flow, ROUNDS);
+	ck_assert_uint_eq(flow_results(c), CAP);
+	ck_assert_uint_eq(c->flow_series, CAP);
+	ck_assert_uint_eq(c->flows_over_limit, NFLOWS - CAP);
+	ck_assert_uint_eq(hist_count(hop(c, 0, 1)->h),
+			  ROUNDS * NFLOWS + NFLOWS - CAP);
+	/* The results left are findable where they moved. */
+	for (unsigned i = CAP; i < 2 * CAP; i++)
+		ck_assert_ptr_nonnull(corr_stat_find(&c->hops, 0, 1, st[i]->flow,
+						     NO_BUCKET, -1, NULL));
+	corr_destroy(c);
+}
+END_TEST
+
 /* ---- transactions ---- */
 
 static struct fix_msg msg;
@@ -528,6 +668,7 @@ static Suite *corr_suite(void)
 	suite_add_tcase(s, b);
 	tcase_add_test(m, match_hosts);
 	tcase_add_test(m, match_direction_and_window);
+	tcase_add_test(m, live_flow_series_capped);
 	suite_add_tcase(s, m);
 	tcase_add_test(x, txn_fttc);
 	tcase_add_test(x, txn_rate_bucket);
