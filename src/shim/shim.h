@@ -320,7 +320,10 @@ void shim_table_each(struct shim_table *t,
 
 /* ---- per-socket state (shim_sock.c) ---- */
 
-enum shim_state { SHIM_FREE, SHIM_ARMED, SHIM_ASIDE };
+/* PENDING: an unconnected UDP socket under a --ports/--peers filter
+ * that not every datagram passes: not armed (no flags, no ring) until
+ * the first datagram to a destination the filter takes. */
+enum shim_state { SHIM_FREE, SHIM_ARMED, SHIM_ASIDE, SHIM_PENDING };
 
 #define SHIM_UDP_RING 1024	/* datagrams awaiting their stamp */
 #define SHIM_STASH 16		/* UDP stamps that came before their record */
@@ -434,6 +437,12 @@ static inline struct shim_sock *shim_sock_for_send(int fd)
 		return shim_classify(fd);
 	return shim_sock_armed(fd);
 }
+
+/* A send to `to` on fd, which shim_sock_for_send() found unarmed: the
+ * socket armed now when it is a pending unconnected UDP socket and the
+ * filter takes that destination; else NULL. */
+struct shim_sock *shim_sock_for_dest(int fd, const struct sockaddr *to,
+				     socklen_t len);
 
 /* Step aside from sk (fd): read what is queued, switch our stamping off,
  * count and log once why. Safe to call on a socket already aside. The

@@ -169,6 +169,9 @@ static ssize_t via(struct call *c)
 	struct msghdr m = { 0 };
 	ssize_t n;
 
+	if (SHIM_UNLIKELY(!sk) && (c->to || (c->how == VIA_SENDMSG && c->msg)))
+		sk = shim_sock_for_dest(c->fd, c->to ? c->to : c->msg->msg_name,
+					c->to ? c->tolen : c->msg->msg_namelen);
 	if (SHIM_LIKELY(!sk))
 		return plain(c);
 	if (sk->tcp) {
@@ -316,6 +319,9 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags)
 	struct shim_sock *sk = shim_sock_for_send(fd);
 	int r, e;
 
+	for (unsigned i = 0; SHIM_UNLIKELY(!sk) && vec && i < vlen && i < 64; i++)
+		sk = shim_sock_for_dest(fd, vec[i].msg_hdr.msg_name,
+					vec[i].msg_hdr.msg_namelen);
 	if (SHIM_LIKELY(!sk))
 		return REAL(sendmmsg)(fd, vec, vlen, flags);
 	for (unsigned i = 0; i < vlen; i++) {

@@ -181,27 +181,29 @@ static struct shim_sock *sock_alloc(bool tcp)
 	sk->tcp = tcp;
 	sk->phc = -1;
 	atomic_store(&sk->refs, 1);
-	if (!tcp) {
-		if (!sk->ring) {
-			void *r = mmap(NULL, SHIM_UDP_RING * sizeof(*sk->ring),
-				       PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			if (r == MAP_FAILED) {
-				atomic_flag_clear(&sk->reaping);
-				pool_push(sk);
-				return NULL;
-			}
-			sk->ring = r;	/* fresh pages are zero */
-		} else {
-			for (unsigned i = 0; i < SHIM_UDP_RING; i++) {
-				atomic_store(&sk->ring[i].tag, 0);
-				atomic_store(&sk->ring[i].stamped, false);
-			}
-		}
-	}
 	atomic_flag_clear(&sk->reaping);
 	return sk;
+}
+
+/* A UDP socket's ring, when it is armed: mapped the first time, kept with
+ * the state for the next socket (its records cleared). */
+static int ring_get(struct shim_sock *sk)
+{
+	void *r;
+
+	if (sk->ring) {
+		for (unsigned i = 0; i < SHIM_UDP_RING; i++) {
+			atomic_store(&sk->ring[i].tag, 0);
+			atomic_store(&sk->ring[i].stamped, false);
+		}
+		return 0;
+	}
+	r = mmap(NULL, SHIM_UDP_RING * sizeof(*sk->ring), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return -ENOMEM;
+	sk->ring = r;	/* fresh pages are zero */
+	return 0;
 }
 
 bool shim_sock_trylock(struct shim_sock *sk, int tries)
@@ -247,6 +249,8 @@ static int arm(struct shim_sock *sk, int fd, bool adopt)
 	 * key from now (TCP: write_seq; UDP: 0), which we then know. */
 	if (adopt)
 		set_flags(fd, 0);
+	if (!sk->tcp && ring_get(sk))
+		return -ENOMEM;
 	if (sk->tcp) {
 		if (!atomic_load(&no_id_tcp))
 			f |= TAPLESS_SOF_OPT_ID_TCP;
@@ -348,6 +352,17 @@ static uintptr_t wait_busy(_Atomic uintptr_t *slot)
 	return v;
 }
 
+/* Whether the filter takes every datagram of an unconnected socket with
+ * this local side: no peer list, and no port list or its own port in
+ * it. */
+static bool filter_takes_all(const struct frame_flow *f)
+{
+	const struct shim_filter *flt = &shim_conf.filter;
+
+	return !flt->npeers && (!flt->nports ||
+				shim_filter_match(flt, f->family, f->dst, f->sport, 0));
+}
+
 /* The look at a descriptor: the thread that holds its word at BUSY. */
 static struct shim_sock *look(int fd, _Atomic uintptr_t *slot)
 {
@@ -442,6 +457,13 @@ static struct shim_sock *look(int fd, _Atomic uintptr_t *slot)
 	sk->flow = flow;
 	sk->connected = err == 0;
 	sk->src_fixed = !tcp && !sk->connected && !addr_any(dom, flow.src);
+	if (!tcp && !sk->connected && !adopt && !filter_takes_all(&flow)) {
+		/* Each datagram has its own destination, and the filter does
+		 * not take them all: armed at the first it takes, if any. */
+		atomic_store(&sk->state, SHIM_PENDING);
+		atomic_store(slot, (uintptr_t)sk);
+		return NULL;
+	}
 	err = arm(sk, fd, adopt);
 	if (err) {
 		shim_log_once(LOG_WARNING, "fd %d: SO_TIMESTAMPING refused: %s",
@@ -494,6 +516,69 @@ struct shim_sock *shim_classify(int fd)
 
 	errno = e;
 	return sk;
+}
+
+struct shim_sock *shim_sock_for_dest(int fd, const struct sockaddr *to,
+				     socklen_t len)
+{
+	uintptr_t v = shim_table_get(&shim_socks, fd);
+	struct shim_sock *sk;
+	const uint8_t *addr;
+	uint16_t port;
+	int family, e, err;
+
+	if (!SHIM_FD_SOCK(v) || !to)
+		return NULL;
+	sk = (struct shim_sock *)v;
+	if (atomic_load_explicit(&sk->state, memory_order_relaxed) != SHIM_PENDING)
+		return NULL;
+	if (to->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		family = AF_INET;
+		addr = (const uint8_t *)&((const struct sockaddr_in *)to)->sin_addr;
+		port = ntohs(((const struct sockaddr_in *)to)->sin_port);
+	} else if (to->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)to;
+
+		family = AF_INET6;
+		addr = a->sin6_addr.s6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+			family = AF_INET;
+			addr += 12;
+		}
+		port = ntohs(a->sin6_port);
+	} else {
+		return NULL;
+	}
+	e = errno;
+	if (!sk->flow.sport) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+			sk->flow.sport = ntohs(ss.ss_family == AF_INET ?
+				((struct sockaddr_in *)&ss)->sin_port :
+				((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	if (atomic_load(&shim_conf.udp_off) ||
+	    !shim_filter_match(&shim_conf.filter, family, addr, sk->flow.sport, port) ||
+	    atomic_flag_test_and_set(&sk->reaping)) {
+		errno = e;
+		return NULL;
+	}
+	/* Held: one thread arms it. */
+	err = atomic_load(&sk->state) == SHIM_PENDING ? arm(sk, fd, false) : 0;
+	if (err) {
+		shim_log_once(LOG_WARNING, "fd %d: SO_TIMESTAMPING refused: %s",
+			      fd, strerror(-err));
+		SHIM_COUNT(aside[SHIM_ASIDE_FAILED]);
+		atomic_store(&sk->state, SHIM_ASIDE);
+	} else {
+		shim_log(LOG_DEBUG, "fd %d: stamping UDP from its first datagram "
+			 "the filter takes, flags 0x%x", fd, sk->so_flags);
+	}
+	atomic_flag_clear(&sk->reaping);
+	errno = e;
+	return shim_sock_armed(fd);
 }
 
 struct shim_sock *shim_sock_queue_ours(int fd)

@@ -20,6 +20,8 @@
 #               shared library): its stamps are read by the reaper
 #   sockperf    TCP and UDP ping-pong, sockperf unmodified: every message
 #               answered, none dropped, duplicated or out of order
+#   unconnected an unconnected UDP socket was stamped whatever --ports
+#               said (flags, a 72 KiB ring, every stamp "not wanted")
 #   pktinfo     (kernels before 6.9, forced) RX stamps our flags report
 #               pushed IP_PKTINFO out of a program's control buffer
 # The stamps themselves must still reach capd (counted below), so passing
@@ -107,6 +109,14 @@ check select-high "$out/tx.sock" "$L $out/selhigh.log" -- select 100 9401 high
 check epdup "$out/tx.sock" "$L $out/epdup.log" -- epdup 9401
 check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
 SOCK=$out/tx.sock
+# --ports on unconnected UDP: a socket is stamped from its first datagram
+# to a port in the list, and one that never sends to one is never stamped
+# (no flags, no ring).
+OPTS="$L $out/unconn.log --ports 9405" run unconnected "$sc" unconnected 9401 9405
+grep -q '1 stamped sockets (0 TCP, 1 UDP' "$out/unconn.log" &&
+	grep -q ' 10 handed to capd' "$out/unconn.log" &&
+	grep -q ' 0 not wanted' "$out/unconn.log" ||
+	fail "unconnected: want 1 UDP socket stamped, 10 handed, 0 not wanted: $(grep summary "$out/unconn.log")"
 # As before Linux 6.9 (no SOF_TIMESTAMPING_OPT_RX_FILTER, forced): RX
 # stamps turned on host-wide must not reach the program's control
 # messages, nor push out its IP_PKTINFO.

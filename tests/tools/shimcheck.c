@@ -30,6 +30,9 @@
  *   closerace PORT SECONDS one thread sends on a UDP descriptor while
  *                          another closes it and opens a new socket on the
  *                          same number
+ *   unconnected P Q        two unconnected UDP sockets: one sends 10
+ *                          datagrams to 127.0.0.1:P then 10 to Q, the
+ *                          other 10 to P only
  *   pktinfo                RX stamps turned on host-wide; a UDP socket
  *                          reads with IP_PKTINFO and a control buffer
  *                          sized for it alone (recvmsg, recvmmsg)
@@ -507,6 +510,27 @@ static int mode_closerace(int port, double secs)
 	return 0;
 }
 
+/* ---- unconnected ---- */
+
+static int mode_unconnected(int p, int q)
+{
+	struct sockaddr_in ap = lo_addr(p), aq = lo_addr(q);
+	int a = socket(AF_INET, SOCK_DGRAM, 0), b = socket(AF_INET, SOCK_DGRAM, 0);
+	int sent = 0;
+
+	for (int i = 0; i < 10; i++) {
+		sent += sendto(a, "p", 1, 0, (struct sockaddr *)&ap, sizeof(ap)) == 1;
+		sent += sendto(b, "p", 1, 0, (struct sockaddr *)&ap, sizeof(ap)) == 1;
+		nap_us(1000);
+	}
+	for (int i = 0; i < 10; i++) {
+		sent += sendto(a, "q", 1, 0, (struct sockaddr *)&aq, sizeof(aq)) == 1;
+		nap_us(1000);
+	}
+	printf("unconnected: %d datagrams sent\n", sent);
+	return 0;
+}
+
 /* ---- pktinfo ---- */
 
 static void show_ctl(const char *how, const struct msghdr *m, ssize_t n)
@@ -698,6 +722,8 @@ int main(int argc, char **argv)
 				   argc > 4 && !strcmp(argv[4], "high"));
 	if (!strcmp(m, "epdup"))
 		return mode_epdup(atoi(ARG(2)));
+	if (!strcmp(m, "unconnected"))
+		return mode_unconnected(atoi(ARG(2)), atoi(ARG(3)));
 	if (!strcmp(m, "pktinfo"))
 		return mode_pktinfo();
 	if (!strcmp(m, "closerace"))
