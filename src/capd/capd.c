@@ -117,6 +117,23 @@ struct capd_client {
 	size_t have;
 	uint64_t offset;	/* stream bytes consumed, for error messages */
 	uint64_t records;
+	uint32_t dropped;	/* the sender's own count of records it
+				 * dropped (since it started) */
+};
+
+/* Senders' own counts of the records they dropped (capd absent, slow,
+ * their queue full), by pid: a sender that reconnects reports its count
+ * since it started again, so each process is counted once, at its
+ * latest figure. Ended senders are kept up to CAPD_GONE; older ones are
+ * retired into one sum. */
+#define CAPD_GONE 256
+struct capd_senders_dropped {
+	struct {
+		pid_t pid;
+		uint32_t dropped;
+	} gone[CAPD_GONE];
+	unsigned ngone;
+	uint64_t retired;
 };
 
 /* Frame flags carried through the reorder buffer. */
@@ -166,6 +183,7 @@ struct capd {
 				 * frames and stamps of one batch share it */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
 	uint64_t tx_refused;	/* sender streams cut off: malformed records */
+	struct capd_senders_dropped sdrop;
 	uint64_t tx_lost_logged;	/* capd_txcount.lost at the last stats */
 	/* Sender stamps come (--tx-socket, --stamp-cgroup): the files get
 	 * sender-stamped interfaces, frames are held for reordering. */
@@ -490,6 +508,8 @@ struct capd_txcount {
 	uint64_t no_iface;	/* for no captured interface (or wrong PHC) */
 	uint64_t ring_full;	/* --stamp-cgroup: BPF ring buffer full */
 	uint64_t bpf_bad;	/* --stamp-cgroup: records of no known kind */
+	uint64_t by_senders;	/* dropped by the senders themselves, by
+				 * their own count (tapless-stamp, probes) */
 	uint64_t late;		/* written out of time order (hold full) */
 	uint64_t refused;	/* sender streams cut off: malformed records */
 };
@@ -518,8 +538,13 @@ static void capd_txcount(const struct capd *d, struct capd_txcount *c)
 			c->bpf_bad = bst.bad;
 		}
 	}
+	c->by_senders = d->sdrop.retired;
+	for (unsigned i = 0; i < d->sdrop.ngone; i++)
+		c->by_senders += d->sdrop.gone[i].dropped;
+	for (unsigned i = 0; i < d->ncl; i++)
+		c->by_senders += d->cl[i].dropped;
 	c->lost = c->no_frame + c->waiting_full + c->no_iface + c->ring_full +
-		  c->bpf_bad;
+		  c->bpf_bad + c->by_senders;
 }
 
 /* The kernel's counters of every open capture, per interface and
@@ -714,6 +739,13 @@ static void capd_accept(struct capd *d)
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
 		c->pid = pid;
+		/* Back after a disconnection: its count goes on from there. */
+		for (unsigned i = 0; i < d->sdrop.ngone; i++)
+			if (d->sdrop.gone[i].pid == pid) {
+				c->dropped = d->sdrop.gone[i].dropped;
+				d->sdrop.gone[i] = d->sdrop.gone[--d->sdrop.ngone];
+				break;
+			}
 		c->uid = uid;
 		c->buf = xmalloc(CAPD_CLIENT_BUF);
 		log_info("tx socket: pid %d (uid %u) connected", (int)pid,
@@ -750,6 +782,8 @@ static bool capd_client_read(struct capd *d, struct capd_client *c, int64_t now)
 		}
 		c->have += (size_t)n;
 		while ((k = txsock_decode(c->buf + off, c->have - off, &r)) > 0) {
+			if (r.dropped > c->dropped)
+				c->dropped = r.dropped;
 			capd_tx_record(d, c, &r, now);
 			off += (size_t)k;
 			c->offset += (uint64_t)k;
@@ -771,6 +805,16 @@ static bool capd_client_read(struct capd *d, struct capd_client *c, int64_t now)
 
 static void capd_client_drop(struct capd *d, unsigned k)
 {
+	struct capd_senders_dropped *g = &d->sdrop;
+
+	if (d->cl[k].dropped) {
+		if (g->ngone == CAPD_GONE) {
+			g->retired += g->gone[0].dropped;
+			g->gone[0] = g->gone[--g->ngone];
+		}
+		g->gone[g->ngone].pid = d->cl[k].pid;
+		g->gone[g->ngone++].dropped = d->cl[k].dropped;
+	}
 	close(d->cl[k].fd);
 	free(d->cl[k].buf);
 	d->cl[k] = d->cl[--d->ncl];
@@ -939,14 +983,16 @@ static void capd_log_stats(struct capd *d)
 		log_at(c.lost > d->tx_lost_logged ? LOG_WARNING : LOG_INFO,
 		       "tx stamps: %llu written, %llu lost (%llu found no frame, "
 		       "%llu too many waiting, %llu for no captured interface, "
-		       "%llu ring buffer full, %llu bad BPF records); %llu "
+		       "%llu ring buffer full, %llu bad BPF records, %llu "
+		       "dropped by the senders); %llu "
 		       "written out of order; %llu senders cut off",
 		       (unsigned long long)c.written, (unsigned long long)c.lost,
 		       (unsigned long long)c.no_frame,
 		       (unsigned long long)c.waiting_full,
 		       (unsigned long long)c.no_iface,
 		       (unsigned long long)c.ring_full,
-		       (unsigned long long)c.bpf_bad, (unsigned long long)c.late,
+		       (unsigned long long)c.bpf_bad,
+		       (unsigned long long)c.by_senders, (unsigned long long)c.late,
 		       (unsigned long long)c.refused);
 		d->tx_lost_logged = c.lost;
 	}

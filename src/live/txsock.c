@@ -94,7 +94,7 @@ int txsock_encode(void *buf, size_t cap, const struct txsock_rec *r)
 	bytes_put_le16(p + 28, r->flags);
 	bytes_put_le16(p + 30, keyed ? 0 : r->linktype);
 	bytes_put_le32(p + 32, (uint32_t)r->phc);
-	bytes_put_le32(p + 36, 0);
+	bytes_put_le32(p + 36, r->dropped);
 	if (keyed)
 		key_put(p + TXSOCK_HDR_LEN, &r->key);
 	else if (r->caplen)
@@ -133,6 +133,7 @@ int txsock_decode(const void *buf, size_t len, struct txsock_rec *r)
 	r->ts_ns = (int64_t)bytes_get_le64(p + 16);
 	r->flags = bytes_get_le16(p + 28);
 	r->phc = (int32_t)bytes_get_le32(p + 32);
+	r->dropped = bytes_get_le32(p + 36);
 	if (version == TXSOCK_VERSION_KEYED) {
 		if (!(r->flags & TXSOCK_F_KEYED))
 			return -EBADMSG;
@@ -276,6 +277,7 @@ void txsock_reset(struct txsock_client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	txsock_forget(c);
+	memset(&c->st, 0, sizeof(c->st));	/* a new sender's counts */
 }
 
 /* Queue r without writing. Returns 0 or -ENOBUFS (dropped, counted). */
@@ -294,7 +296,12 @@ static int client_queue(struct txsock_client *c, const struct txsock_rec *r)
 		c->tail -= c->head;
 		c->head = 0;
 	}
-	n = txsock_encode(c->buf + c->tail, CLIENT_BUF - c->tail, r);
+	{
+		struct txsock_rec rr = *r;
+
+		rr.dropped = (uint32_t)c->st.dropped;
+		n = txsock_encode(c->buf + c->tail, CLIENT_BUF - c->tail, &rr);
+	}
 	if (n < 0) {
 		c->st.dropped++;
 		return -ENOBUFS;
@@ -359,6 +366,11 @@ void txsock_client_stats(const struct txsock_client *c,
 			 struct txsock_client_stats *st)
 {
 	*st = c->st;
+}
+
+void txsock_client_add_dropped(struct txsock_client *c, uint64_t n)
+{
+	c->st.dropped += n;
 }
 
 int txsock_client_fd(const struct txsock_client *c)

@@ -21,7 +21,9 @@
  *    28   2 flags     TXSOCK_F_*
  *    30   2 linktype  LINKTYPE_* of the frame (1: Ethernet)
  *    32   4 phc       PHC index of a hardware stamp, -1 for software
- *    36   4 reserved  0
+ *    36   4 dropped   records this sender has dropped since it started
+ *                     (mod 2^32): capd reports senders' losses while
+ *                     they run; 0 from a sender that does not count
  *
  * A version 1 record carries the frame its sender built (the probes know
  * every byte they send). A version 2 record carries only the stamp and the
@@ -111,6 +113,8 @@ struct txsock_rec {
 	int32_t phc;
 	const uint8_t *frame;
 	uint32_t caplen;
+	uint32_t dropped;	/* decoded: the header's dropped (encoding
+				 * takes the client's own count) */
 	struct txsock_key key;	/* with TXSOCK_F_KEYED (frame NULL,
 				 * caplen, origlen and linktype 0) */
 };
@@ -148,9 +152,9 @@ int txsock_connect(struct txsock_client **out, const char *path);
  * on a path a signal handler may run). The first send connects. */
 int txsock_client_new(struct txsock_client **out, const char *path);
 
-/* Close the connection and drop what is queued; the next send connects
- * anew at once (a forked child, which must not write on its parent's
- * connection). */
+/* Close the connection, drop what is queued and start the counts afresh;
+ * the next send connects anew at once (a forked child, which must not
+ * write on its parent's connection, nor report its parent's losses). */
 void txsock_reset(struct txsock_client *c);
 /* The same without closing the descriptor: it is no longer ours (the
  * program made that number a copy of one of its own). */
@@ -172,6 +176,10 @@ int txsock_flush(struct txsock_client *c, int timeout_ms);
 
 void txsock_client_stats(const struct txsock_client *c,
 			 struct txsock_client_stats *st);
+/* Count n records the caller dropped before they reached the client (a
+ * full queue of its own): they go into dropped, and so into the count
+ * each record tells capd. */
+void txsock_client_add_dropped(struct txsock_client *c, uint64_t n);
 /* The descriptor of the connection, or -1 while there is none: a preload
  * library keeps the program it runs in from closing it. */
 int txsock_client_fd(const struct txsock_client *c);

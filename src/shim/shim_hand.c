@@ -38,6 +38,8 @@ static atomic_flag drainer = ATOMIC_FLAG_INIT;
 static struct txsock_client *client;	/* the drainer's alone */
 static atomic_bool client_lost;		/* its descriptor went to the
 					 * program (dup2 onto it) */
+static _Atomic uint64_t q_dropped;	/* the queue was full: told to the
+					 * client, which tells capd */
 static bool client_bad;
 
 static void q_reset(void)
@@ -108,6 +110,8 @@ static void drain(void)
 
 	if (atomic_exchange(&client_lost, false) && client)
 		txsock_forget(client);
+	if (client && atomic_load_explicit(&q_dropped, memory_order_relaxed))
+		txsock_client_add_dropped(client, atomic_exchange(&q_dropped, 0));
 	do {
 		size_t queued = 0;
 
@@ -144,8 +148,11 @@ static void kick(void)
 void shim_hand(const struct txsock_rec *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!q_put(&r[i]))
+		if (!q_put(&r[i])) {
 			SHIM_COUNT(dropped);
+			atomic_fetch_add_explicit(&q_dropped, 1,
+						  memory_order_relaxed);
+		}
 	if (n)
 		kick();
 }
@@ -193,6 +200,7 @@ void shim_hand_after_fork(void)
 	 * our copy of its queue dropped; the next hand-over connects. */
 	atomic_flag_clear(&drainer);
 	q_reset();
+	atomic_store(&q_dropped, 0);
 	if (client)
 		txsock_reset(client);
 	shim_own_set(SHIM_OWN_CLIENT, -1);

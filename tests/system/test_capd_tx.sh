@@ -101,7 +101,7 @@ build/tools/capdump "$f" > "$out/dump" || fail "capdump: $(tail -1 "$out/dump")"
 # sender-stamped interface (iface 2: in, out, sender-stamped), the last
 # one written equal to it.
 per=$(grep 'tx stamps: ' "$out/capd.log" | tail -1)
-echo "$per" | grep -q "tx stamps: 800 written, 2 lost (2 found no frame, 0 too many waiting, 0 for no captured interface, 0 ring buffer full, 0 bad BPF records); 0 written out of order; 2 senders cut off" ||
+echo "$per" | grep -q "tx stamps: 800 written, 2 lost (2 found no frame, 0 too many waiting, 0 for no captured interface, 0 ring buffer full, 0 bad BPF records, 0 dropped by the senders); 0 written out of order; 2 senders cut off" ||
 	fail "last periodic TX stamp line: $per"
 isb=$(build/tools/capdump --blocks "$f" | awk '$1 == "isb" && $3 == 2 { n++; d = $5 } END { print n + 0, d }')
 [ "$isb" = "$(echo "$isb" | cut -d' ' -f1) 2" ] && [ "${isb%% *}" -ge 2 ] ||

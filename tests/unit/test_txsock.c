@@ -34,6 +34,7 @@ START_TEST(round_trip)
 	for (unsigned i = 0; i < sizeof(frame); i++)
 		frame[i] = (uint8_t)(i * 7);
 	in = rec(frame, sizeof(frame), 1700000000123456789LL);
+	in.dropped = 123456;
 	n = txsock_encode(buf, sizeof(buf), &in);
 	ck_assert_int_eq(n, TXSOCK_HDR_LEN + 100);
 	/* Every proper prefix is "read more", never a record or an error. */
@@ -46,6 +47,7 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(out.flags, TXSOCK_F_HW | TXSOCK_F_TAI);
 	ck_assert_uint_eq(out.linktype, 1);
 	ck_assert_int_eq(out.phc, 2);
+	ck_assert_uint_eq(out.dropped, 123456);
 	ck_assert_uint_eq(out.caplen, 100);
 	ck_assert_mem_eq(out.frame, frame, 100);
 	/* Little-endian on the wire whatever the host: magic reads "TLTX". */
@@ -123,6 +125,9 @@ START_TEST(client_server)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pid, getpid());
 	ck_assert_uint_eq(uid, geteuid());
+	/* Records the caller dropped before the client: every record tells
+	 * the daemon the sender's count. */
+	txsock_client_add_dropped(c, 5);
 	for (int i = 0; i < 100; i++) {
 		memset(frame, i, sizeof(frame));
 		r = rec(frame, (uint32_t)(20 + i % 40), 1000 + i);
@@ -131,7 +136,7 @@ START_TEST(client_server)
 	ck_assert_int_eq(txsock_flush(c, 1000), 0);
 	txsock_client_stats(c, &st);
 	ck_assert_uint_eq(st.sent, 100);
-	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_eq(st.dropped, 5);
 	txsock_close(c);
 
 	/* Read until EOF, decoding across read boundaries. */
@@ -152,6 +157,7 @@ START_TEST(client_server)
 			ck_assert(out.ts_ns == 1000 + got);
 			ck_assert_uint_eq(out.caplen, 20 + got % 40);
 			ck_assert_uint_eq(out.frame[0], got);
+			ck_assert_uint_eq(out.dropped, 5);
 			got++;
 			off += (size_t)k;
 		}
