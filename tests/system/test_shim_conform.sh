@@ -22,6 +22,7 @@
 #               answered, none dropped, duplicated or out of order
 #   unconnected an unconnected UDP socket was stamped whatever --ports
 #               said (flags, a 72 KiB ring, every stamp "not wanted")
+#   forkexec    a child forked to exec read its parent's stamp queues
 #   pktinfo     (kernels before 6.9, forced) RX stamps our flags report
 #               pushed IP_PKTINFO out of a program's control buffer
 # The stamps themselves must still reach capd (counted below), so passing
@@ -117,6 +118,14 @@ grep -q '1 stamped sockets (0 TCP, 1 UDP' "$out/unconn.log" &&
 	grep -q ' 10 handed to capd' "$out/unconn.log" &&
 	grep -q ' 0 not wanted' "$out/unconn.log" ||
 	fail "unconnected: want 1 UDP socket stamped, 10 handed, 0 not wanted: $(grep summary "$out/unconn.log")"
+# A child forked only to execute a program sent nothing: it must leave
+# the queues it shares with its parent to the parent (before, it read
+# them before exec and handed the parent's stamps over itself).
+OPTS="$L $out/forkexec.log" run forkexec "$sc" forkexec 9401
+grep '(before exec)' "$out/forkexec.log" | grep -q ' [1-9][0-9]* stamps read' &&
+	fail "forkexec: a child read stamps before exec: $(grep 'before exec' "$out/forkexec.log")"
+grep -q ' 20 stamps read' "$out/forkexec.log" ||
+	fail "forkexec: the parent did not read its 20 stamps: $(grep summary "$out/forkexec.log")"
 # As before Linux 6.9 (no SOF_TIMESTAMPING_OPT_RX_FILTER, forced): RX
 # stamps turned on host-wide must not reach the program's control
 # messages, nor push out its IP_PKTINFO.

@@ -33,6 +33,8 @@
  *   unconnected P Q        two unconnected UDP sockets: one sends 10
  *                          datagrams to 127.0.0.1:P then 10 to Q, the
  *                          other 10 to P only
+ *   forkexec PORT          stamps queued on a UDP socket (raw sends), then
+ *                          a child forked to execute true(1) at once
  *   pktinfo                RX stamps turned on host-wide; a UDP socket
  *                          reads with IP_PKTINFO and a control buffer
  *                          sized for it alone (recvmsg, recvmmsg)
@@ -65,6 +67,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -531,6 +534,27 @@ static int mode_unconnected(int p, int q)
 	return 0;
 }
 
+/* ---- forkexec ---- */
+
+static int mode_forkexec(int port)
+{
+	int s = udp_to(port), st = 0;
+	pid_t pid;
+
+	for (int i = 0; i < 20; i++)
+		if (syscall(SYS_sendto, s, "fe", 2, 0, NULL, 0) != 2)
+			die("sendto");
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		die("fork");
+	printf("forkexec: child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
 /* ---- pktinfo ---- */
 
 static void show_ctl(const char *how, const struct msghdr *m, ssize_t n)
@@ -726,6 +750,8 @@ int main(int argc, char **argv)
 		return mode_unconnected(atoi(ARG(2)), atoi(ARG(3)));
 	if (!strcmp(m, "pktinfo"))
 		return mode_pktinfo();
+	if (!strcmp(m, "forkexec"))
+		return mode_forkexec(atoi(ARG(2)));
 	if (!strcmp(m, "closerace"))
 		return mode_closerace(atoi(ARG(2)), atof(ARG(3)));
 	if (!strcmp(m, "peer-closer") && argc > 2)
