@@ -293,8 +293,12 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	corr_fields(m->fix, &f);
 	if (c->cfg.follow && !c->flows[s->flow].announced)
 		corr_live_session(c, s, &f, ts);
-	if (corr_is(&f, F_35, "X"))
+	if (corr_is(&f, F_35, "X")) {
 		corr_md_seen(c, h, ts);
+		s->carried |= 1u << TXN_TICK_TO_TRADE;
+	} else if (corr_is(&f, F_35, "8") && corr_is(&f, F_39, "2")) {
+		s->carried |= 1u << TXN_FILL_TO_SELL;
+	}
 	if (s->dir != DIR_UNKNOWN)
 		corr_txn(c, h, s->dir, ts, m->fix, &f);
 	else
@@ -396,6 +400,9 @@ void corr_packet(struct corr *c, struct corr_host *h)
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
 			  (uint64_t)h->next.file << CORR_REF_SHIFT |
 			  (pkt->offset & CORR_REF_OFFSET));
+	/* A hole opened or closed: orders waiting for it (corr_txn.c). */
+	if (s->dir == DIR_IN)
+		corr_txn_holes(c, s);
 }
 
 /* Link events tapless-capd wrote into a host's captures (a link down or
@@ -479,8 +486,12 @@ void corr_stream_fold(struct corr_stream *s)
 
 void corr_finish(struct corr *c)
 {
-	for (size_t i = 0; i < c->nstreams; i++)
+	for (size_t i = 0; i < c->nstreams; i++) {
 		fixstream_finish(c->streams[i]->fs);
+		corr_txn_holes(c, c->streams[i]);
+	}
+	for (unsigned i = 0; i < c->nhosts; i++)
+		corr_txn_flush(c, c->hosts[i]);
 	corr_match_drain(c);
 	for (size_t i = 0; i < c->nstreams; i++)
 		corr_stream_fold(c->streams[i]);
@@ -579,6 +590,8 @@ void corr_destroy(struct corr *c)
 			hmap_destroy(h->syms);
 		}
 		free(h->orders);
+		free(h->pend);
+		free(h->losses);
 		free(h);
 	}
 	for (size_t i = 0; i < c->nstreams; i++) {

@@ -123,6 +123,7 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	c->flows[s->flow].streams++;
 	s->fs = fixstream_create(f->proto == IPPROTO_TCP, c->scratch,
 				 c->cfg.hold_ns, corr_on_msg, s);
+	fixstream_on_lost(s->fs, corr_txn_lost);
 	if (c->nstreams == c->cap_streams) {
 		c->cap_streams = c->cap_streams ? c->cap_streams * 2 : 64;
 		c->streams = xrealloc(c->streams,
@@ -153,6 +154,7 @@ void corr_flow_expire(struct corr *c, int64_t before)
 			continue;
 		}
 		fixstream_finish(s->fs);
+		corr_txn_holes(c, s);	/* its holes given up */
 		corr_stream_fold(s);
 		corr_flow_key(&k, &s->key, (uint8_t)s->h->idx, s->dir);
 		hmap_del(c->stream_map, &k);

@@ -169,6 +169,28 @@ static void corr_print_hops(const struct corr *c, struct printer *p)
 	free(v);
 }
 
+/* The holes a host's capture never filled, per flow, and the samples
+ * each hid: a figure the losses touched is named with them. */
+static void corr_print_losses(const struct corr *c, struct printer *p,
+			      const struct corr_host *h)
+{
+	print_array_begin(p, "capture_losses");
+	for (unsigned i = 0; i < h->nlosses; i++) {
+		const struct corr_loss *l = &h->losses[i];
+
+		print_object_begin(p, NULL);
+		print_str(p, "flow", "\n    capture lost bytes of %s:",
+			  c->flows[l->flow].name);
+		print_uint(p, "holes", " %llu holes", l->holes);
+		print_uint(p, "hole_bytes", ", %llu bytes", l->bytes);
+		print_uint(p, "samples_affected",
+			   ", %llu transactions not measured for it",
+			   l->affected);
+		print_object_end(p);
+	}
+	print_array_end(p);
+}
+
 static void corr_print_txns(const struct corr *c, struct printer *p)
 {
 	struct corr_stat *v = corr_sorted(&c->txns);
@@ -185,9 +207,18 @@ static void corr_print_txns(const struct corr *c, struct printer *p)
 		print_uint(p, "count", "  %llu\n   ", hist_count(s->h));
 		corr_print_latency(p, "latency_ns", s->h);
 		if (s->bucket == NO_BUCKET && (s->kind == TXN_TICK_TO_TRADE ||
-						s->kind == TXN_FILL_TO_SELL))
-			print_uint(p, "no_trigger", NULL,
-				   c->hosts[s->from]->no_trigger[s->kind]);
+						s->kind == TXN_FILL_TO_SELL)) {
+			const struct corr_host *h = c->hosts[s->from];
+
+			print_uint(p, "no_trigger", NULL, h->no_trigger[s->kind]);
+			if (h->trigger_lost[s->kind])
+				print_uint(p, "trigger_lost", "   %llu orders not "
+					   "measured: their trigger may be in "
+					   "bytes the capture lost\n",
+					   h->trigger_lost[s->kind]);
+			else
+				print_uint(p, "trigger_lost", NULL, 0);
+		}
 		print_object_end(p);
 	}
 	print_array_end(p);
@@ -320,6 +351,16 @@ static void corr_print_unmatched(const struct corr *c, struct printer *p)
 					   ", %llu orders without a trigger" :
 					   " + %llu", h->no_trigger[k]);
 		print_object_end(p);
+		print_object_begin(p, "trigger_lost");
+		for (int k = 0; k < TXN_KINDS; k++)
+			if (k == TXN_TICK_TO_TRADE || k == TXN_FILL_TO_SELL)
+				print_uint(p, corr_txn_names[k],
+					   k == TXN_TICK_TO_TRADE ?
+					   ", %llu whose trigger the capture may "
+					   "have lost" : " + %llu",
+					   h->trigger_lost[k]);
+		print_object_end(p);
+		corr_print_losses(c, p, h);
 		print_object_end(p);
 	}
 	print_array_end(p);

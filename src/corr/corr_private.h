@@ -38,6 +38,9 @@ struct hist;
 #define CORR_RATE_RING 64	/* market data stamps for the rate */
 #define CORR_ORDERS 65536	/* orders awaiting their reports, per host */
 #define CORR_MAX_WARNINGS 64
+#define CORR_LOST_RING 256	/* capture holes kept per host, for the
+				 * transactions they may have hidden */
+#define CORR_PEND_MAX 65536	/* orders waiting for holes, per host */
 #define NO_BUCKET (-1)
 #define ALL_FLOWS UINT32_MAX
 /* A frame's ref for its stream (fixstream_segment()): file and block. */
@@ -84,6 +87,35 @@ struct corr_sym {
 	char name[32];
 	struct corr_ring md;	/* RX 35=X bids */
 	struct corr_ring fill;	/* RX 35=8 39=2 of a BUY */
+};
+
+/* An order whose trigger (the latest before it, by stamp) may still be
+ * behind a hole in one of its host's inbound streams. */
+struct corr_pend {
+	int64_t ts;
+	struct corr_sym *y;
+	int kind;		/* TXN_TICK_TO_TRADE or TXN_FILL_TO_SELL */
+	int bucket;		/* the market data rate's at its stamp */
+	int64_t trig;		/* its latest trigger so far (0: none):
+				 * triggers released later update it, as the
+				 * symbol's ring moves on meanwhile */
+};
+
+/* Bytes one of the host's inbound streams never got (a hole given up):
+ * on the wire in [lo, hi), on flow, which had carried the trigger kinds
+ * in `carried` (bit per enum corr_txn_kind; all when it had carried
+ * nothing yet). */
+struct corr_lost {
+	int64_t lo, hi;
+	uint32_t flow;
+	unsigned carried;
+};
+
+/* Per host and flow: holes given up, their bytes, and the samples they
+ * hid (orders counted as trigger_lost because of them). */
+struct corr_loss {
+	uint32_t flow;
+	uint64_t holes, bytes, affected;
 };
 
 struct corr_order {
@@ -152,6 +184,19 @@ struct corr_host {
 	struct hmap *syms;	/* name, zero-padded: struct corr_sym * */
 	struct corr_order *orders;
 	uint64_t no_trigger[TXN_KINDS];
+	/* Stamp order: orders wait while an inbound stream holds bytes
+	 * behind a hole (corr_txn.c). */
+	unsigned holes_open;		/* inbound streams with a hole now */
+	struct corr_pend *pend;
+	size_t npend, cap_pend;
+	struct corr_lost lost[CORR_LOST_RING];
+	unsigned nlost, lost_head;
+	int64_t lost_horizon;		/* hi of the newest region the ring
+					 * let go: triggers before it cannot
+					 * be cleared */
+	struct corr_loss *losses;
+	unsigned nlosses;
+	uint64_t trigger_lost[TXN_KINDS];
 };
 
 struct corr_flow {
@@ -189,6 +234,9 @@ struct corr_stream {
 	struct frame_flow key;
 	struct fixstream *fs;
 	bool sender_seen;	/* a frame stamped by its sender came */
+	bool hole;		/* inbound, bytes held behind a hole */
+	int64_t hole_lo;	/* then: messages from here may be missing */
+	unsigned carried;	/* trigger kinds its messages carried */
 	int64_t last_ts;	/* stamp of its last packet */
 	/* The packet being fed: its interface's clock, for the journal. */
 	const struct corr_iface *ifc;
@@ -379,6 +427,13 @@ void corr_fields(const struct fix_msg *m, struct corr_fields *f);
 bool corr_is(const struct corr_fields *f, int k, const char *s);
 /* A message of known direction at h: triggers kept, transactions sampled
  * into c->txns (and the samples file). */
+/* A stream's hole opened, closed or was given up (after each segment and
+ * at the end): orders waiting for it are looked at again. */
+void corr_txn_holes(struct corr *c, struct corr_stream *s);
+/* fixstream_lost_fn of an inbound stream. */
+void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes);
+/* Every order still waiting: evaluated now (the end of the input). */
+void corr_txn_flush(struct corr *c, struct corr_host *h);
 void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 	      int64_t ts, const struct fix_msg *m,
 	      const struct corr_fields *f);

@@ -2,11 +2,26 @@
  * rules (tick-to-trade, fill-to-sell, order-to-ack, order-to-fill) from
  * the triggers kept per symbol and the orders awaiting their reports, and
  * the market data rate that puts samples in their rate bucket.
+ *
+ * Stamp order. Tick-to-trade and fill-to-sell pair an order with the
+ * latest trigger before it by stamp. Streams hand messages out in the
+ * order reassembly releases them, and a hole in an inbound stream (a
+ * segment lost on the wire and resent, or a frame the capture dropped)
+ * holds every later message of that stream back. So an order is only
+ * paired once no inbound stream of its host holds bytes from before its
+ * stamp behind a hole (corr_txn_holes(); until then it waits, in
+ * h->pend). A hole that is given up (the capture never had those bytes)
+ * is remembered with the time span its bytes were on the wire in: an
+ * order whose latest known trigger is older than such a span that began
+ * before the order may have been triggered by a message in it, and is
+ * counted as trigger_lost, never paired with the older trigger.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fix/fix.h"
+#include "fix/fixstream.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
 
@@ -115,11 +130,9 @@ static struct corr_order *corr_order(struct corr *c, struct corr_host *h,
 	return victim;
 }
 
-static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
-			    int64_t ts, int64_t v)
+static void corr_txn_sample_at(struct corr *c, struct corr_host *h,
+			       int kind, int64_t ts, int64_t v, int b)
 {
-	int b = h->bucket;
-
 	if (c->cfg.samples)
 		corr_sample_line(c, corr_txn_names[kind], h->name, h->name, ts,
 				 v, SYNC_NONE, -1, b, "-");
@@ -135,6 +148,183 @@ static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
 					(uint16_t)h->idx, ALL_FLOWS, b, kind,
 					NULL), v, SYNC_NONE, -1);
 	c->measured = true;
+}
+
+static void corr_txn_sample(struct corr *c, struct corr_host *h, int kind,
+			    int64_t ts, int64_t v)
+{
+	corr_txn_sample_at(c, h, kind, ts, v, h->bucket);
+}
+
+/* ---- stamp order ---- */
+
+static struct corr_loss *corr_loss_of(struct corr_host *h, uint32_t flow)
+{
+	for (unsigned i = 0; i < h->nlosses; i++)
+		if (h->losses[i].flow == flow)
+			return &h->losses[i];
+	h->losses = xrealloc(h->losses, (h->nlosses + 1) * sizeof(*h->losses));
+	memset(&h->losses[h->nlosses], 0, sizeof(h->losses[0]));
+	h->losses[h->nlosses].flow = flow;
+	return &h->losses[h->nlosses++];
+}
+
+void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
+{
+	struct corr_stream *s = arg;
+	struct corr_host *h = s->h;
+	struct corr_loss *l = corr_loss_of(h, s->flow);
+	struct corr_lost *r;
+
+	l->holes++;
+	l->bytes += bytes;
+	if (s->dir != DIR_IN)
+		return;		/* the host's own orders: not seen at all */
+	if (h->nlost == CORR_LOST_RING) {
+		r = &h->lost[h->lost_head];
+		if (r->hi > h->lost_horizon)
+			h->lost_horizon = r->hi;
+	} else {
+		h->nlost++;
+	}
+	r = &h->lost[h->lost_head];
+	h->lost_head = (h->lost_head + 1) % CORR_LOST_RING;
+	r->lo = lo;
+	r->hi = hi;
+	r->flow = s->flow;
+	r->carried = s->carried ? s->carried : ~0u;
+}
+
+/* Whether lost bytes may have held a trigger of the order's kind later
+ * than trig (*which: their region, NULL when the ring let it go). */
+static bool corr_lost_hides(const struct corr_host *h, int kind, int64_t trig,
+			    int64_t ts, const struct corr_lost **which)
+{
+	*which = NULL;
+	for (unsigned i = 0; i < h->nlost; i++) {
+		const struct corr_lost *r = &h->lost[i];
+
+		if ((r->carried & (1u << kind)) && r->lo < ts && r->hi > trig) {
+			*which = r;
+			return true;
+		}
+	}
+	return h->lost_horizon > trig;
+}
+
+static void corr_txn_eval(struct corr *c, struct corr_host *h,
+			  const struct corr_pend *o)
+{
+	int64_t trig = o->trig;
+	const struct corr_lost *r;
+
+	if (corr_lost_hides(h, o->kind, trig, o->ts, &r)) {
+		h->trigger_lost[o->kind]++;
+		if (r)
+			corr_loss_of(h, r->flow)->affected++;
+		return;
+	}
+	if (trig)
+		corr_txn_sample_at(c, h, o->kind, o->ts, o->ts - trig, o->bucket);
+	else
+		h->no_trigger[o->kind]++;
+}
+
+/* Where the host's inbound streams may still miss messages from: the
+ * earliest open hole's lo, or INT64_MAX. */
+static int64_t corr_holes_from(const struct corr *c, const struct corr_host *h)
+{
+	int64_t lo = INT64_MAX;
+
+	if (!h->holes_open)
+		return lo;
+	for (size_t i = 0; i < c->nstreams; i++) {
+		const struct corr_stream *s = c->streams[i];
+
+		if (s->h == h && s->hole && s->hole_lo < lo)
+			lo = s->hole_lo;
+	}
+	return lo;
+}
+
+/* Pair the waiting orders no hole holds back any more. */
+static void corr_txn_release(struct corr *c, struct corr_host *h)
+{
+	int64_t from = corr_holes_from(c, h);
+	size_t keep = 0;
+
+	for (size_t i = 0; i < h->npend; i++) {
+		if (h->pend[i].ts <= from)
+			corr_txn_eval(c, h, &h->pend[i]);
+		else
+			h->pend[keep++] = h->pend[i];
+	}
+	h->npend = keep;
+}
+
+void corr_txn_holes(struct corr *c, struct corr_stream *s)
+{
+	struct corr_host *h = s->h;
+	int64_t lo = 0;
+	bool hole = s->dir == DIR_IN && fixstream_hole(s->fs, &lo);
+
+	if (hole == s->hole && (!hole || lo == s->hole_lo))
+		return;
+	if (hole != s->hole) {
+		if (hole)
+			h->holes_open++;
+		else
+			h->holes_open--;
+	}
+	s->hole = hole;
+	s->hole_lo = lo;
+	if (h->npend)
+		corr_txn_release(c, h);
+}
+
+void corr_txn_flush(struct corr *c, struct corr_host *h)
+{
+	for (size_t i = 0; i < h->npend; i++)
+		corr_txn_eval(c, h, &h->pend[i]);
+	h->npend = 0;
+}
+
+/* A trigger of kind for y at ts, released now: a waiting order after it
+ * whose latest trigger so far is older takes it. */
+static void corr_txn_trigger(struct corr_host *h, struct corr_sym *y, int kind,
+			     int64_t ts)
+{
+	for (size_t i = 0; i < h->npend; i++) {
+		struct corr_pend *o = &h->pend[i];
+
+		if (o->y == y && o->kind == kind && ts < o->ts && ts > o->trig)
+			o->trig = ts;
+	}
+}
+
+/* An order at ts: paired now, or once no hole holds its trigger back. */
+static void corr_txn_order(struct corr *c, struct corr_host *h, int kind,
+			   struct corr_sym *y, int64_t ts)
+{
+	struct corr_pend o = { .ts = ts, .y = y, .kind = kind,
+			       .bucket = h->bucket };
+
+	o.trig = corr_ring_before(kind == TXN_TICK_TO_TRADE ? &y->md : &y->fill,
+				  ts);
+	if (!h->holes_open || ts <= corr_holes_from(c, h)) {
+		corr_txn_eval(c, h, &o);
+		return;
+	}
+	if (h->npend == CORR_PEND_MAX) {
+		/* Cannot wait longer: counted, never paired by guess. */
+		h->trigger_lost[kind]++;
+		return;
+	}
+	if (h->npend == h->cap_pend) {
+		h->cap_pend = h->cap_pend ? h->cap_pend * 2 : 64;
+		h->pend = xrealloc(h->pend, h->cap_pend * sizeof(*h->pend));
+	}
+	h->pend[h->npend++] = o;
 }
 
 static void corr_order_check(struct corr *c, struct corr_host *h,
@@ -200,6 +390,9 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 			else if (x->tag == 55 && type == 1) {
 				y = corr_sym(h, m->buf + x->off, x->len);
 				corr_ring_add(&y->md, ts);
+				if (h->npend)
+					corr_txn_trigger(h, y, TXN_TICK_TO_TRADE,
+							 ts);
 				type = -1;
 			}
 		}
@@ -208,15 +401,10 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 	if (corr_is(f, F_35, "D") && dir == DIR_OUT) {
 		if (f->v[F_55] && (corr_is(f, F_54, "1") || corr_is(f, F_54, "2"))) {
 			bool buy = corr_is(f, F_54, "1");
-			int kind = buy ? TXN_TICK_TO_TRADE : TXN_FILL_TO_SELL;
-			int64_t trig;
 
 			y = corr_sym(h, f->v[F_55], f->len[F_55]);
-			trig = corr_ring_before(buy ? &y->md : &y->fill, ts);
-			if (trig)
-				corr_txn_sample(c, h, kind, ts, ts - trig);
-			else
-				h->no_trigger[kind]++;
+			corr_txn_order(c, h, buy ? TXN_TICK_TO_TRADE :
+				       TXN_FILL_TO_SELL, y, ts);
 		}
 		if (f->v[F_11]) {
 			struct corr_order *o = corr_order(
@@ -238,6 +426,8 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 		if (fill && corr_is(f, F_54, "1") && f->v[F_55]) {
 			y = corr_sym(h, f->v[F_55], f->len[F_55]);
 			corr_ring_add(&y->fill, ts);
+			if (h->npend)
+				corr_txn_trigger(h, y, TXN_FILL_TO_SELL, ts);
 		}
 		o = corr_order(c, h, hmap_hash(f->v[F_11], f->len[F_11]),
 			       ts);

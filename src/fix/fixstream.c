@@ -56,6 +56,8 @@ struct fixstream {
 	uint32_t next;		/* next sequence number expected */
 	int64_t hold_ns;
 	int64_t last_ts;
+	int64_t in_ts;		/* stamp of the last bytes taken in order */
+	fixstream_lost_fn on_lost;
 	/* The pending partial message: bytes [next - len, next). */
 	char *buf;
 	uint32_t len, cap;
@@ -101,6 +103,26 @@ void fixstream_destroy(struct fixstream *s)
 	free(s->arena);
 	free(s->held);
 	free(s);
+}
+
+void fixstream_on_lost(struct fixstream *s, fixstream_lost_fn fn)
+{
+	s->on_lost = fn;
+}
+
+/* Where missing bytes may start: the first byte of the message in
+ * progress, else after the last bytes taken. */
+static int64_t hole_lo(const struct fixstream *s)
+{
+	return s->len && s->nmarks ? s->marks[0].ts : s->in_ts;
+}
+
+bool fixstream_hole(const struct fixstream *s, int64_t *lo)
+{
+	if (!s->nheld)
+		return false;
+	*lo = hole_lo(s);
+	return true;
 }
 
 const struct fixstream_stats *fixstream_stats(const struct fixstream *s)
@@ -221,6 +243,7 @@ static void append(struct fixstream *s, const uint8_t *data, uint32_t n,
 
 	s->st.bytes += n;
 	s->next += n;
+	s->in_ts = ts;
 	if (!s->len) {
 		/* Fast path: parse in place; keep only an unfinished tail. */
 		s->nmarks = 0;
@@ -347,10 +370,17 @@ static void give_up_to(struct fixstream *s, uint32_t q)
 {
 	while (seq_diff(q, s->next) > 0) {
 		uint32_t to = q;
+		int64_t hi = s->last_ts;
 
 		for (unsigned i = 0; i < s->nheld; i++)
 			if (seq_diff(s->held[i].seq, to) < 0)
 				to = s->held[i].seq;
+		for (unsigned i = 0; i < s->nheld; i++)
+			if (s->held[i].seq == to && s->held[i].ts < hi)
+				hi = s->held[i].ts;
+		if (s->on_lost)
+			s->on_lost(s->arg, hole_lo(s), hi,
+				   (uint64_t)seq_diff(to, s->next) + s->len);
 		s->st.lost_bytes += (uint32_t)seq_diff(to, s->next);
 		/* The message in progress lost its middle. */
 		s->st.lost_bytes += s->len;

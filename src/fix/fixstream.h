@@ -49,6 +49,17 @@ struct fixstream_msg {
 
 typedef void (*fixstream_fn)(void *arg, const struct fixstream_msg *m);
 
+/* Bytes given up in a hole (tapless never saw them: a capture drop, or
+ * the bytes after a snaplen cut), with the bytes before it of a message
+ * the hole cut (bytes, what lost_bytes counts at once; the rest of that
+ * message is counted as it is skipped): they were on the wire at or
+ * after lo
+ * (the stamp of the first byte of the message they cut, or of the last
+ * bytes before them) and before hi (the stamp of the first byte after
+ * them, or the newest stamp of the stream at the end). */
+typedef void (*fixstream_lost_fn)(void *arg, int64_t lo, int64_t hi,
+				  uint64_t bytes);
+
 struct fixstream_stats {
 	uint64_t segments;	/* with payload */
 	uint64_t bytes;		/* payload bytes used */
@@ -69,6 +80,9 @@ struct fixstream_stats {
 struct fixstream *fixstream_create(bool tcp, struct fix_msg *scratch,
 				   int64_t hold_ns, fixstream_fn fn, void *arg);
 void fixstream_destroy(struct fixstream *s);
+/* Be told of every hole given up (fn called before the messages after
+ * it are handed out). */
+void fixstream_on_lost(struct fixstream *s, fixstream_lost_fn fn);
 
 /* One segment or datagram: TCP seq and flags (SYN: the next byte is
  * seq + 1), payload[0..caplen) of wire_payload bytes (less when the
@@ -87,5 +101,9 @@ void fixstream_finish(struct fixstream *s);
 const struct fixstream_stats *fixstream_stats(const struct fixstream *s);
 /* Newest stamp seen, for expiring idle streams. */
 int64_t fixstream_last_ts(const struct fixstream *s);
+/* Whether bytes are held behind an open hole; then *lo is the stamp from
+ * which messages may still be missing (as fixstream_lost_fn's lo): every
+ * message whose first byte was stamped before it has been handed out. */
+bool fixstream_hole(const struct fixstream *s, int64_t *lo);
 
 #endif

@@ -477,8 +477,24 @@ static uint64_t mark_lost(bool *lost, uint32_t a, uint32_t z)
 
 /* Segment h is never captured. hold_ns short: the hole is given up as
  * soon as a held segment is older than that; long: at the end. */
+/* Holes given up, as fixstream_on_lost() reports them. */
+static struct { int64_t lo, hi; uint64_t bytes; } holes[8];
+static int nholes;
+
+static void on_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
+{
+	(void)arg;
+	ck_assert_int_lt(nholes, 8);
+	holes[nholes].lo = lo;
+	holes[nholes].hi = hi;
+	holes[nholes++].bytes = bytes;
+}
+
 static void run_hole(bool short_hold)
 {
+	int64_t lo;
+	uint32_t cut_first = 0;
+	bool cuts = false;
 	static bool lost[MAXMSG];
 	struct fixstream *fs;
 	const struct fixstream_stats *s;
@@ -496,18 +512,49 @@ static void run_hole(bool short_hold)
 		before++;
 	/* The held segments after the hole stay under the limits. */
 	ck_assert_int_lt(n - h - 1, FIXSTREAM_HOLD_SEGS);
+	/* The message the hole cuts, if any: where it starts. */
+	for (int k = 0; k < st.n; k++)
+		if (st.off[k] < items[h].off &&
+		    st.off[k] + st.mlen[k] > items[h].off) {
+			cut_first = st.off[k];
+			cuts = true;
+		}
 	fs = start(true, short_hold ? 5000 : 1000000000);
+	fixstream_on_lost(fs, on_lost);
+	nholes = 0;
 	syn(fs);
 	feed(fs, ISN + 1, items, h);
+	ck_assert(!fixstream_hole(fs, &lo));
 	feed(fs, ISN + 1, items + h + 1, n - h - 1);
 	s = fixstream_stats(fs);
 	if (short_hold) {
 		ck_assert_int_gt(ngot, before + 5);
+		ck_assert(!fixstream_hole(fs, &lo));
 	} else {
 		ck_assert_int_eq(ngot, before);
 		ck_assert_uint_eq(s->lost_bytes, 0);
+		/* Open: every message first stamped before lo is out. */
+		ck_assert(fixstream_hole(fs, &lo));
+		ck_assert_int_eq(nholes, 0);
 	}
 	finish(fs);
+	ck_assert(!fixstream_hole(fs, &lo));
+	/* Given up once: the span its bytes were on the wire in, from the
+	 * cut message's first byte (or the last bytes before the hole) to
+	 * the first byte after it. */
+	ck_assert_int_eq(nholes, 1);
+	/* Its bytes, and those of the message it cut before it (the rest
+	 * of that message is skipped afterwards: lost_bytes counts it). */
+	ck_assert_uint_eq(holes[0].bytes, items[h].len +
+			  (cuts ? items[h].off - cut_first : 0));
+	ck_assert_int_eq(holes[0].hi, items[h + 1].ts);
+	ck_assert_int_lt(holes[0].lo, items[h].ts);
+	for (int i = 0; i < h; i++)
+		if (cuts ? items[i].off <= cut_first &&
+			  items[i].off + items[i].len > cut_first : i == h - 1)
+			ck_assert_int_eq(holes[0].lo, items[i].ts);
+	if (!short_hold)
+		ck_assert_int_eq(holes[0].lo, lo);
 	expect_msgs(ISN + 1, lost);
 	ck_assert_uint_eq(s->lost_bytes, lost_bytes);
 	ck_assert_uint_gt(s->out_of_order, 0);
