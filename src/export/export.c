@@ -83,8 +83,9 @@ struct export {
 	struct record_buf rows, txns;
 	unsigned nrows, ntxns;
 	int64_t first_ns;		/* monotonic, when the batch began */
-	struct export_txn txq[EXPORT_TXQ];
-	unsigned ntxq;
+	struct export_txn *txq;		/* found, waiting for a record */
+	size_t ntxq, cap_txq;
+	bool last_skip;			/* the last record was already in */
 	uint64_t batches, retries;
 	struct export_sending snd;
 	int err;
@@ -116,6 +117,7 @@ void export_destroy(struct export *e)
 		pidfile_release(e->hosts[i].lock);
 	}
 	free(e->hosts);
+	free(e->txq);
 	chttp_destroy(e->ch);
 	record_buf_free(&e->rows);
 	record_buf_free(&e->txns);
@@ -402,10 +404,37 @@ static void export_on_txn(void *arg, unsigned host, const char *kind,
 	struct export *e = arg;
 
 	/* Held until the message that found it comes out as a record: they
-	 * are sent, or skipped as already in, together. */
-	if (e->ntxq < EXPORT_TXQ)
-		e->txq[e->ntxq++] = (struct export_txn){ host, kind, ts_ns,
-							 latency_ns };
+	 * are sent, or skipped as already in, together. Orders paired by
+	 * stamp order come out together when a hole is settled, and at the
+	 * end (tapless-correlate(8), Transactions): no fixed limit. */
+	if (e->ntxq == e->cap_txq) {
+		e->cap_txq = e->cap_txq ? e->cap_txq * 2 : EXPORT_TXQ;
+		e->txq = xrealloc(e->txq, e->cap_txq * sizeof(*e->txq));
+	}
+	e->txq[e->ntxq++] = (struct export_txn){ host, kind, ts_ns, latency_ns };
+}
+
+/* The transactions found since the last record, with a record (skip:
+ * already in, as that record is) or at the end. */
+static void export_txq_take(struct export *e, bool skip)
+{
+	for (size_t i = 0; i < e->ntxq; i++) {
+		const struct export_txn *t = &e->txq[i];
+		struct export_host *th = &e->hosts[t->host];
+
+		if (skip) {
+			th->txns_skipped++;
+			continue;
+		}
+		if (e->ch ? !e->cfg.txn_table : !e->cfg.txn_out)
+			continue;
+		record_encode_txn(&e->txns, e->ch ? RECORD_ROWBINARY :
+				  e->cfg.fmt, th->name, t->kind, t->ts, t->v);
+		e->ntxns++;
+		th->batch_txns++;
+		th->pend.txns++;
+	}
+	e->ntxq = 0;
 }
 
 static void export_on_record(void *arg, const struct corr_record *r)
@@ -454,23 +483,10 @@ static void export_on_record(void *arg, const struct corr_record *r)
 			       h->st.at_offset, at, r->at_offset);
 	}
 	h->emitted++;
-	for (unsigned i = 0; i < e->ntxq; i++) {
-		const struct export_txn *t = &e->txq[i];
-		struct export_host *th = &e->hosts[t->host];
-
-		if (skip) {
-			th->txns_skipped++;
-			continue;
-		}
-		if (e->ch ? !e->cfg.txn_table : !e->cfg.txn_out)
-			continue;
-		record_encode_txn(&e->txns, e->ch ? RECORD_ROWBINARY :
-				  e->cfg.fmt, th->name, t->kind, t->ts, t->v);
-		e->ntxns++;
-		th->batch_txns++;
-		th->pend.txns++;
-	}
-	e->ntxq = 0;
+	if (!e->nrows && !e->ntxns)
+		e->first_ns = nstime_now(CLOCK_MONOTONIC);
+	export_txq_take(e, skip);
+	e->last_skip = skip;
 	if (skip) {
 		h->skipped++;
 		return;
@@ -747,6 +763,13 @@ int export_tick(struct export *e, int64_t now_ns)
 
 int export_end(struct export *e, char err[EXPORT_ERRBUF])
 {
+	/* Found after the last record (orders waiting for holes until the
+	 * end): in, unless the last record was (a rerun). */
+	if (!e->err && e->ntxq) {
+		if (!e->nrows && !e->ntxns)
+			e->first_ns = nstime_now(CLOCK_MONOTONIC);
+		export_txq_take(e, e->last_skip);
+	}
 	export_flush(e);
 	export_reap(e);
 	if (e->err)

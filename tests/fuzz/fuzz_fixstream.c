@@ -14,7 +14,10 @@
  * fixstream_finish(). Whatever the order, overlaps and holes, reassembly
  * must never read or write out of bounds, and every message handed out
  * must pass the FIX checks again, carry stamps that were fed, and (TCP)
- * never overlap or go back on the one before it. That holds in sequence
+ * never overlap or go back on the one before it. Every hole given up
+ * (fixstream_on_lost()) names stamps that were fed (or 0 before the
+ * first bytes) and at least a byte, and no hole is open after
+ * fixstream_finish(). That holds in sequence
  * space only while every segment since the last SYN lies within a window
  * of the others: narrow deltas keep them so (9000 records of at most
  * 2^15 span less than 2^30); after a wide one the order is not checked. */
@@ -43,7 +46,18 @@ struct seen {
 	uint32_t dgram_len;	/* UDP: the datagram being parsed */
 	int64_t dgram_ts;
 	uint64_t messages;
+	uint64_t lost_reported;
 };
+
+static void on_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
+{
+	struct seen *s = arg;
+
+	if ((lo && (lo < s->ts_min || lo > s->ts_max)) || hi < s->ts_min ||
+	    hi > s->ts_max || !bytes)
+		__builtin_trap();
+	s->lost_reported += bytes;
+}
 
 static uint32_t wire_of(int64_t ts)
 {
@@ -102,8 +116,9 @@ static void run(const uint8_t *data, size_t size, bool tcp)
 	const struct fixstream_stats *st;
 	uint64_t fed = 0, records = 0;
 	uint32_t seq = 0;
-	int64_t ts = TS0;
+	int64_t ts = TS0, lo;
 
+	fixstream_on_lost(fs, on_lost);
 	while (size >= 7) {
 		uint8_t flags = data[0];
 		uint32_t delta = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
@@ -136,10 +151,15 @@ static void run(const uint8_t *data, size_t size, bool tcp)
 			s.have_prev = false;
 		fed += caplen;
 		records++;
+		if (fixstream_hole(fs, &lo) &&
+		    (!tcp || (lo && (lo < s.ts_min || lo > s.ts_max))))
+			__builtin_trap();
 		data += len;
 		size -= len;
 	}
 	fixstream_finish(fs);
+	if (fixstream_hole(fs, &lo))
+		__builtin_trap();
 	st = fixstream_stats(fs);
 	if (st->messages != s.messages || st->bytes > fed ||
 	    fixstream_last_ts(fs) != (records ? s.ts_max : 0))
