@@ -43,6 +43,7 @@ static const struct opt_def sim_opts[] = {
 	{ "start-late", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=S", "a host's capture starts S seconds after the start", 0 },
 	{ "pure-acks", 0, OPT_DOUBLE, "0.1", 0, 1, NULL, "P", "probability of a payload-less ACK after a data segment", 0 },
 	{ "noise", 0, OPT_DOUBLE, "0", 0, 1, NULL, "P", "probability of a non-FIX packet after a data segment", 0 },
+	{ "capture-drop", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=P", "frames missing from a host's capture file only, each with probability P (0.001 or 0.1%)", 0 },
 	{ "format", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=FORMAT", "capture format of a host: pcapng, pcap (ns) or pcap-us", 0 },
 	{ "journal-interval", 0, OPT_DOUBLE, "1", 0.001, 3600, NULL, "SECONDS", "time between sync journal samples", 0 },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
@@ -67,6 +68,7 @@ static int sim_lists(struct sim_config *c, const struct opts *o, char *err,
 		{ "start-late", sim_parse_start_late },
 		{ "format", sim_parse_format },
 		{ "tap", sim_parse_tap },
+		{ "capture-drop", sim_parse_capture_drop },
 	};
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
@@ -162,7 +164,12 @@ int cmd_sim(int argc, char **argv)
 		if (r.tap_file[h][0])
 			printf("%s (%llu frames), ", r.tap_file[h],
 			       (unsigned long long)r.tap_packets[h]);
-	printf("algo.journal, venue.journal, topology, truth.json}\n");
+	printf("algo.journal, venue.journal, topology, truth.json}");
+	if (c.host[SIM_ALGO].capture_drop_set || c.host[SIM_VENUE].capture_drop_set)
+		printf("; dropped from the captures: %llu algo, %llu venue",
+		       (unsigned long long)r.capture_dropped[SIM_ALGO],
+		       (unsigned long long)r.capture_dropped[SIM_VENUE]);
+	printf("\n");
 	opts_destroy(o);
 	return CMD_OK;
 usage:

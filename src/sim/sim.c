@@ -216,6 +216,11 @@ static int sim_check(const struct sim_config *c, char *err, size_t len)
 	}
 	if (c->qty < 1)
 		return sim_fail(err, len, "--qty: at least 1");
+	for (int h = 0; h < SIM_HOSTS; h++)
+		if (!(c->host[h].capture_drop >= 0 && c->host[h].capture_drop < 1))
+			return sim_fail(err, len, "--capture-drop %s=%g: a probability "
+					"from 0 to below 1", sim_hosts[h],
+					c->host[h].capture_drop);
 	return 0;
 }
 
@@ -304,6 +309,8 @@ static void sim_free(struct sim *s)
 			free(s->ref[h].d[d].v);
 			hist_destroy(s->ref[h].d[d].h);
 		}
+	for (int t = 0; t < TR_COUNT; t++)
+		free(s->txl[t].v);
 	free(s->b);
 	free(s->tr);
 	free(s->fbuf);
@@ -349,6 +356,9 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 			    sizeof(struct rec *), 0, sim_rec_less, NULL);
 	for (int h = 0; h < SIM_HOSTS; h++) {
 		sim_host_init(s, h);
+		/* A stream of its own per host: the drops change nothing else,
+		 * and one host's drops are independent of the other's. */
+		rng_seed(&s->h[h].droprng, c->seed, 30 + (uint64_t)h);
 		if (c->tap[h])
 			sim_tap_init(s, h);
 	}
@@ -406,6 +416,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 			res->packets[h] = s->h[h].packets;
 			snprintf(res->file[h], sizeof(res->file[h]), "%s", s->h[h].file);
 			res->tap_packets[h] = s->tap[h].packets;
+			res->capture_dropped[h] = s->h[h].dropped;
 			snprintf(res->tap_file[h], sizeof(res->tap_file[h]), "%s",
 				 s->tap[h].file);
 		}

@@ -17,7 +17,11 @@
  *
  * With a tap on a host (tap[]), a third kind of file: what an optical tap
  * and a capture card with a clock of their own saw on the host's fibres,
- * the reference tapless validate measures the host's stamps against.
+ * the reference tapless validate measures the host's stamps against. *
+ * With capture_drop on a host, frames are missing from its capture file
+ * and nowhere else (a capture that drops in bursts): every other byte of
+ * the run is the same, and the truth counts only what the files still let
+ * the correlator measure.
  */
 #ifndef TAPLESS_SIM_H
 #define TAPLESS_SIM_H
@@ -72,6 +76,11 @@ struct sim_host_config {
 	double start_late_s;		/* capture starts this long after start */
 	struct sim_window unsync[SIM_MAX_UNSYNC];
 	unsigned nunsync;
+	/* Probability that a frame is missing from this host's capture file
+	 * (and only from it: the host and the network behave as if it was
+	 * captured), drawn per frame from a stream of its own. 0 <= p < 1. */
+	double capture_drop;
+	bool capture_drop_set;		/* given on the command line */
 };
 
 struct sim_config {
@@ -113,6 +122,7 @@ struct sim_result {
 	char file[SIM_HOSTS][32];	/* capture file names in out_dir */
 	uint64_t tap_packets[SIM_HOSTS];	/* frames in each tap file */
 	char tap_file[SIM_HOSTS][32];	/* "" when not tapped */
+	uint64_t capture_dropped[SIM_HOSTS];	/* frames left out of each */
 };
 
 /* The defaults of tapless-sim(1): one run of 5 s at 1000/s, arista-7124sx,
@@ -143,6 +153,10 @@ int sim_parse_start_late(struct sim_config *c, const char *text, char *err,
 /* "HOST": tap that host (algo or venue). */
 int sim_parse_tap(struct sim_config *c, const char *text, char *err,
 		  size_t len);
+/* "HOST=P" or "HOST=P%": capture_drop, 0 <= P < 1 (0% to below 100%);
+ * once per host. */
+int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
+			   size_t len);
 /* "HOST=pcapng", "HOST=pcap" (nanoseconds) or "HOST=pcap-us". */
 int sim_parse_format(struct sim_config *c, const char *text, char *err,
 		     size_t len);

@@ -124,7 +124,7 @@ void sim_ev_md(struct sim *s)
 	if (!sim_fix_done(s, &w, &m))
 		return;
 	s->last_px[sym] = (int64_t)n;
-	m.meta = (struct mstart){ MK_MD, 0, (uint8_t)sym, (int16_t)s->run, 0, 0 };
+	m.meta = (struct mstart){ MK_MD, 0, (uint8_t)sym, (int16_t)s->run, 0, 0, 0 };
 	if (n % 1000 == 0) {
 		uint32_t t = (uint32_t)(n / 1000 - 1);
 		struct trade *tr = trade_get(s, t);
@@ -170,7 +170,7 @@ void sim_ev_order(struct sim *s, uint32_t t, int side)
 	fix_add_str(&w, 40, "1");
 	if (!sim_fix_done(s, &w, &m))
 		return;
-	m.meta = (struct mstart){ MK_ORDER, (uint8_t)side, tr->sym, tr->bucket, t, 0 };
+	m.meta = (struct mstart){ MK_ORDER, (uint8_t)side, tr->sym, tr->bucket, t, 0, 0 };
 	sim_react_add(f, f->snd_nxt + m.len, R_ORDER, t, side);
 	sim_flow_send(s, sim_flow_index(CONN_ORD, DIR_C2S), &m, 1, false);
 }
@@ -215,8 +215,8 @@ void sim_ev_reports(struct sim *s, uint32_t t, int side)
 	if (!exec_report(s, f, s->msg[0], tr, side, false, px, &m[0]) ||
 	    !exec_report(s, f, s->msg[1], tr, side, true, px, &m[1]))
 		return;
-	m[0].meta = (struct mstart){ MK_NEW, (uint8_t)side, tr->sym, tr->bucket, t, 0 };
-	m[1].meta = (struct mstart){ MK_FILL, (uint8_t)side, tr->sym, tr->bucket, t, 0 };
+	m[0].meta = (struct mstart){ MK_NEW, (uint8_t)side, tr->sym, tr->bucket, t, 0, 0 };
+	m[1].meta = (struct mstart){ MK_FILL, (uint8_t)side, tr->sym, tr->bucket, t, 0, 0 };
 	if (rng_chance(&s->app, s->c->coalesce)) {
 		if (side == 0)
 			sim_react_add(f, f->snd_nxt + m[0].len + m[1].len, R_FILL, t, 0);
@@ -241,7 +241,7 @@ void sim_ev_logon(struct sim *s, int conn, int dir)
 	fix_add_int(&w, 108, 30);
 	if (!sim_fix_done(s, &w, &m))
 		return;
-	m.meta = (struct mstart){ MK_LOGON, 0, 0, -1, 0, 0 };
+	m.meta = (struct mstart){ MK_LOGON, 0, 0, -1, 0, 0, 0 };
 	if (dir == DIR_C2S)
 		sim_react_add(f, f->snd_nxt + m.len, R_LOGON, (uint32_t)conn, 0);
 	sim_flow_send(s, fi, &m, 1, false);

@@ -88,17 +88,17 @@ static void wire_send(struct sim *s, int src, uint32_t flen, struct stamp_at *tx
 		rx = &dummy[1];
 	tx->ps = tx->wire_ps = t;
 	tx->stamp = sim_host_stamp(&s->h[src], t, sim_start_ns(s));
-	tx->capt = t >= s->h[src].cap_start_ps;
 	tx->set = true;
-	sim_emit(s, src, PCAPNG_DIR_OUT, t, t, tx->stamp, s->fbuf, flen, g, txtag);
+	sim_emit(s, src, PCAPNG_DIR_OUT, t, t, tx->stamp, s->fbuf, flen, g, txtag,
+		 tx);
 	w = path_arrival(s, dst, t, flen);
 	r = rx_instant(s, dst, w);
 	rx->ps = r;
 	rx->wire_ps = w;
 	rx->stamp = sim_host_stamp(&s->h[dst], r, sim_start_ns(s));
-	rx->capt = r >= s->h[dst].cap_start_ps;
 	rx->set = true;
-	sim_emit(s, dst, PCAPNG_DIR_IN, r, w, rx->stamp, s->fbuf, flen, g, rxtag);
+	sim_emit(s, dst, PCAPNG_DIR_IN, r, w, rx->stamp, s->fbuf, flen, g, rxtag,
+		 rx);
 }
 
 /* ------------------------------------------------------------- TCP flows */
@@ -279,10 +279,9 @@ static void seg_commit(struct sim *s, struct seg *g, int64_t wire, int64_t rx,
 	g->rx1.ps = rx;
 	g->rx1.wire_ps = wire;
 	g->rx1.stamp = sim_host_stamp(B, rx, sim_start_ns(s));
-	g->rx1.capt = rx >= B->cap_start_ps;
 	g->rx1.set = true;
 	sim_emit(s, f->dst, PCAPNG_DIR_IN, rx, wire, g->rx1.stamp, frame,
-		 g->flen, g, true);
+		 g->flen, g, true, &g->rx1);
 	unc_remove(f, g);
 	f->last_commit_ps = rx;
 	rcv_insert(s, f, g->off, g->off + g->len, rx);
@@ -363,6 +362,7 @@ void sim_flow_send(struct sim *s, int fi, const struct msgref *m,
 				inmsg++;
 			if (moff[i] >= o && moff[i] < o + l && g.nstart < SEG_STARTS) {
 				g.start[g.nstart] = m[i].meta;
+				g.start[g.nstart].len = (uint32_t)m[i].len;
 				g.start[g.nstart++].end = f->snd_nxt - o + moff[i] + m[i].len;
 			}
 		}
@@ -384,10 +384,9 @@ void sim_flow_send(struct sim *s, int fi, const struct msgref *m,
 
 			g.tx1.ps = g.tx1.wire_ps = t;
 			g.tx1.stamp = sim_host_stamp(A, t, sim_start_ns(s));
-			g.tx1.capt = t >= A->cap_start_ps;
 			g.tx1.set = true;
 			sim_emit(s, f->src, PCAPNG_DIR_OUT, t, t, g.tx1.stamp, s->fbuf,
-				 g.flen, &g, true);
+				 g.flen, &g, true, &g.tx1);
 		}
 		if (rng_chance(&s->fault, c->retransmit)) {
 			g.retrans = true;
@@ -448,17 +447,18 @@ void sim_ev_retrans(struct sim *s, struct seg *g)
 
 		tx2.ps = tx2.wire_ps = t;
 		tx2.stamp = sim_host_stamp(&s->h[f->src], t, sim_start_ns(s));
-		tx2.capt = t >= s->h[f->src].cap_start_ps;
 		tx2.set = true;
+		/* A first copy dropped from the capture was read in its place
+		 * (as a hole): this one is not the messages' first. */
 		sim_emit(s, f->src, PCAPNG_DIR_OUT, t, t, tx2.stamp, g->frame,
-			 g->flen, g, !g->tx1.capt);
+			 g->flen, g, !g->tx1.capt && !g->tx1.drop, &tx2);
 		w = path_arrival(s, f->dst, t, g->flen);
 		r = rx_instant(s, f->dst, w);
 		seg_commit(s, g, w, r, g->frame);
 		rxc = &g->rx1;
 	} else {
-		wire_send(s, f->src, g->flen, &tx2, &rx2, g, !g->tx1.capt,
-			  !g->rx1.capt);
+		wire_send(s, f->src, g->flen, &tx2, &rx2, g,
+			  !g->tx1.capt && !g->tx1.drop, !g->rx1.capt && !g->rx1.drop);
 		rxc = g->rx1.capt ? &g->rx1 : &rx2;
 	}
 	txc = g->tx1.capt ? &g->tx1 : &tx2;

@@ -233,3 +233,35 @@ int sim_parse_format(struct sim_config *c, const char *text, char *err,
 		}
 	return sim_fail(err, len, "--format: '%s': expected pcapng, pcap or pcap-us", v);
 }
+
+int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
+			   size_t len)
+{
+	const char *v;
+	int h = sim_host_prefix("capture-drop", text, '=', &v, err, len);
+	size_t n;
+	double p;
+
+	if (h < 0)
+		return h;
+	n = strlen(v);
+	/* "0.1%" is 0.001: the way drop rates are usually quoted. */
+	if (n && v[n - 1] == '%') {
+		if (!sim_number(v, n - 1, &p))
+			goto bad;
+		p /= 100;
+	} else if (!sim_number(v, n, &p)) {
+		goto bad;
+	}
+	if (!(p >= 0 && p < 1))
+		goto bad;
+	if (c->host[h].capture_drop_set)
+		return sim_fail(err, len, "--capture-drop: '%s': %s given twice",
+				text, sim_hosts[h]);
+	c->host[h].capture_drop = p;
+	c->host[h].capture_drop_set = true;
+	return 0;
+bad:
+	return sim_fail(err, len, "--capture-drop: '%s': expected a probability "
+			"from 0 to below 1, or a percentage below 100%%", text);
+}

@@ -65,10 +65,12 @@ extern const uint8_t sim_addr[SIM_HOSTS][4];		/* IPv4 */
 extern const struct swmodel_preset *const sim_switches[SIM_SWITCH_COUNT];
 extern const char *const sim_formats[SIM_FMT_COUNT];	/* "pcapng", ... */
 
-/* Where the first transmission or arrival of a segment was stamped. */
+/* Where the first transmission or arrival of a segment was stamped. capt:
+ * the frame is in the host's capture file; drop: it would have been but
+ * --capture-drop left it out (the stamp is the one it would have had). */
 struct stamp_at {
 	int64_t stamp, ps, wire_ps;
-	bool capt, set;
+	bool capt, set, drop;
 };
 
 enum mkind { MK_LOGON, MK_MD, MK_TRIGGER, MK_ORDER, MK_NEW, MK_FILL };
@@ -80,12 +82,15 @@ struct mstart {
 	int16_t bucket;		/* run, or -1 */
 	uint32_t trade;		/* orders and reports; MK_TRIGGER */
 	uint64_t end;		/* offset of the message's end in its flow */
+	uint32_t len;		/* its length: it starts at end - len */
 };
 
 /* A frame in a host's output queue. For the transactions, computed from
  * the algo's capture in file order: the TCP payload it carries (flow, off,
  * plen) and, when it is their first copy in this capture (the one a reader
- * uses), the messages whose first byte it carries (tag). */
+ * uses), the messages whose first byte it carries (tag). A dropped frame
+ * stays in the queue, in its place, for the truth's reader, and is not
+ * written. */
 struct rec {
 	int64_t stamp;		/* as written */
 	int64_t t_ps;		/* true instant */
@@ -93,6 +98,7 @@ struct rec {
 	uint32_t len;
 	uint8_t dir;
 	uint8_t ntag;
+	bool dropped;		/* left out of the file by --capture-drop */
 	int8_t flow;		/* -1: no FIX payload */
 	uint32_t plen;
 	uint64_t off;
@@ -172,6 +178,8 @@ struct host {
 	char file[32];
 	char *path, *tmp;
 	uint64_t packets;
+	struct rng droprng;	/* --capture-drop's draws, its own stream */
+	uint64_t dropped;	/* frames it left out of the file */
 	bool tap;		/* an optical tap on a host's fibres */
 };
 
@@ -190,6 +198,7 @@ struct event {
 struct trade {
 	int16_t bucket;
 	uint8_t sym;
+	bool tx_lost[2];	/* the order is not whole in the capture */
 	uint64_t clordid[2];
 	/* As the algo's capture has them: first-byte stamps of the orders
 	 * and of their first New and Filled. */
@@ -205,7 +214,12 @@ struct trk_msg {
 	struct mstart m;
 };
 
+/* Byte ranges of a flow in frames --capture-drop left out of the algo's
+ * capture, the latest ones: a message they meet is not whole in the file. */
+#define DROP_RING 256
 struct trk {
+	struct { uint64_t off, end; } drop[DROP_RING];
+	unsigned drop_head, ndrop;
 	bool started;
 	uint64_t cont;		/* bytes in order up to here */
 	struct { uint64_t off, end; } *ooo;	/* beyond a hole, by offset */
@@ -222,6 +236,7 @@ struct latest {
 	struct {
 		struct stamp_at at;
 		int64_t trade;	/* the trade it triggered, or -1 */
+		bool lost;	/* not whole in the capture (--capture-drop) */
 	} v[LATEST_RING];
 	unsigned head, n;
 };
@@ -242,6 +257,20 @@ struct bucket {
 	double maxerr[SIM_HOSTS];	/* ns, in-sync hop messages */
 	bool has_err[SIM_HOSTS];
 	uint64_t not_trigger;	/* BUYs whose latest bid was not theirs */
+	uint64_t trigger_lost[2];	/* TR_TICK, TR_FILL_SELL: latest not whole */
+};
+
+/* One transaction of the truth, for joining with the correlator's samples
+ * file: the order's stamp as written, the stamped latency (the one it
+ * would have with its trigger whole when !trigger). */
+struct txn_sample {
+	int64_t ts, latency_ns;
+	bool trigger;
+};
+
+struct txn_list {
+	struct txn_sample *v;
+	size_t n, cap;
 };
 
 struct faults {
@@ -300,6 +329,7 @@ struct sim {
 	uint64_t fix_messages;
 	struct trk trk[CONNS * 2];
 	struct latest bid[SIM_MAX_SYMBOLS], fill[SIM_MAX_SYMBOLS];
+	struct txn_list txl[TR_COUNT];	/* but with no_truth_stats */
 	/* SendingTime cache. */
 	struct fix_utc_cache utc;	/* SendingTime's date and time of day */
 	/* Errors. */
@@ -400,7 +430,7 @@ int sim_tap_open(struct sim *s, struct host *t);
  * the tap's copy, and the stamps' difference for the reference. */
 void sim_tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 		  int64_t wire_ps, int64_t stamp, const uint8_t *frame,
-		  uint32_t len);
+		  uint32_t len, bool captured);
 /* truth.json's "reference" object. */
 void sim_print_reference(struct printer *p, struct sim *s);
 
@@ -424,10 +454,11 @@ struct rec *sim_rec_get(struct sim *s);		/* from the free list */
 bool sim_rec_less(const void *a, const void *b, void *ctx); /* heap order */
 /* A frame seen by host hi at t_ps (stamped stamp), on its fibre at
  * wire_ps: queued for its capture (and its tap). g: the segment it
- * carries, tag: its first copy in this capture. */
+ * carries, tag: its first copy in this capture. at (may be NULL): its
+ * capt and drop set, whether the file has the frame. */
 void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	      int64_t wire_ps, int64_t stamp, const uint8_t *frame,
-	      uint32_t len, const struct seg *g, bool tag);
+	      uint32_t len, const struct seg *g, bool tag, struct stamp_at *at);
 /* Write every record of h no future record can precede (all: every one). */
 void sim_host_flush(struct sim *s, struct host *h, bool all);
 char *sim_path_join(const char *dir, const char *name);	/* allocated */

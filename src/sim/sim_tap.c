@@ -86,7 +86,7 @@ int sim_tap_open(struct sim *s, struct host *t)
  * difference of the two stamps on one timescale. */
 void sim_tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 		  int64_t wire_ps, int64_t stamp, const uint8_t *frame,
-		  uint32_t len)
+		  uint32_t len, bool captured)
 {
 	struct host *h = &s->h[hi], *tp = &s->tap[hi];
 	struct tapref *ref = &s->ref[hi];
@@ -98,10 +98,12 @@ void sim_tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	r->len = len;
 	r->dir = (uint8_t)dir;
 	r->ntag = 0;
+	r->dropped = false;
 	r->flow = -1;
 	memcpy(r->data, frame, len);
 	heap_push(tp->q, &r);
-	if (t_ps < h->cap_start_ps)
+	/* The reference is over the frames in both files. */
+	if (!captured)
 		return;
 	sim_dist_add(s, &ref->d[dir == PCAPNG_DIR_OUT ? REF_TX : REF_RX],
 		     stamp - r->stamp - h->tai_ns);

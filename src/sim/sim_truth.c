@@ -88,9 +88,26 @@ void sim_hop_truth(struct sim *s, const struct seg *g,
 	}
 }
 
-/* A transaction at the algo: from a (earlier) to z, both in its capture. */
+/* One entry of truth.json's per-sample list (not kept with histograms). */
+static void txn_list_add(struct sim *s, int which, int64_t ts, int64_t v,
+			 bool trigger)
+{
+	struct txn_list *l = &s->txl[which];
+
+	if (s->c->no_truth_stats)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = (struct txn_sample){ ts, v, trigger };
+}
+
+/* A transaction at the algo: from a (earlier) to z, both in its capture;
+ * ts is the order's stamp. */
 static void tr_truth(struct sim *s, int which, int bucket,
-		     const struct stamp_at *a, const struct stamp_at *z)
+		     const struct stamp_at *a, const struct stamp_at *z,
+		     int64_t ts)
 {
 	struct bucket *b = sim_bucket(s, bucket);
 
@@ -98,13 +115,15 @@ static void tr_truth(struct sim *s, int which, int bucket,
 		return;
 	sim_dist_add(s, &b->d[D_TR_ST + which], z->stamp - a->stamp);
 	sim_dist_add(s, &b->d[D_TR_TR + which], ps_to_ns(z->ps - a->ps));
+	txn_list_add(s, which, ts, z->stamp - a->stamp, true);
 }
 
 static void latest_add(struct latest *l, const struct stamp_at *at,
-		       int64_t trade)
+		       int64_t trade, bool lost)
 {
 	l->v[l->head].at = *at;
 	l->v[l->head].trade = trade;
+	l->v[l->head].lost = lost;
 	l->head = (l->head + 1) % LATEST_RING;
 	if (l->n < LATEST_RING)
 		l->n++;
@@ -112,7 +131,8 @@ static void latest_add(struct latest *l, const struct stamp_at *at,
 
 /* The latest one stamped strictly before stamp, or NULL. */
 static const struct stamp_at *latest_before(const struct latest *l,
-					    int64_t stamp, int64_t *trade)
+					    int64_t stamp, int64_t *trade,
+					    bool *lost)
 {
 	const struct stamp_at *best = NULL;
 
@@ -123,57 +143,99 @@ static const struct stamp_at *latest_before(const struct latest *l,
 		    (!best || l->v[k].at.stamp > best->stamp)) {
 			best = &l->v[k].at;
 			*trade = l->v[k].trade;
+			*lost = l->v[k].lost;
 		}
 	}
 	return best;
 }
 
-/* Message m of the algo's capture is whole (its first byte stamped at). */
-static void tr_message(struct sim *s, bool in, const struct mstart *m,
+/* An order taken at the algo measured from the latest trigger before it
+ * (kind TR_TICK or TR_FILL_SELL): in the figures when that trigger is
+ * whole in the capture; else counted as trigger_lost, and listed with the
+ * latency it would have had. */
+static void tr_trigger(struct sim *s, int kind, struct trade *t,
+		       const struct latest *l, const struct mstart *m,
 		       const struct stamp_at *at)
 {
-	struct trade *t;
 	const struct stamp_at *from;
 	int64_t trade = -1;
+	bool lost = false;
+
+	from = latest_before(l, at->stamp, &trade, &lost);
+	if (!from)
+		return;
+	if (lost) {
+		sim_bucket(s, t->bucket)->trigger_lost[kind]++;
+		txn_list_add(s, kind, at->stamp, at->stamp - from->stamp, false);
+		return;
+	}
+	tr_truth(s, kind, t->bucket, from, at, at->stamp);
+	if (kind == TR_TICK && trade != (int64_t)m->trade)
+		sim_bucket(s, t->bucket)->not_trigger++;
+}
+
+/* Message m of the algo's capture is taken (its first byte stamped at):
+ * whole, or, when lost, with bytes in frames --capture-drop left out (at
+ * is then the stamp its first byte's frame had or would have had). A lost
+ * message is never measured, but a lost bid or fill is still the latest
+ * one before the orders after it. */
+static void tr_message(struct sim *s, bool in, const struct mstart *m,
+		       const struct stamp_at *at, bool lost)
+{
+	struct trade *t;
 
 	if (m->kind == MK_MD || m->kind == MK_TRIGGER) {
 		if (in)
 			latest_add(&s->bid[m->sym], at,
-				   m->kind == MK_TRIGGER ? (int64_t)m->trade : -1);
+				   m->kind == MK_TRIGGER ? (int64_t)m->trade : -1,
+				   lost);
 		return;
 	}
 	if (m->kind < MK_ORDER)
 		return;
 	t = &s->tr[m->trade];
-	if (m->kind == MK_ORDER && !in && !t->tx[m->side].set) {
-		t->tx[m->side] = *at;
-		if (m->side == 0) {
-			from = latest_before(&s->bid[m->sym], at->stamp, &trade);
-			if (from) {
-				tr_truth(s, TR_TICK, t->bucket, from, at);
-				if (trade != (int64_t)m->trade)
-					sim_bucket(s, t->bucket)->not_trigger++;
-			}
-		} else {
-			from = latest_before(&s->fill[m->sym], at->stamp, &trade);
-			if (from)
-				tr_truth(s, TR_FILL_SELL, t->bucket, from, at);
+	if (m->kind == MK_ORDER && !in && !t->tx[m->side].set &&
+	    !t->tx_lost[m->side]) {
+		/* An order not in the file is no transaction at all. */
+		if (lost) {
+			t->tx_lost[m->side] = true;
+			return;
 		}
+		t->tx[m->side] = *at;
+		if (m->side == 0)
+			tr_trigger(s, TR_TICK, t, &s->bid[m->sym], m, at);
+		else
+			tr_trigger(s, TR_FILL_SELL, t, &s->fill[m->sym], m, at);
 		if (t->ack[m->side].set)
-			tr_truth(s, TR_ACK, t->bucket, &t->tx[m->side], &t->ack[m->side]);
+			tr_truth(s, TR_ACK, t->bucket, &t->tx[m->side],
+				 &t->ack[m->side], at->stamp);
 		if (t->fill[m->side].set)
-			tr_truth(s, TR_FILL, t->bucket, &t->tx[m->side], &t->fill[m->side]);
-	} else if (m->kind == MK_NEW && in && !t->ack[m->side].set) {
+			tr_truth(s, TR_FILL, t->bucket, &t->tx[m->side],
+				 &t->fill[m->side], at->stamp);
+	} else if (m->kind == MK_NEW && in && !lost && !t->ack[m->side].set) {
 		t->ack[m->side] = *at;
 		if (t->tx[m->side].set)
-			tr_truth(s, TR_ACK, t->bucket, &t->tx[m->side], at);
+			tr_truth(s, TR_ACK, t->bucket, &t->tx[m->side], at,
+				 t->tx[m->side].stamp);
 	} else if (m->kind == MK_FILL && in && !t->fill[m->side].set) {
-		t->fill[m->side] = *at;
 		if (m->side == 0)
-			latest_add(&s->fill[m->sym], at, m->trade);
+			latest_add(&s->fill[m->sym], at, m->trade, lost);
+		if (lost)
+			return;
+		t->fill[m->side] = *at;
 		if (t->tx[m->side].set)
-			tr_truth(s, TR_FILL, t->bucket, &t->tx[m->side], at);
+			tr_truth(s, TR_FILL, t->bucket, &t->tx[m->side], at,
+				 t->tx[m->side].stamp);
 	}
+}
+
+/* Whether bytes [off, end) of k's flow met a frame left out of the file. */
+static bool trk_dropped(const struct trk *k, uint64_t off, uint64_t end)
+{
+	for (unsigned i = 0; i < k->ndrop; i++)
+		if (k->drop[i].off < end && off < k->drop[i].end)
+			return true;
+	return false;
 }
 
 /* One frame of the algo's capture, in file order: the messages it makes
@@ -214,6 +276,15 @@ void sim_tr_record(struct sim *s, const struct rec *r)
 					   .capt = true, .set = true };
 		k->pn++;
 	}
+	/* A frame left out of the file: its bytes are a hole the reader
+	 * gives up at once, and the messages it meets are lost. */
+	if (r->dropped) {
+		k->drop[k->drop_head].off = r->off;
+		k->drop[k->drop_head].end = end;
+		k->drop_head = (k->drop_head + 1) % DROP_RING;
+		if (k->ndrop < DROP_RING)
+			k->ndrop++;
+	}
 	/* Reassembly: bytes before the first frame seen are not known. */
 	if (!k->started) {
 		k->started = true;
@@ -250,7 +321,8 @@ void sim_tr_record(struct sim *s, const struct rec *r)
 
 		k->ph = (k->ph + 1) % k->pcap;
 		k->pn--;
-		tr_message(s, in, &p.m, &p.at);
+		tr_message(s, in, &p.m, &p.at,
+			   k->ndrop && trk_dropped(k, p.end - p.m.len, p.end));
 	}
 }
 
@@ -367,6 +439,31 @@ static void sim_print_transactions(struct printer *p, struct sim *s, int bi)
 					n += s->b[i].not_trigger;
 			print_uint(p, "latest_bid_not_trigger", NULL, n);
 		}
+		if (t == TR_TICK || t == TR_FILL_SELL) {
+			uint64_t n = 0;
+
+			for (unsigned i = 0; i < s->nb; i++)
+				if (bi < 0 || (unsigned)bi == i)
+					n += s->b[i].trigger_lost[t];
+			print_uint(p, "trigger_lost", NULL, n);
+		}
+		/* Every sample, to join with the correlator's one by one (the
+		 * totals only: a sample does not say its rate). */
+		if (bi < 0 && !s->c->no_truth_stats) {
+			const struct txn_list *l = &s->txl[t];
+			int64_t tai = s->h[SIM_ALGO].tai_ns;
+
+			print_array_begin(p, "samples");
+			for (size_t i = 0; i < l->n; i++) {
+				print_object_begin(p, NULL);
+				print_int(p, "ts", NULL, l->v[i].ts);
+				print_int(p, "ts_utc", NULL, l->v[i].ts - tai);
+				print_int(p, "latency_ns", NULL, l->v[i].latency_ns);
+				print_bool(p, "trigger_captured", NULL, l->v[i].trigger);
+				print_object_end(p);
+			}
+			print_array_end(p);
+		}
 		print_object_end(p);
 	}
 	print_array_end(p);
@@ -465,9 +562,14 @@ int sim_write_truth(struct sim *s, const char *path)
 		}
 		print_array_end(p);
 		print_uint(p, "packets", NULL, h->packets);
+		print_double(p, "capture_drop", NULL, h->cfg->capture_drop);
 		print_object_end(p);
 	}
 	print_array_end(p);
+	print_object_begin(p, "capture_dropped");
+	for (int i = 0; i < SIM_HOSTS; i++)
+		print_uint(p, sim_hosts[i], NULL, s->h[i].dropped);
+	print_object_end(p);
 	sim_print_hops(p, s, -1, c->nrates == 1 ? c->rates[0] : 0);
 	sim_print_transactions(p, s, -1);
 	sim_print_switches(p, s, -1);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/heap.h"
+#include "base/rng.h"
 #include "base/wholefile.h"
 #include "base/xalloc.h"
 #include "files/frame.h"
@@ -53,6 +54,14 @@ static void rec_write(struct sim *s, struct host *h, struct rec *r)
 
 	if (s->err)
 		return;
+	/* Left out of the file, but read by the truth's reader in its place:
+	 * the bytes it carried are a hole there. */
+	if (r->dropped) {
+		h->dropped++;
+		if (r->flow >= 0)
+			sim_tr_record(s, r);
+		return;
+	}
 	if (h->ng) {
 		err = pcapng_write_packet(h->ng, r->dir == PCAPNG_DIR_IN ? h->ifid_in :
 					  h->ifid, r->stamp, r->data, r->len,
@@ -103,10 +112,21 @@ void sim_host_flush(struct sim *s, struct host *h, bool all)
  * wire_ps (the TX instant, or the arrival before any stack delay). */
 void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	      int64_t wire_ps, int64_t stamp, const uint8_t *frame,
-	      uint32_t len, const struct seg *g, bool tag)
+	      uint32_t len, const struct seg *g, bool tag, struct stamp_at *at)
 {
 	struct host *h = &s->h[hi];
+	bool capt = t_ps >= h->cap_start_ps, drop = false;
 	struct rec *r;
+
+	/* Drawn only for frames the file would have, from the host's own
+	 * stream: every other draw of the run, and so every other byte, is
+	 * the same as without --capture-drop. */
+	if (capt && h->cfg->capture_drop > 0)
+		drop = rng_chance(&h->droprng, h->cfg->capture_drop);
+	if (at) {
+		at->capt = capt && !drop;
+		at->drop = drop;
+	}
 
 	if (!s->any_packet || t_ps < s->first_ps)
 		s->first_ps = t_ps;
@@ -114,8 +134,9 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 		s->last_ps = t_ps;
 	s->any_packet = true;
 	if (s->tap[hi].tap)
-		sim_tap_emit(s, hi, dir, t_ps, wire_ps, stamp, frame, len);
-	if (t_ps < h->cap_start_ps)
+		sim_tap_emit(s, hi, dir, t_ps, wire_ps, stamp, frame, len,
+			     capt && !drop);
+	if (!capt)
 		return;
 	r = sim_rec_get(s);
 	r->stamp = stamp;
@@ -124,6 +145,7 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 	r->len = len;
 	r->dir = (uint8_t)dir;
 	r->ntag = 0;
+	r->dropped = drop;
 	r->flow = -1;
 	if (g && hi == SIM_ALGO) {
 		r->flow = (int8_t)g->flow;

@@ -1,6 +1,7 @@
 /* test_sim.c — tapless sim: deterministic files, the FTTC workload found
  * back in the captures, time order and quanta, honest journals, faults
- * counted, the topology with and without a switch, and bad input. */
+ * counted, the topology with and without a switch, frames dropped from
+ * one capture only, and bad input. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -643,6 +644,240 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The frames of a capture, in order: stamp, length and bytes. */
+struct frames {
+	size_t n;
+	int64_t *ts;
+	char **data;
+	uint32_t *len;
+};
+
+static void read_frames(const char *path, struct frames *f)
+{
+	char err[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pk;
+	size_t cap = 0;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	ck_assert_msg(cap_open(&r, path, err) == 0, "%s", err);
+	while ((rc = cap_next(r, &pk)) == 1) {
+		if (f->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			f->ts = realloc(f->ts, cap * sizeof(*f->ts));
+			f->data = realloc(f->data, cap * sizeof(*f->data));
+			f->len = realloc(f->len, cap * sizeof(*f->len));
+			ck_assert(f->ts && f->data && f->len);
+		}
+		f->ts[f->n] = pk.ts_ns;
+		f->len[f->n] = pk.caplen;
+		f->data[f->n] = malloc(pk.caplen ? pk.caplen : 1);
+		ck_assert_ptr_nonnull(f->data[f->n]);
+		memcpy(f->data[f->n], pk.data, pk.caplen);
+		f->n++;
+	}
+	ck_assert_msg(rc == 0, "%s: %s", path, cap_error(r));
+	cap_close(r);
+}
+
+static void free_frames(struct frames *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->data[i]);
+	free(f->ts);
+	free(f->data);
+	free(f->len);
+}
+
+/* Whether every frame of sub is in all, in the same order, with the same
+ * stamp and bytes: sub is all less some frames. */
+static bool subsequence(const struct frames *sub, const struct frames *all)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < all->n && j < sub->n; i++)
+		if (all->ts[i] == sub->ts[j] && all->len[i] == sub->len[j] &&
+		    !memcmp(all->data[i], sub->data[j], all->len[i]))
+			j++;
+	return j == sub->n;
+}
+
+/* Positions in all of the frames sub lacks (sub a subsequence of all),
+ * into out[0..n), allocated. */
+static size_t missing(const struct frames *sub, const struct frames *all,
+		      size_t **out)
+{
+	size_t j = 0, n = 0;
+
+	*out = malloc((all->n + 1) * sizeof(**out));
+	ck_assert_ptr_nonnull(*out);
+	for (size_t i = 0; i < all->n; i++) {
+		if (j < sub->n && all->ts[i] == sub->ts[j] && all->len[i] == sub->len[j] &&
+		    !memcmp(all->data[i], sub->data[j], all->len[i]))
+			j++;
+		else
+			(*out)[n++] = i;
+	}
+	return n;
+}
+
+/* truth.json's "capture_dropped" count of host. */
+static long long truth_dropped(const char *sub, const char *host)
+{
+	size_t n;
+	char *t = slurp(path_in(sub, "truth.json"), &n), *p;
+	long long v;
+
+	p = strstr(t, "\"capture_dropped\": {");
+	ck_assert_msg(p != NULL, "%s: no capture_dropped in truth.json", sub);
+	v = json_number(p, host);
+	free(t);
+	return v;
+}
+
+static const char *drop_files[] = {
+	"algo.pcapng", "venue.pcapng", "algo.journal", "venue.journal",
+	"topology", "tap-algo.pcapng", "tap-venue.pcapng",
+};
+
+START_TEST(capture_drop)
+{
+	struct sim_config a, b, c, d, e;
+	struct sim_result ra, rb, rc, rd, re;
+	struct frames fa, fc;
+	size_t *gone[SIM_HOSTS], ngone[SIM_HOSTS];
+
+	/* a: no drops; b: --capture-drop 0 for both hosts. Taps on both. */
+	config(&a, "a");
+	a.seed = 11;
+	a.tap[SIM_ALGO] = a.tap[SIM_VENUE] = true;
+	run(&a, &ra);
+	b = a;
+	config(&b, "b");
+	b.seed = 11;
+	b.tap[SIM_ALGO] = b.tap[SIM_VENUE] = true;
+	ck_assert_int_eq(sim_parse_capture_drop(&b, "algo=0", NULL, 0), 0);
+	ck_assert_int_eq(sim_parse_capture_drop(&b, "venue=0%", NULL, 0), 0);
+	run(&b, &rb);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		ck_assert_msg(same_file(path_in("a", files[i]), path_in("b", files[i])),
+			      "%s differs with --capture-drop 0", files[i]);
+	ck_assert_uint_eq(rb.capture_dropped[SIM_ALGO] + rb.capture_dropped[SIM_VENUE], 0);
+
+	/* c: 2% of the algo's frames. Only its capture differs, by exactly
+	 * the frames reported, and what is left is the same frames. */
+	c = b;
+	config(&c, "c");
+	c.seed = 11;
+	c.tap[SIM_ALGO] = c.tap[SIM_VENUE] = true;
+	c.host[SIM_ALGO].capture_drop = 0.02;
+	run(&c, &rc);
+	ck_assert_uint_gt(rc.capture_dropped[SIM_ALGO], 0);
+	ck_assert_uint_eq(rc.capture_dropped[SIM_VENUE], 0);
+	ck_assert_int_eq(truth_dropped("c", "algo"), (long long)rc.capture_dropped[SIM_ALGO]);
+	ck_assert_int_eq(truth_dropped("c", "venue"), 0);
+	for (size_t i = 1; i < sizeof(drop_files) / sizeof(drop_files[0]); i++)
+		ck_assert_msg(same_file(path_in("a", drop_files[i]), path_in("c", drop_files[i])),
+			      "%s differs with drops at the algo only", drop_files[i]);
+	ck_assert_msg(!same_file(path_in("a", "algo.pcapng"), path_in("c", "algo.pcapng")),
+		      "the algo's capture is whole with drops");
+	read_frames(path_in("a", "algo.pcapng"), &fa);
+	read_frames(path_in("c", "algo.pcapng"), &fc);
+	ck_assert_uint_eq(fa.n, ra.packets[SIM_ALGO]);
+	ck_assert_uint_eq(fc.n, rc.packets[SIM_ALGO]);
+	ck_assert_uint_eq(fc.n, fa.n - rc.capture_dropped[SIM_ALGO]);
+	ck_assert_msg(subsequence(&fc, &fa), "a frame of the capture with drops "
+		      "is not one of the whole capture's, in order");
+	ngone[SIM_ALGO] = missing(&fc, &fa, &gone[SIM_ALGO]);
+	free_frames(&fa);
+	free_frames(&fc);
+
+	/* d: the same again, the same drops. */
+	d = c;
+	config(&d, "d");
+	d.seed = 11;
+	d.tap[SIM_ALGO] = d.tap[SIM_VENUE] = true;
+	d.host[SIM_ALGO].capture_drop = 0.02;
+	run(&d, &rd);
+	ck_assert_msg(same_file(path_in("c", "algo.pcapng"), path_in("d", "algo.pcapng")),
+		      "the same seed dropped other frames");
+	ck_assert_msg(same_file(path_in("c", "truth.json"), path_in("d", "truth.json")),
+		      "the same seed gave another truth");
+
+	/* e: the venue dropping too changes nothing at the algo; the venue's
+	 * drops are its own, not the algo's pattern. */
+	e = d;
+	config(&e, "e");
+	e.seed = 11;
+	e.tap[SIM_ALGO] = e.tap[SIM_VENUE] = true;
+	e.host[SIM_ALGO].capture_drop = 0.02;
+	e.host[SIM_VENUE].capture_drop = 0.02;
+	run(&e, &re);
+	ck_assert_msg(same_file(path_in("c", "algo.pcapng"), path_in("e", "algo.pcapng")),
+		      "the venue's drops changed the algo's");
+	ck_assert_uint_eq(re.capture_dropped[SIM_ALGO], rc.capture_dropped[SIM_ALGO]);
+	ck_assert_uint_gt(re.capture_dropped[SIM_VENUE], 0);
+	read_frames(path_in("a", "venue.pcapng"), &fa);
+	read_frames(path_in("e", "venue.pcapng"), &fc);
+	ck_assert_uint_eq(fc.n, fa.n - re.capture_dropped[SIM_VENUE]);
+	ck_assert(subsequence(&fc, &fa));
+	ngone[SIM_VENUE] = missing(&fc, &fa, &gone[SIM_VENUE]);
+	free_frames(&fa);
+	free_frames(&fc);
+	/* The two hosts see nearly the same frames in nearly the same order:
+	 * drawn from one stream, they would lose the same positions. */
+	ck_assert_msg(ngone[SIM_ALGO] != ngone[SIM_VENUE] ||
+		      memcmp(gone[SIM_ALGO], gone[SIM_VENUE],
+			     ngone[SIM_ALGO] * sizeof(size_t)),
+		      "the hosts lost their frames at the same positions");
+	free(gone[SIM_ALGO]);
+	free(gone[SIM_VENUE]);
+	ck_assert_msg(same_file(path_in("a", "tap-venue.pcapng"), path_in("e", "tap-venue.pcapng")),
+		      "drops changed a tap");
+}
+END_TEST
+
+START_TEST(capture_drop_options)
+{
+	struct sim_config c;
+	struct sim_result r;
+	char err[SIM_ERRBUF];
+
+	config(&c, "x");
+	ck_assert_int_eq(sim_parse_capture_drop(&c, "algo=0.1%", err, sizeof(err)), 0);
+	ck_assert(c.host[SIM_ALGO].capture_drop > 0.000999 &&
+		  c.host[SIM_ALGO].capture_drop < 0.001001);
+	ck_assert_int_eq(sim_parse_capture_drop(&c, "algo=0.2", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--capture-drop"));
+	ck_assert_ptr_nonnull(strstr(err, "twice"));
+	ck_assert_int_eq(sim_parse_capture_drop(&c, "venue=0.5", err, sizeof(err)), 0);
+	ck_assert(c.host[SIM_VENUE].capture_drop == 0.5);
+	{
+		static const char *const bad[] = {
+			"venue=1", "algo=1.5", "algo=-0.1", "algo=100%", "algo=x",
+			"algo=", "algo", "broker=0.1", "algo=0.1%%",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			struct sim_config f;
+
+			sim_config_init(&f);
+			err[0] = 0;
+			ck_assert_msg(sim_parse_capture_drop(&f, bad[i], err, sizeof(err)) == -EINVAL,
+				      "'%s' accepted", bad[i]);
+			ck_assert_msg(strstr(err, "--capture-drop") && strstr(err, bad[i]),
+				      "'%s': message '%s' names not the option and value",
+				      bad[i], err);
+		}
+	}
+	config(&c, "x");
+	c.host[SIM_VENUE].capture_drop = 1;
+	ck_assert_int_eq(sim_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--capture-drop"));
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -660,6 +895,8 @@ static Suite *sim_suite(void)
 	tcase_add_test(t, bad_input);
 	tcase_add_test(t, clock_rate_quantum_tap);
 	tcase_add_test(t, taps_in_order);
+	tcase_add_test(t, capture_drop);
+	tcase_add_test(t, capture_drop_options);
 	suite_add_tcase(s, t);
 	return s;
 }
