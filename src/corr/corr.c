@@ -585,6 +585,8 @@ void corr_destroy(struct corr *c)
 				struct corr_sym *y;
 
 				memcpy(&y, v, sizeof(y));
+				free(y->md.ts);
+				free(y->fill.ts);
 				free(y);
 			}
 			hmap_destroy(h->syms);

@@ -360,6 +360,9 @@ static void corr_print_unmatched(const struct corr *c, struct printer *p)
 					   "have lost" : " + %llu",
 					   h->trigger_lost[k]);
 		print_object_end(p);
+		print_uint(p, "trigger_lost_waiting", h->pend_full ?
+			   " (%llu of them: too many orders waiting)" : NULL,
+			   h->pend_full);
 		corr_print_losses(c, p, h);
 		print_object_end(p);
 	}

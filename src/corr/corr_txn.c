@@ -59,26 +59,52 @@ void corr_md_seen(const struct corr *c, struct corr_host *h, int64_t ts)
 	}
 }
 
-static void corr_ring_add(struct corr_ring *r, int64_t ts)
+/* Insert ts in stamp order (at the end but for triggers a hole held
+ * back), and let go of those older than keep_ns before the newest, the
+ * latest CORR_RING aside. */
+static void corr_ring_add(struct corr_ring *r, int64_t ts, int64_t keep_ns)
 {
-	r->ts[r->head] = ts;
-	r->head = (r->head + 1) % CORR_RING;
-	if (r->n < CORR_RING)
-		r->n++;
+	size_t i;
+
+	while (r->end - r->start > CORR_RING &&
+	       r->ts[r->start] < r->ts[r->end - 1] - keep_ns) {
+		if (r->ts[r->start] > r->gone)
+			r->gone = r->ts[r->start];
+		r->start++;
+	}
+	if (r->end == r->cap) {
+		size_t n = r->end - r->start;
+
+		if (!r->cap || r->start < r->cap / 2) {
+			r->cap = r->cap ? r->cap * 2 : CORR_RING * 2;
+			r->ts = xrealloc(r->ts, r->cap * sizeof(*r->ts));
+		}
+		if (n)
+			memmove(r->ts, r->ts + r->start, n * sizeof(*r->ts));
+		r->start = 0;
+		r->end = n;
+	}
+	for (i = r->end; i > r->start && r->ts[i - 1] > ts; i--)
+		;
+	memmove(r->ts + i + 1, r->ts + i, (r->end - i) * sizeof(*r->ts));
+	r->ts[i] = ts;
+	r->end++;
 }
 
 /* The latest stamp before ts, or 0. */
 static int64_t corr_ring_before(const struct corr_ring *r, int64_t ts)
 {
-	int64_t best = 0;
+	size_t lo = r->start, hi = r->end;
 
-	for (unsigned i = 0; i < r->n; i++) {
-		int64_t v = r->ts[(r->head + CORR_RING - 1 - i) % CORR_RING];
+	while (lo < hi) {		/* the first at or after ts */
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (v < ts && v > best)
-			best = v;
+		if (r->ts[mid] < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	return lo > r->start ? r->ts[lo - 1] : 0;
 }
 
 static struct corr_sym *corr_sym(struct corr_host *h, const char *s,
@@ -182,8 +208,10 @@ void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
 		return;		/* the host's own orders: not seen at all */
 	if (h->nlost == CORR_LOST_RING) {
 		r = &h->lost[h->lost_head];
-		if (r->hi > h->lost_horizon)
+		if (r->hi > h->lost_horizon) {
 			h->lost_horizon = r->hi;
+			h->lost_horizon_flow = r->flow;
+		}
 	} else {
 		h->nlost++;
 	}
@@ -196,19 +224,20 @@ void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
 }
 
 /* Whether lost bytes may have held a trigger of the order's kind later
- * than trig (*which: their region, NULL when the ring let it go). */
+ * than trig; *flow: the flow that lost them. */
 static bool corr_lost_hides(const struct corr_host *h, int kind, int64_t trig,
-			    int64_t ts, const struct corr_lost **which)
+			    int64_t ts, uint32_t *flow)
 {
-	*which = NULL;
 	for (unsigned i = 0; i < h->nlost; i++) {
 		const struct corr_lost *r = &h->lost[i];
 
 		if ((r->carried & (1u << kind)) && r->lo < ts && r->hi > trig) {
-			*which = r;
+			*flow = r->flow;
 			return true;
 		}
 	}
+	/* The ring let a region go that may have held it: not cleared. */
+	*flow = h->lost_horizon_flow;
 	return h->lost_horizon > trig;
 }
 
@@ -216,12 +245,20 @@ static void corr_txn_eval(struct corr *c, struct corr_host *h,
 			  const struct corr_pend *o)
 {
 	int64_t trig = o->trig;
-	const struct corr_lost *r;
+	const struct corr_ring *ring = o->kind == TXN_TICK_TO_TRADE ? &o->y->md :
+				       &o->y->fill;
+	uint32_t flow;
 
-	if (corr_lost_hides(h, o->kind, trig, o->ts, &r)) {
+	if (ring->gone > trig && ring->gone < o->ts) {
+		/* Held back longer than its triggers are kept: its latest
+		 * trigger may be one let go. */
 		h->trigger_lost[o->kind]++;
-		if (r)
-			corr_loss_of(h, r->flow)->affected++;
+		h->pend_full++;
+		return;
+	}
+	if (corr_lost_hides(h, o->kind, trig, o->ts, &flow)) {
+		h->trigger_lost[o->kind]++;
+		corr_loss_of(h, flow)->affected++;
 		return;
 	}
 	if (trig)
@@ -318,6 +355,7 @@ static void corr_txn_order(struct corr *c, struct corr_host *h, int kind,
 	if (h->npend == CORR_PEND_MAX) {
 		/* Cannot wait longer: counted, never paired by guess. */
 		h->trigger_lost[kind]++;
+		h->pend_full++;
 		return;
 	}
 	if (h->npend == h->cap_pend) {
@@ -389,7 +427,7 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 				type = x->len == 1 && m->buf[x->off] == '0';
 			else if (x->tag == 55 && type == 1) {
 				y = corr_sym(h, m->buf + x->off, x->len);
-				corr_ring_add(&y->md, ts);
+				corr_ring_add(&y->md, ts, 2 * c->cfg.hold_ns);
 				if (h->npend)
 					corr_txn_trigger(h, y, TXN_TICK_TO_TRADE,
 							 ts);
@@ -425,7 +463,7 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 			return;
 		if (fill && corr_is(f, F_54, "1") && f->v[F_55]) {
 			y = corr_sym(h, f->v[F_55], f->len[F_55]);
-			corr_ring_add(&y->fill, ts);
+			corr_ring_add(&y->fill, ts, 2 * c->cfg.hold_ns);
 			if (h->npend)
 				corr_txn_trigger(h, y, TXN_FILL_TO_SELL, ts);
 		}
