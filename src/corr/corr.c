@@ -400,8 +400,8 @@ void corr_packet(struct corr *c, struct corr_host *h)
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
 			  (uint64_t)h->next.file << CORR_REF_SHIFT |
 			  (pkt->offset & CORR_REF_OFFSET));
-	/* A hole opened or closed: orders waiting for it (corr_txn.c). */
-	if (s->dir == DIR_IN)
+	/* Orders waiting for their triggers' streams (corr_txn.c). */
+	if (s->dir == DIR_IN || h->npend)
 		corr_txn_holes(c, s);
 }
 

@@ -64,6 +64,7 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 		const struct corr_host *h = c->hosts[i];
 		const char *scale = "-";
 		bool assumed = false;
+		struct cap_stats cst;
 
 		for (unsigned k = 0; k < h->nifs; k++) {
 			const char *s = corr_scale_name(h->ifs[k].scale);
@@ -102,6 +103,16 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_uint(p, "tap_tx_skipped", h->tap_tx_skipped ?
 			   ", %llu sent frames with the sender's stamp instead" :
 			   NULL, h->tap_tx_skipped);
+		/* What the capture says it lost (capd's statistics blocks):
+		 * stated either way, so that "none" is never silence. */
+		capset_stats(h->cs, &cst);
+		if (cst.drops_known)
+			print_uint(p, "capture_drops", cst.drops ?
+				   ", the capture dropped %llu frames" :
+				   ", the capture dropped none", cst.drops);
+		else
+			print_null(p, "capture_drops", ", capture drops unknown "
+				   "(no statistics in the files)");
 		print_str(p, "error", NULL,
 			  capset_damaged(h->cs) ? capset_error(h->cs) : NULL);
 		print_object_begin(p, "streams");

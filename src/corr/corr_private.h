@@ -192,7 +192,6 @@ struct corr_host {
 	uint64_t no_trigger[TXN_KINDS];
 	/* Stamp order: orders wait while an inbound stream holds bytes
 	 * behind a hole (corr_txn.c). */
-	unsigned holes_open;		/* inbound streams with a hole now */
 	struct corr_pend *pend;
 	size_t npend, cap_pend;
 	struct corr_lost lost[CORR_LOST_RING];
@@ -438,8 +437,8 @@ void corr_fields(const struct fix_msg *m, struct corr_fields *f);
 bool corr_is(const struct corr_fields *f, int k, const char *s);
 /* A message of known direction at h: triggers kept, transactions sampled
  * into c->txns (and the samples file). */
-/* A stream's hole opened, closed or was given up (after each segment and
- * at the end): orders waiting for it are looked at again. */
+/* After each segment of s (and its holes given up at the end): its hole
+ * state, and the orders of its host that can now be paired. */
 void corr_txn_holes(struct corr *c, struct corr_stream *s);
 /* fixstream_lost_fn of an inbound stream. */
 void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes);

@@ -7,10 +7,12 @@
  * latest trigger before it by stamp. Streams hand messages out in the
  * order reassembly releases them, and a hole in an inbound stream (a
  * segment lost on the wire and resent, or a frame the capture dropped)
- * holds every later message of that stream back. So an order is only
- * paired once no inbound stream of its host holds bytes from before its
- * stamp behind a hole (corr_txn_holes(); until then it waits, in
- * h->pend). A hole that is given up (the capture never had those bytes)
+ * holds every later message of that stream back; and a hole is only
+ * known once a later segment comes. So an order is only paired once every
+ * inbound stream of its host that carries its kind of trigger has shown
+ * data stamped past the order (or been quiet for --hold past it) and
+ * holds nothing from before it behind a hole (corr_txn_ready(); until
+ * then it waits, in h->pend, looked at again after each packet). A hole that is given up (the capture never had those bytes)
  * is remembered with the time span its bytes were on the wire in: an
  * order whose latest known trigger is older than such a span that began
  * before the order may have been triggered by a message in it, and is
@@ -267,31 +269,39 @@ static void corr_txn_eval(struct corr *c, struct corr_host *h,
 		h->no_trigger[o->kind]++;
 }
 
-/* Where the host's inbound streams may still miss messages from: the
- * earliest open hole's lo, or INT64_MAX. */
-static int64_t corr_holes_from(const struct corr *c, const struct corr_host *h)
+/* Whether every inbound stream of h that carries the order's triggers
+ * has shown all it holds from before the order's stamp: no open hole
+ * from before it, and data stamped past it. A hole is only known once
+ * a later segment comes, so a stream that has shown nothing past the
+ * order yet may still be missing its trigger: a capture that stalled
+ * looks just like a quiet stream until then. No time limit stands in for
+ * that segment (a stall outlasts any); a FIX session's heartbeats bound
+ * the wait, the end of the input ends it, and CORR_PEND_MAX bounds the
+ * memory. */
+static bool corr_txn_ready(const struct corr *c, const struct corr_host *h,
+			   const struct corr_pend *o)
 {
-	int64_t lo = INT64_MAX;
-
-	if (!h->holes_open)
-		return lo;
 	for (size_t i = 0; i < c->nstreams; i++) {
 		const struct corr_stream *s = c->streams[i];
 
-		if (s->h == h && s->hole && s->hole_lo < lo)
-			lo = s->hole_lo;
+		if (s->h != h || s->dir != DIR_IN ||
+		    !(s->carried & (1u << o->kind)))
+			continue;
+		if (s->hole && s->hole_lo < o->ts)
+			return false;
+		if (s->last_ts < o->ts)
+			return false;
 	}
-	return lo;
+	return true;
 }
 
-/* Pair the waiting orders no hole holds back any more. */
+/* Pair the waiting orders nothing holds back any more. */
 static void corr_txn_release(struct corr *c, struct corr_host *h)
 {
-	int64_t from = corr_holes_from(c, h);
 	size_t keep = 0;
 
 	for (size_t i = 0; i < h->npend; i++) {
-		if (h->pend[i].ts <= from)
+		if (corr_txn_ready(c, h, &h->pend[i]))
 			corr_txn_eval(c, h, &h->pend[i]);
 		else
 			h->pend[keep++] = h->pend[i];
@@ -305,14 +315,6 @@ void corr_txn_holes(struct corr *c, struct corr_stream *s)
 	int64_t lo = 0;
 	bool hole = s->dir == DIR_IN && fixstream_hole(s->fs, &lo);
 
-	if (hole == s->hole && (!hole || lo == s->hole_lo))
-		return;
-	if (hole != s->hole) {
-		if (hole)
-			h->holes_open++;
-		else
-			h->holes_open--;
-	}
 	s->hole = hole;
 	s->hole_lo = lo;
 	if (h->npend)
@@ -348,7 +350,7 @@ static void corr_txn_order(struct corr *c, struct corr_host *h, int kind,
 
 	o.trig = corr_ring_before(kind == TXN_TICK_TO_TRADE ? &y->md : &y->fill,
 				  ts);
-	if (!h->holes_open || ts <= corr_holes_from(c, h)) {
+	if (corr_txn_ready(c, h, &o)) {
 		corr_txn_eval(c, h, &o);
 		return;
 	}
