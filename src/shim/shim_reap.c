@@ -554,6 +554,34 @@ int shim_udp_ctl_add(const struct msghdr *m, void *buf, size_t cap,
 
 /* ---- the error queue ---- */
 
+/* One message read off the error queue: its packet's headers (a looped
+ * TCP stamp's) and its control messages. */
+struct errq_msg {
+	uint8_t pkt[PKT_ROOM];
+	union {
+		char buf[256];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov;
+	struct msghdr m;
+};
+
+/* The next message, without waiting: its length, or -1 with errno
+ * (EAGAIN: none). */
+static ssize_t errq_read(int fd, struct errq_msg *e)
+{
+	ssize_t n;
+
+	e->iov = (struct iovec){ e->pkt, sizeof(e->pkt) };
+	e->m = (struct msghdr){ .msg_iov = &e->iov, .msg_iovlen = 1,
+				.msg_control = e->ctl.buf,
+				.msg_controllen = sizeof(e->ctl.buf) };
+	do
+		n = REAL(recvmsg)(fd, &e->m, MSG_ERRQUEUE | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 /* Read what is queued (at most READ_MAX messages). *trouble says why to
  * step aside (-1: no reason). */
 static int drain(struct shim_sock *sk, int fd, int *trouble)
@@ -565,22 +593,12 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 	if (!sk->tcp && sk->nstash)
 		resolve_stash(sk, fd, &b);
 	for (int i = 0; i < READ_MAX; i++) {
-		uint8_t pkt[PKT_ROOM];
-		union {
-			char buf[256];
-			struct cmsghdr align;
-		} ctl;
-		struct iovec iov = { pkt, sizeof(pkt) };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = ctl.buf,
-				    .msg_controllen = sizeof(ctl.buf) };
+		struct errq_msg e;
 		struct shim_errq_stamp st;
-		ssize_t n = REAL(recvmsg)(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+		ssize_t n = errq_read(fd, &e);
 		int r;
 
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
 			if (errno != EAGAIN && errno != EWOULDBLOCK) {
 				shim_log(LOG_INFO, "fd %d: error queue: %s", fd,
 					 strerror(errno));
@@ -589,7 +607,7 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 			break;
 		}
 		got++;
-		r = shim_errq_parse(&m, &st);
+		r = shim_errq_parse(&e.m, &st);
 		if (r == 0) {
 			/* Not a stamp: an ICMP error or a zerocopy
 			 * completion whose option we did not see being
@@ -609,7 +627,7 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 		}
 		sk->stamps++;
 		if (sk->tcp) {
-			if (tcp_stamp(sk, fd, &st, pkt, (size_t)n, &b) < 0)
+			if (tcp_stamp(sk, fd, &st, e.pkt, (size_t)n, &b) < 0)
 				*trouble = SHIM_ASIDE_ANCHOR;
 		} else {
 			udp_stamp(sk, fd, &st, &b);
@@ -627,25 +645,13 @@ int shim_reap_late(struct shim_sock *sk, int fd)
 	int got = 0;
 
 	for (int i = 0; i < READ_MAX; i++) {
-		uint8_t pkt[PKT_ROOM];
-		union {
-			char buf[256];
-			struct cmsghdr align;
-		} ctl;
-		struct iovec iov = { pkt, sizeof(pkt) };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = ctl.buf,
-				    .msg_controllen = sizeof(ctl.buf) };
+		struct errq_msg e;
 		struct shim_errq_stamp st;
-		ssize_t n = REAL(recvmsg)(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (errq_read(fd, &e) < 0)
 			break;
-		}
 		got++;
-		if (shim_errq_parse(&m, &st) == 0) {
+		if (shim_errq_parse(&e.m, &st) == 0) {
 			/* Not a stamp: the program's from now on. */
 			SHIM_COUNT(foreign);
 			atomic_store(&sk->late_ours, false);
@@ -666,7 +672,10 @@ int shim_reap_locked(struct shim_sock *sk, int fd)
 	if (atomic_load(&sk->state) != SHIM_ARMED) {
 		int e = errno;
 
-		got = atomic_load(&sk->late_ours) ? shim_reap_late(sk, fd) : 0;
+		/* Aside with stamps of ours still coming; nothing else
+		 * (a state freed by a close is no longer fd's). */
+		got = atomic_load(&sk->state) == SHIM_ASIDE &&
+		      atomic_load(&sk->late_ours) ? shim_reap_late(sk, fd) : 0;
 		errno = e;
 		return got;
 	}

@@ -62,7 +62,20 @@ static void *reaper(void *arg)
 
 			if (!sk || sk->gen != gen)
 				continue;
-			got = shim_reap_try(sk, sfd);
+			/* Still fd's once held: close() takes the number's
+			 * word first, and the last close of a socket waits
+			 * for the holder before the descriptor goes (a close
+			 * of one of several dup()s does not: left to the
+			 * program, as its own threads racing a close are). */
+			if (atomic_flag_test_and_set_explicit(&sk->reaping,
+							      memory_order_acquire)) {
+				got = -1;
+			} else {
+				got = shim_table_get(&shim_socks, sfd) == (uintptr_t)sk &&
+				      sk->gen == gen ? shim_reap_locked(sk, sfd) : 0;
+				atomic_flag_clear_explicit(&sk->reaping,
+							   memory_order_release);
+			}
 			if (got == 0) {
 				/* Nothing of ours: a real error or a hang-up
 				 * raised it. Left until the next send. */
