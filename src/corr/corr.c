@@ -396,6 +396,10 @@ void corr_packet(struct corr *c, struct corr_host *h)
 	}
 	s->ifc = h->next_if;
 	s->last_ts = ts;
+	if (fi.tcp_flags & (FRAME_TCP_FIN | FRAME_TCP_RST))
+		s->ended = true;
+	else if (fi.tcp_flags & FRAME_TCP_SYN)
+		s->ended = false;
 	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
 			  (uint64_t)h->next.file << CORR_REF_SHIFT |

@@ -245,6 +245,8 @@ struct corr_stream {
 	struct fixstream *fs;
 	bool sender_seen;	/* a frame stamped by its sender came */
 	bool hole;		/* inbound, bytes held behind a hole */
+	bool ended;		/* its sender's FIN or RST came (a SYN
+				 * starts it again) */
 	int64_t hole_lo;	/* then: messages from here may be missing */
 	unsigned carried;	/* trigger kinds its messages carried */
 	int64_t last_ts;	/* stamp of its last packet */

@@ -10,10 +10,11 @@
  * holds every later message of that stream back; and a hole is only
  * known once a later segment comes. So an order is only paired once every
  * inbound stream of its host that carries its kind of trigger has shown
- * data stamped past the order (or been quiet for --hold past it) and
- * holds nothing from before it behind a hole (corr_txn_ready(); until
- * then it waits, in h->pend, looked at again after each packet). A hole that is given up (the capture never had those bytes)
- * is remembered with the time span its bytes were on the wire in: an
+ * data stamped past the order and holds nothing from before it behind a
+ * hole (corr_txn_ready(); until then it waits, in h->pend, looked at
+ * again after each packet). A hole that is given up (the capture never
+ * had those bytes) is remembered with the time span its bytes were on
+ * the wire in: an
  * order whose latest known trigger is older than such a span that began
  * before the order may have been triggered by a message in it, and is
  * counted as trigger_lost, never paired with the older trigger.
@@ -269,15 +270,33 @@ static void corr_txn_eval(struct corr *c, struct corr_host *h,
 		h->no_trigger[o->kind]++;
 }
 
+/* Another inbound stream of h than x, carrying kind, has data stamped
+ * past ts: the capture is alive for that kind of trigger. */
+static bool corr_kind_alive(const struct corr *c, const struct corr_host *h,
+			    const struct corr_stream *x, int kind, int64_t ts)
+{
+	for (size_t i = 0; i < c->nstreams; i++) {
+		const struct corr_stream *s = c->streams[i];
+
+		if (s != x && s->h == h && s->dir == DIR_IN &&
+		    (s->carried & (1u << kind)) && s->last_ts >= ts)
+			return true;
+	}
+	return false;
+}
+
 /* Whether every inbound stream of h that carries the order's triggers
  * has shown all it holds from before the order's stamp: no open hole
  * from before it, and data stamped past it. A hole is only known once
  * a later segment comes, so a stream that has shown nothing past the
  * order yet may still be missing its trigger: a capture that stalled
  * looks just like a quiet stream until then. No time limit stands in for
- * that segment (a stall outlasts any); a FIX session's heartbeats bound
- * the wait, the end of the input ends it, and CORR_PEND_MAX bounds the
- * memory. */
+ * that segment (a stall outlasts any). A stream stops holding orders
+ * back when its sender ended it (FIN, RST), or when it has been silent
+ * for the matching window before the order while another stream of its
+ * kind shows the capture alive past it (a connection gone without a
+ * FIN captured); else a FIX session's heartbeats bound the wait, the
+ * end of the input ends it, and CORR_PEND_MAX bounds the memory. */
 static bool corr_txn_ready(const struct corr *c, const struct corr_host *h,
 			   const struct corr_pend *o)
 {
@@ -289,7 +308,9 @@ static bool corr_txn_ready(const struct corr *c, const struct corr_host *h,
 			continue;
 		if (s->hole && s->hole_lo < o->ts)
 			return false;
-		if (s->last_ts < o->ts)
+		if (s->last_ts < o->ts && !s->ended &&
+		    !(s->last_ts < o->ts - c->cfg.window_ns &&
+		      corr_kind_alive(c, h, s, o->kind, o->ts)))
 			return false;
 	}
 	return true;
