@@ -17,6 +17,8 @@ endif
 PREFIX ?= /usr/local
 DESTDIR ?=
 datadir ?= $(PREFIX)/share
+# The units read /etc/tapless whatever the PREFIX (scripts/*.service.in).
+sysconfdir ?= /etc
 PKGS := libnl-3.0 libnl-genl-3.0 libnl-route-3.0 libpcap
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -354,6 +356,13 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$n || exit 1; done
+# Commented examples of what the units read; tapless.conf also in
+# /etc/tapless, so the syncd unit finds one, but never over a file
+# that is there (the user's).
+	install -d $(DESTDIR)$(datadir)/tapless/examples $(DESTDIR)$(sysconfdir)/tapless
+	install -m 644 scripts/examples/* $(DESTDIR)$(datadir)/tapless/examples/
+	[ -e $(DESTDIR)$(sysconfdir)/tapless/tapless.conf ] || \
+		install -m 644 scripts/examples/tapless.conf $(DESTDIR)$(sysconfdir)/tapless/
 
 clean:
 	rm -rf build bin

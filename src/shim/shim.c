@@ -343,6 +343,12 @@ static void summary(const char *when)
 		 N(unkeyed), N(filtered), N(lost), naside, aside, N(late),
 		 N(masked), N(real_err),
 		 N(sendfile), N(splice), N(io_uring), N(foreign), N(mismatch));
+	/* The line above is long and at notice: a deployment whose capd
+	 * listens elsewhere gets a line of its own that says so. */
+	if (N(stamps) && N(dropped) && !N(handed))
+		shim_log(LOG_WARNING, "summary%s: 0 handed: no stamp reached "
+			 "tapless-capd at %s — is it running with --tx-socket "
+			 "%s?", when, shim_conf.tx_socket, shim_conf.tx_socket);
 }
 
 void shim_settle_all(const char *when)

@@ -18,9 +18,12 @@
  * before Linux 6.9, for tests. */
 #define SHIM_ENV_RX_FILTER "TAPLESS_STAMP_RX_FILTER"
 
-/* tapless-capd has no default --tx-socket; this is the path to give it
- * (the packaged unit, tapless-capd@IFACE, uses /run/tapless/capd-IFACE.sock:
- * point --tx-socket there). */
+/* tapless-capd has no default --tx-socket; the packaged unit,
+ * tapless-capd@IFACE, gives it this one (CAPD_TX_SOCKET), so a program
+ * run under tapless-stamp with no options reaches it. One path per host,
+ * not per interface: a program hands all its stamps to one socket,
+ * whichever interface each send leaves by (tapless-stamp(8)).
+ * tests/system/test_deploy.sh checks the two agree. */
 #define SHIM_DEFAULT_TX_SOCKET "/run/tapless/tx.sock"
 
 /* The library's file name: next to tapless-stamp in a build (bin/),

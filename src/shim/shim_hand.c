@@ -125,10 +125,20 @@ static void drain(void)
 		atomic_fetch_add(&shim_stats.handed, queued);
 		if (queued < n) {
 			atomic_fetch_add(&shim_stats.dropped, n - queued);
-			shim_log_once(LOG_NOTICE, "tapless-capd is not taking "
-				      "stamps at %s (not running, or slow): "
-				      "dropping them, counted; reconnecting at "
-				      "most once a second", shim_conf.tx_socket);
+			/* No connection: most often capd listening elsewhere,
+			 * a mistake the user must see at once, not at exit. */
+			if (!client || txsock_client_fd(client) < 0)
+				shim_log_once(LOG_WARNING, "no tapless-capd at "
+					      "%s: is it running with "
+					      "--tx-socket %s? Dropping stamps, "
+					      "counted; reconnecting at most once "
+					      "a second", shim_conf.tx_socket,
+					      shim_conf.tx_socket);
+			else
+				shim_log_once(LOG_NOTICE, "tapless-capd is not "
+					      "taking stamps at %s fast enough: "
+					      "dropping them, counted",
+					      shim_conf.tx_socket);
 		}
 	} while (n == DRAIN_BATCH);
 }
