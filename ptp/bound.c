@@ -323,6 +323,24 @@ int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns)
 	return 0;
 }
 
+int bound_span(const struct bound *b, int64_t *first_ns, int64_t *last_ns)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < b->nclocks; i++) {
+		const struct bound_clock *c = &b->clock[i];
+
+		if (!c->n)
+			continue;
+		if (!any || c->p[0].ts < *first_ns)
+			*first_ns = c->p[0].ts;
+		if (!any || c->p[c->n - 1].ts > *last_ns)
+			*last_ns = c->p[c->n - 1].ts;
+		any = true;
+	}
+	return any ? 0 : -ENOENT;
+}
+
 int bound_utc_offset(const struct bound *b, int *s)
 {
 	if (!b->have_utc)

@@ -74,6 +74,12 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
  * A journal whose newest sample stays old has stopped growing. */
 int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns);
 
+/* The times (UTC ns) of the oldest and the newest sample held, over every
+ * clock: 0 with *first_ns and *last_ns set, or -ENOENT when there is none.
+ * A moment outside [first, last + max_age] is out of sync whatever the
+ * clock: the journal does not cover it. */
+int bound_span(const struct bound *b, int64_t *first_ns, int64_t *last_ns);
+
 /* The TAI - UTC offset the journal recorded (the last utc_offset event
  * read), in seconds: 0 with *s set, or -ENOENT. */
 int bound_utc_offset(const struct bound *b, int *s);

@@ -256,7 +256,7 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 			&d->ev[(d->ev_head + SYNCD_EVENTS - d->nev + i) % SYNCD_EVENTS];
 
 		print_object_begin(pr, NULL);
-		print_int(pr, "time_ns", "  %lld", e->ts_ns);
+		print_time(pr, "time_ns", "  %s", e->ts_ns);
 		print_str(pr, "clock", " %s", e->clock);
 		print_str(pr, "name", " %s", e->name);
 		print_str(pr, "text", " %s\n", e->text);

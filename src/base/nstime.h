@@ -33,6 +33,13 @@ static inline int64_t nstime_now(clockid_t id)
 	return nstime_of(&t);
 }
 
+/* A stamp as people read it: ISO-8601 UTC with every nanosecond digit,
+ * "2026-11-29T02:03:04.123456789Z" (a stamp before 1970 too: the digits
+ * count forward from the second before it). Text output only; JSON and
+ * CSV keep the integer. Returns buf. */
+#define NSTIME_ISO_BUF 64
+char *nstime_iso(int64_t ns, char buf[NSTIME_ISO_BUF]);
+
 #define TAI_UTC_S 37
 #define TAI_UTC_NS (TAI_UTC_S * NS_PER_S)
 /* The same as text, for an options table's default. */

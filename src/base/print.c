@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/nstime.h"
 #include "base/opts.h"
 #include "base/xalloc.h"
 
@@ -424,6 +425,22 @@ void print_int(struct printer *p, const char *key, const char *fmt,
 	if (text(p, fmt, (long long)val))
 		return;
 	snprintf(buf, sizeof(buf), "%" PRId64, val);
+	field(p, key, buf, false);
+}
+
+void print_time(struct printer *p, const char *key, const char *fmt,
+		int64_t ns)
+{
+	char iso[NSTIME_ISO_BUF], buf[32];
+
+	/* People read dates; programs keep the integer, which sorts,
+	 * subtracts and loses nothing. */
+	if (p->fmt == PRINT_TEXT) {
+		if (fmt)
+			text(p, fmt, nstime_iso(ns, iso));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRId64, ns);
 	field(p, key, buf, false);
 }
 

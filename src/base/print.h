@@ -65,6 +65,11 @@ void print_str(struct printer *p, const char *key, const char *fmt,
 	       const char *val);	/* val NULL: null */
 void print_int(struct printer *p, const char *key, const char *fmt,
 	       int64_t val);
+/* A stamp (ns since 1970, UTC): JSON and CSV get the integer, text's fmt
+ * gets it as a const char * in ISO 8601 with nanoseconds (nstime_iso(),
+ * "2026-11-29T02:03:04.123456789Z"). */
+void print_time(struct printer *p, const char *key, const char *fmt,
+		int64_t ns);
 void print_uint(struct printer *p, const char *key, const char *fmt,
 		uint64_t val);
 void print_double(struct printer *p, const char *key, const char *fmt,

@@ -57,7 +57,7 @@ static void follow_event(void *arg, const struct corr_event *ev)
 	print_str(p, "type", "event", "event");
 	print_str(p, "event", " %s", ev->name);
 	print_str(p, "host", " %s", ev->host);
-	print_int(p, "time_ns", " at %lld", ev->time_ns);
+	print_time(p, "time_ns", " at %s", ev->time_ns);
 	print_uint(p, "count", " (%llu)", ev->count);
 	print_str(p, "detail", ": %s", ev->detail);
 	print_text(p, "\n");
@@ -85,7 +85,7 @@ static void follow_alert(void *arg, const struct alert_event *ev)
 	print_str(p, "state", " %s", ev->firing ? "firing" : "cleared");
 	print_double(p, "value", " (value %g", ev->value);
 	print_double(p, "threshold", ", threshold %g)", ev->threshold);
-	print_int(p, "time_ns", NULL, ev->time_ns);
+	print_time(p, "time_ns", " at %s", ev->time_ns);
 	print_text(p, "\n");
 	(void)print_destroy(p);
 	fprintf(stderr, "tapless correlate: alert %s: %s (value %g)\n",
@@ -157,8 +157,8 @@ static int follow_status(void *arg, const char *request, FILE *out)
 	print_int(p, "running_s", "running %lld s\n",
 		  (nstime_now(CLOCK_REALTIME) - f->started_real) / NS_PER_S);
 	print_uint(p, "intervals", "intervals %llu", f->intervals);
-	print_int(p, "last_interval_end_ns", ", the last ending %lld\n",
-		  f->last_end);
+	print_time(p, "last_interval_end_ns", ", the last ending %s\n",
+		   f->last_end);
 	print_uint(p, "events", "events %llu\n", f->events);
 	print_array_begin(p, "alerts");
 	for (unsigned i = 0; f->alerts && i < alert_count(f->alerts); i++) {

@@ -61,6 +61,30 @@ static const char *ifinfo_rx_name(unsigned b)
 	return hwtstamp_rx_name((int)b);
 }
 
+/* What the stamps are good for, and how to find out for sure: the
+ * verdict a user came for, with the next step. Orders of magnitude, not
+ * promises: validate measures. */
+static void ifinfo_verdict(struct printer *p, const struct iface_entry *ife,
+			   const struct tsinfo *ti, bool has_hw)
+{
+	char next[128];
+	const char *v;
+
+	if (has_hw && (ti->rx_filters & (1u << HWTSTAMP_FILTER_ALL)))
+		v = "usable with hardware stamps: expect ns-level error "
+		    "(the NIC's accuracy)";
+	else if (has_hw)
+		v = "hardware stamps for some packets only (no 'all' receive "
+		    "filter): market data and orders get software stamps, "
+		    "expect \u00b5s-level error";
+	else
+		v = "usable with software stamps: expect \u00b5s-level error";
+	snprintf(next, sizeof(next), "check with 'tapless validate -l %s:PEER' "
+		 "(PEER: the port it is cabled to)", ife->name);
+	print_str(p, "verdict", "  verdict            %s", v);
+	print_str(p, "next_step", "; %s\n", next);
+}
+
 static void ifinfo_one(struct printer *p, const struct iface_entry *ife,
 		       const struct tsinfo *ti)
 {
@@ -86,6 +110,7 @@ static void ifinfo_one(struct printer *p, const struct iface_entry *ife,
 		print_text(p, ", PHC %s\n", phc);
 	else
 		print_text(p, " only, no PHC\n");
+	ifinfo_verdict(p, ife, ti, has_hw);
 	if (ti->phc_index >= 0) {
 		print_int(p, "phc_index", "  phc                %lld", ti->phc_index);
 		print_str(p, "phc_device", " (%s)\n", phc);
@@ -111,6 +136,13 @@ static void ifinfo_one(struct printer *p, const struct iface_entry *ife,
 			print_text(p, " (not every packet is stamped: "
 				   "ptp4l needs 'hwts_filter full')");
 		print_text(p, "\n");
+	} else if (!has_hw && (err == -EOPNOTSUPP || err == -EINVAL)) {
+		/* Nothing to configure is not a failure: a driver without
+		 * hardware stamping refuses the ioctl. */
+		print_null(p, "tx_type", "  hwtstamp config    none (the driver "
+			   "has no hardware stamping)\n");
+		print_null(p, "rx_filter", NULL);
+		print_null(p, "error", NULL);
 	} else {
 		print_null(p, "tx_type", NULL);
 		print_null(p, "rx_filter", NULL);

@@ -109,7 +109,7 @@ int cmd_input_addrs(const char *prog, struct topo **topo, char *const *args,
 	return 0;
 }
 
-/* Add each NAME[@ADDRS]=PATH as a host of c. */
+/* Add each [NAME[@ADDRS]=]PATH as a host of c. */
 int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n)
 {
 	char err[CORR_ERRBUF], name[64];
@@ -123,7 +123,12 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n)
 				args[i]);
 			return CMD_USAGE;
 		}
-		if (corr_add_host(c, name, &path, 1, err)) {
+		/* Without NAME=, the host is the one its files name
+		 * (tapless-capd -H), so that two hosts' .../eth1 do not
+		 * collide; else the last path component, as before. */
+		if ((strchr(args[i], '=') ?
+		     corr_add_host(c, name, &path, 1, err) :
+		     corr_add_host_found(c, name, &path, 1, err))) {
 			fprintf(stderr, "tapless %s: %s\n", prog, err);
 			return CMD_USAGE;
 		}

@@ -180,8 +180,8 @@ static void status_print_file(struct printer *p, const char *path,
 
 		print_object_begin(p, NULL);
 		print_str(p, "clock", "\nclock %s", c->name);
-		print_int(p, "first_ns", "  from %lld", c->n ? c->pt[0].ts : 0);
-		print_int(p, "last_ns", " to %lld\n", end);
+		print_time(p, "first_ns", "  from %s", c->n ? c->pt[0].ts : 0);
+		print_time(p, "last_ns", " to %s\n", end);
 		print_object_begin(p, "last");
 		print_str(p, "state", "  last: state %s", l->state);
 		print_bool(p, "in_sync", "  in sync %s", l->in_sync);
@@ -218,7 +218,7 @@ static void status_print_file(struct printer *p, const char *path,
 			STATUS_LAST_EVENTS - sf->nlast + i) % STATUS_LAST_EVENTS];
 
 		print_object_begin(p, NULL);
-		print_int(p, "time_ns", "  %lld", e->ts_ns);
+		print_time(p, "time_ns", "  %s", e->ts_ns);
 		print_str(p, "clock", " %s", e->clock);
 		print_str(p, "name", " %s", e->name);
 		print_str(p, "text", " %s\n", e->text);

@@ -32,6 +32,7 @@
 #include "files/frame.h"
 #include "files/topo.h"
 #include "stamp/ts.h"
+#include "base/nstime.h"
 #include "base/ratelist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
@@ -115,25 +116,54 @@ static struct corr_host *corr_host_by_name(const struct corr *c,
 	return NULL;
 }
 
-int corr_add_host(struct corr *c, const char *name, const char *const *paths,
-		  unsigned npaths, char err[CORR_ERRBUF])
+/* The host name the files record (cap_host()), the first file's that
+ * records one; "" when none does. A directory written by one capd names
+ * one host; files of several hosts in one directory are not one host's
+ * captures whatever they are called. */
+static const char *corr_files_host(const struct capset *cs)
+{
+	for (unsigned k = 0; k < capset_files(cs); k++) {
+		const struct cap_reader *r = capset_reader(cs, k);
+
+		if (r && *cap_host(r))
+			return cap_host(r);
+	}
+	return "";
+}
+
+static int corr_host_name_ok(const struct corr *c, const char *name,
+			     bool from_files, char err[CORR_ERRBUF])
+{
+	if (corr_host_by_name(c, name)) {
+		/* Two directories called eth1, or two files recording the
+		 * same name (capd run without -H on one machine). */
+		snprintf(err, CORR_ERRBUF, "host '%s' given twice%s: name each "
+			 "host with NAME=DIR", name, from_files ?
+			 " (the name its files record)" : "");
+		return -EEXIST;
+	}
+	if (!*name || strlen(name) >= sizeof(((struct corr_host *)0)->name)) {
+		snprintf(err, CORR_ERRBUF, "host name '%s' is empty or too long",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int corr_host_add(struct corr *c, const char *name, bool named,
+			 const char *const *paths, unsigned npaths,
+			 char err[CORR_ERRBUF])
 {
 	struct corr_host *h;
 	char cerr[CAP_ERRBUF];
 	int ret;
 
-	if (corr_host_by_name(c, name)) {
-		snprintf(err, CORR_ERRBUF, "host '%s' given twice", name);
-		return -EEXIST;
-	}
+	/* A name given is checked before anything is opened. */
+	if (named && (ret = corr_host_name_ok(c, name, false, err)))
+		return ret;
 	if (c->nhosts == CORR_MAX_HOSTS) {
 		snprintf(err, CORR_ERRBUF, "more than %d hosts", CORR_MAX_HOSTS);
 		return -E2BIG;
-	}
-	if (!*name || strlen(name) >= sizeof(h->name)) {
-		snprintf(err, CORR_ERRBUF, "host name '%s' is empty or too long",
-			 name);
-		return -EINVAL;
 	}
 	if (c->cfg.follow && npaths != 1) {
 		snprintf(err, CORR_ERRBUF, "%s: following takes one directory "
@@ -149,6 +179,19 @@ int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 		free(h);
 		return ret;
 	}
+	if (!named) {
+		const char *rec = corr_files_host(h->cs);
+		bool from_files = *rec && strlen(rec) < sizeof(h->name);
+
+		if (from_files)
+			name = rec;
+		ret = corr_host_name_ok(c, name, from_files, err);
+		if (ret) {
+			capset_close(h->cs);
+			free(h);
+			return ret;
+		}
+	}
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->idx = c->nhosts;
 	h->forced_scale = -1;
@@ -156,6 +199,19 @@ int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 	h->orders = xcalloc(CORR_ORDERS, sizeof(*h->orders));
 	c->hosts[c->nhosts++] = h;
 	return 0;
+}
+
+int corr_add_host(struct corr *c, const char *name, const char *const *paths,
+		  unsigned npaths, char err[CORR_ERRBUF])
+{
+	return corr_host_add(c, name, true, paths, npaths, err);
+}
+
+int corr_add_host_found(struct corr *c, const char *fallback,
+			const char *const *paths, unsigned npaths,
+			char err[CORR_ERRBUF])
+{
+	return corr_host_add(c, fallback, false, paths, npaths, err);
 }
 
 int corr_set_journal(struct corr *c, const char *host, const char *path,
@@ -365,6 +421,11 @@ void corr_packet(struct corr *c, struct corr_host *h)
 		h->clock_jumps++;
 	if (ts > h->max_ts)
 		h->max_ts = ts;
+	int64_t utc = ts + h->next_if->journal_ns;
+	if (h->packets == 1 || utc < h->utc_first)
+		h->utc_first = utc;
+	if (h->packets == 1 || utc > h->utc_last)
+		h->utc_last = utc;
 	ret = frame_parse(pkt->data, pkt->caplen, h->next_if->linktype, &fi);
 	if (ret == -EPROTONOSUPPORT) {
 		h->non_ip++;
@@ -428,6 +489,27 @@ static void corr_warn_links(struct corr *c, const struct corr_host *h)
 			  (unsigned long long)down, (unsigned long long)up,
 			  (long long)(first / 1000000000),
 			  (long long)(first % 1000000000));
+}
+
+/* A journal that does not cover the capture makes its samples out of
+ * sync, quietly but for the counts: say so, with both ranges, so a wrong
+ * journal (another day's, another host's) is seen at once. */
+static void corr_warn_journal(struct corr *c, const struct corr_host *h)
+{
+	char jf[NSTIME_ISO_BUF], jl[NSTIME_ISO_BUF];
+	char cf[NSTIME_ISO_BUF], cl[NSTIME_ISO_BUF];
+	int64_t first, last;
+
+	if (!h->bound || !h->packets || bound_span(h->bound, &first, &last))
+		return;	/* no samples: corr_set_journal() said so */
+	if (h->utc_first >= first &&
+	    h->utc_last <= last + c->cfg.sync_max_age_ns)
+		return;
+	corr_warn(c, "%s: sync journal %s covers %s to %s, the capture %s to "
+		  "%s: samples outside the journal count as out of sync",
+		  h->name, h->journal, nstime_iso(first, jf),
+		  nstime_iso(last, jl), nstime_iso(h->utc_first, cf),
+		  nstime_iso(h->utc_last, cl));
 }
 
 static int corr_host_cmp(const struct corr_host *a, const struct corr_host *b)
@@ -505,6 +587,7 @@ void corr_finish(struct corr *c)
 		if (capset_damaged(h->cs))
 			corr_warn(c, "%s: %s", h->name, capset_error(h->cs));
 		corr_warn_links(c, h);
+		corr_warn_journal(c, h);
 		if (!h->packets)
 			corr_warn(c, "%s: no packets", h->name);
 		else if (!h->messages)

@@ -147,6 +147,13 @@ void corr_destroy(struct corr *c);
  * error of opening a capture, with err saying which. */
 int corr_add_host(struct corr *c, const char *name, const char *const *paths,
 		  unsigned npaths, char err[CORR_ERRBUF]);
+/* The same for a host the command line did not name: its name is the one
+ * its files record (cap_host(), tapless-capd -H; the first file that
+ * records one), fallback when none does. A name that is taken already
+ * fails with -EEXIST, err saying to name the hosts (NAME=DIR). */
+int corr_add_host_found(struct corr *c, const char *fallback,
+			const char *const *paths, unsigned npaths,
+			char err[CORR_ERRBUF]);
 /* The host's sync journal. Returns 0, -ENOENT (no such host), or the
  * error of reading it, with err. */
 int corr_set_journal(struct corr *c, const char *host, const char *path,

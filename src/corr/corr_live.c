@@ -563,8 +563,9 @@ static struct printer *corr_live_line(const struct corr *c, FILE *out,
 	struct printer *p = print_create(out, (enum print_format)fmt, 0);
 
 	print_str(p, "type", "%s", type);
-	print_int(p, "start_ns", NULL, c->iv_start);
-	print_int(p, "end_ns", NULL, c->iv_end);
+	/* Text: the interval's end, so that a line says when it was. */
+	print_time(p, "start_ns", NULL, c->iv_start);
+	print_time(p, "end_ns", " %s", c->iv_end);
 	/* When it was written, on the same timescale: its lag behind the
 	 * data is there for anyone to see. */
 	print_int(p, "emitted_ns", NULL,

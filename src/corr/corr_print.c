@@ -9,6 +9,7 @@
 
 #include "ptp/bound.h"
 #include "files/capset.h"
+#include "files/topo.h"
 #include "base/hist.h"
 #include "base/print.h"
 #include "base/summary.h"
@@ -30,7 +31,18 @@ static void corr_print_rate(struct printer *p, const struct corr *c, int b)
 	print_double(p, "rate", "  rate %.0f/s", c->cfg.rates[b]);
 }
 
-static void corr_print_bound(struct printer *p, const struct corr_stat *s)
+/* Whether any host has a sync journal: without one there is no bound and
+ * nothing is out of sync, said once (corr_print_hops()), not per line. */
+static bool corr_any_journal(const struct corr *c)
+{
+	for (unsigned i = 0; i < c->nhosts; i++)
+		if (c->hosts[i]->bound)
+			return true;
+	return false;
+}
+
+static void corr_print_bound(struct printer *p, const struct corr *c,
+			     const struct corr_stat *s)
 {
 	/* A bound only when every in-sync sample had one. */
 	if (s->bound_known && !s->bound_unknown) {
@@ -38,15 +50,18 @@ static void corr_print_bound(struct printer *p, const struct corr_stat *s)
 		print_double(p, "sync_error_bound_mean_ns", NULL,
 			     s->bound_sum / (double)s->bound_known);
 	} else {
-		print_null(p, "sync_error_bound_ns", "  bound %s");
+		print_null(p, "sync_error_bound_ns",
+			   corr_any_journal(c) ? "  bound %s" : NULL);
 		print_null(p, "sync_error_bound_mean_ns", NULL);
 	}
 }
 
-static void corr_print_out_of_sync(struct printer *p, const struct corr_stat *s)
+static void corr_print_out_of_sync(struct printer *p, const struct corr *c,
+				   const struct corr_stat *s)
 {
 	print_object_begin(p, "out_of_sync");
-	print_uint(p, "messages", "  out of sync: %llu", hist_count(s->out));
+	print_uint(p, "messages", corr_any_journal(c) || hist_count(s->out) ?
+		   "  out of sync: %llu" : NULL, hist_count(s->out));
 	if (hist_count(s->out)) {
 		print_text(p, "\n     ");
 		corr_print_latency(p, "latency_ns", s->out);
@@ -156,6 +171,9 @@ static void corr_print_hops(const struct corr *c, struct printer *p)
 	struct corr_stat *v = corr_sorted(&c->hops);
 
 	print_text(p, "\none-way latency per hop (ns)\n");
+	if (!corr_any_journal(c))
+		print_text(p, "  no journals given: no error bound "
+			   "(--sync NAME=JOURNAL)\n");
 	print_array_begin(p, "hops");
 	for (size_t i = 0; i < c->hops.n; i++) {
 		const struct corr_stat *s = &v[i];
@@ -169,11 +187,11 @@ static void corr_print_hops(const struct corr *c, struct printer *p)
 		/* All matched; the figures are of those in sync. */
 		print_uint(p, "messages", "  %llu messages",
 			   hist_count(s->h) + hist_count(s->out));
-		corr_print_bound(p, s);
+		corr_print_bound(p, c, s);
 		print_text(p, "\n   ");
 		corr_print_latency(p, "latency_ns", s->h);
 		print_text(p, "   ");
-		corr_print_out_of_sync(p, s);
+		corr_print_out_of_sync(p, c, s);
 		print_object_end(p);
 	}
 	print_array_end(p);
@@ -250,10 +268,33 @@ static const struct corr_stat *corr_find_hop(const struct corr *c,
 	return NULL;
 }
 
+/* Why no switch was measured: the first of no topology, no switch
+ * between any two input hosts in it, no samples through one. */
+static const char *corr_switches_none(const struct corr *c,
+				      const struct corr *base)
+{
+	struct topo_path tp;
+	bool sw = false;
+
+	if (!c->cfg.topo && !base)
+		return "no topology given (--topology FILE, or --baseline "
+		       "for a back-to-back run)";
+	for (unsigned a = 0; c->cfg.topo && a < c->nhosts; a++)
+		for (unsigned b = 0; b < c->nhosts; b++)
+			sw |= a != b && !topo_path(c->cfg.topo, c->hosts[a]->name,
+						   c->hosts[b]->name, &tp) &&
+			      tp.sw;
+	if (!sw && !base)
+		return "no switch in the topology between the input hosts";
+	return "no samples through a switch";
+}
+
 static void corr_print_switches(const struct corr *c, const struct corr *base,
 				struct printer *p)
 {
 	struct corr_stat *v = corr_sorted(&c->switches);
+
+	size_t rows = 0;
 
 	print_text(p, "\nswitch latency (ns)\n");
 	print_array_begin(p, "switches");
@@ -262,6 +303,7 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 		struct summary sm;
 
 		hist_summary(s->h, &sm);
+		rows++;
 		print_object_begin(p, NULL);
 		print_str(p, "name", "  %s", s->sw);
 		print_str(p, "from", " %s", c->hosts[s->from]->name);
@@ -275,11 +317,11 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 				     1.96 * sm.sd / sqrt((double)sm.n));
 		else
 			print_null(p, "ci95_ns", NULL);
-		corr_print_bound(p, s);
+		corr_print_bound(p, c, s);
 		print_text(p, "\n   ");
 		corr_print_latency(p, "latency_ns", s->h);
 		print_text(p, "   ");
-		corr_print_out_of_sync(p, s);
+		corr_print_out_of_sync(p, c, s);
 		print_object_end(p);
 	}
 	/* Through-switch minus back-to-back, hop by hop, as the FTTC report
@@ -301,6 +343,7 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 			continue;
 		if (c->cfg.topo && c->path_known[s->from][s->to] > 0)
 			tp = &c->path[s->from][s->to];
+		rows++;
 		print_object_begin(p, NULL);
 		print_str(p, "name", "  %s", tp && tp->sw ? tp->sw : "switch");
 		print_str(p, "from", " %s", c->hosts[s->from]->name);
@@ -311,7 +354,7 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 		print_double(p, "ci95_ns", "  mean ±%.1f (95%%)",
 			     1.96 * sqrt(st.sd * st.sd / (double)st.n +
 					 sb.sd * sb.sd / (double)sb.n));
-		corr_print_bound(p, s);
+		corr_print_bound(p, c, s);
 		print_object_begin(p, "latency_ns");
 		print_uint(p, "count", NULL, st.n);
 		print_double(p, "mean", "\n    mean %.1f", st.mean - sb.mean);
@@ -322,6 +365,9 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 		print_object_end(p);
 	}
 	print_array_end(p);
+	/* An empty section says why, so that "none" is never silence. */
+	print_str(p, "switches_none", rows ? NULL : "  none: %s\n",
+		  rows ? NULL : corr_switches_none(c, base));
 	free(v);
 }
 

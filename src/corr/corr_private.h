@@ -179,6 +179,9 @@ struct corr_host {
 	uint64_t sender_frames;	/* frames with their sender's stamp */
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
 	int64_t max_ts;
+	/* The first and last stamps on the journal's timescale (UTC), to
+	 * tell a journal that does not cover the capture. */
+	int64_t utc_first, utc_last;
 	bool dir_flags, dir_addr;
 	struct corr_stream_stats st;
 	struct corr_host_live live;

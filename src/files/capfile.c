@@ -151,6 +151,11 @@ void cap_stats(const struct cap_reader *r, struct cap_stats *st)
 		}
 }
 
+const char *cap_host(const struct cap_reader *r)
+{
+	return r->host;
+}
+
 const char *cap_error(const struct cap_reader *r)
 {
 	return r->error;

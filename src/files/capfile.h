@@ -105,6 +105,11 @@ enum cap_format cap_format(const struct cap_reader *r);
 const char *cap_path(const struct cap_reader *r);
 void cap_stats(const struct cap_reader *r, struct cap_stats *st);
 
+/* The host name the file records, as pcapng_open() writes it (an
+ * opt_comment "host NAME" in its first section header; tapless-capd -H,
+ * tapless sim), or "" when it records none (classic pcap never does). */
+const char *cap_host(const struct cap_reader *r);
+
 /* The last error as "PATH: offset N: what", or "" when there was none. */
 const char *cap_error(const struct cap_reader *r);
 

@@ -234,6 +234,22 @@ static int64_t cap_read_block(struct cap_reader *r, uint32_t *type)
 	return len;
 }
 
+/* The host name pcapng_open() records ("host NAME" in the section's
+ * opt_comment, from tapless-capd -H): the first section's, so that a
+ * file names one host. */
+static void cap_shb_opt(struct cap_reader *r, uint16_t code,
+			const unsigned char *v, uint16_t len, void *arg)
+{
+	static const char mark[] = "host ";
+	const size_t n = sizeof(mark) - 1;
+
+	(void)arg;
+	if (code != PCAPNG_OPT_COMMENT || r->host[0] || len <= n ||
+	    memcmp(v, mark, n))
+		return;
+	cap_copy_str(r->host, sizeof(r->host), v + n, (uint16_t)(len - n));
+}
+
 static int cap_pcapng_shb(struct cap_reader *r, uint64_t off, uint32_t len)
 {
 	if (len < 28)
@@ -243,6 +259,18 @@ static int cap_pcapng_shb(struct cap_reader *r, uint64_t off, uint32_t len)
 				rd16(r, r->block + 12));
 	r->section_first = r->nifaces;
 	r->stats.sections++;
+	/* Only a name rides on the options here: a malformed one costs the
+	 * name, never the file (nor leaves an error behind). */
+	if (r->stats.sections == 1 && len > 28) {
+		char saved[CAP_ERRBUF];
+
+		memcpy(saved, r->error, sizeof(saved));
+		if (cap_options(r, off, r->block, r->block + 24,
+				r->block + len - 4, cap_shb_opt, NULL)) {
+			memcpy(r->error, saved, sizeof(saved));
+			r->host[0] = 0;
+		}
+	}
 	return 0;
 }
 

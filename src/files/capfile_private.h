@@ -28,6 +28,7 @@ struct cap_reader {
 	bool follow;		/* the file grows: its end is "not yet" */
 	char error[CAP_ERRBUF];
 	struct cap_stats stats;
+	char host[64];		/* recorded host name, "" when none */
 
 	/* Interfaces of every section, in order; a section's ids are
 	 * relative to its first entry. */

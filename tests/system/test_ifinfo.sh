@@ -1,6 +1,7 @@
 #!/bin/bash
 # tapless ifinfo: valid JSON for every interface, on the host and inside a
-# namespace with a veth pair, where it must report software stamps and no PHC;
+# namespace with a veth pair, where it must report software stamps and no PHC,
+# the verdict with the next step, and no hwtstamp error;
 # an unknown interface is an error with exit status 1.
 set -u
 . scripts/netns.sh
@@ -30,6 +31,16 @@ echo "$json" | jq -e '[.interfaces[].sent_frames] == ["as received", "as sent"]'
 text=$(tl_exec a bin/tapless ifinfo "$TL_IF_A")
 echo "$text"
 echo "$text" | grep -q "software only, no PHC" || fail "veth: text does not say 'software only, no PHC'"
+# The verdict and the next step, and no error where there is simply no
+# hardware stamping to configure.
+echo "$text" | grep -q "verdict *usable with software stamps: expect .*s-level error; check with 'tapless validate -l $TL_IF_A:PEER'" ||
+	fail "veth: no software-stamp verdict with the validate step"
+echo "$text" | grep -q "hwtstamp config *none (the driver has no hardware stamping)" ||
+	fail "veth: hwtstamp config not 'none (the driver has no hardware stamping)'"
+echo "$text" | grep -q "not available" && fail "veth: a NIC without hardware stamping reported as an error"
+json=$(tl_exec a bin/tapless ifinfo --json "$TL_IF_A")
+echo "$json" | jq -e '.interfaces[0] | (.verdict | startswith("usable with software stamps")) and (.next_step | contains("tapless validate -l")) and .hwtstamp.error == null' >/dev/null ||
+	fail "veth: JSON verdict, next_step or hwtstamp.error wrong: $(echo "$json" | jq -c '.interfaces[0] | {verdict, next_step, hwtstamp}')"
 
 csv=$(tl_exec a bin/tapless ifinfo --csv)
 [ "$(echo "$csv" | head -1 | cut -d, -f1)" = name ] || fail "csv: no header row: $csv"
