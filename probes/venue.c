@@ -538,15 +538,6 @@ static int venue_accept(struct venue *v, const struct opts *o,
 	return -ETIMEDOUT;
 }
 
-static void venue_sleep_until(int64_t t)
-{
-	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !venue_stop)
-		;
-}
-
 /* Connections on the listening sockets during the run are not sessions. */
 static void venue_refuse(struct venue *v, int lfd[2], const struct pollfd *p,
 			 int64_t now)
@@ -646,19 +637,16 @@ static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
 			venue_ended(v, VENUE_END_ERROR);
 			break;
 		}
-		/* --busy-poll: spin on the clock. Otherwise sleep through
-		 * gaps, waking 50 us early and spinning the rest, since a
-		 * sleep's wake-up is late by about that much. */
+		/* --busy-poll: spin on the clock. Otherwise wait through
+		 * gaps in ppoll, so that an order wakes the venue and is
+		 * filled at once, not at the next tick; waking 50 us early
+		 * and spinning the rest, since a wait's wake-up is late by
+		 * about that much. */
 		if (!busy && wait > 60000) {
-			struct timespec ts = { 0, wait - 50000 };
+			int64_t w = wait - 50000;
+			struct timespec ts = { w / 1000000000LL, w % 1000000000LL };
 
-			if (wait > 2000000) {
-				/* Long gaps (low rates): block in ppoll so an
-				 * order is filled at once, not at the tick. */
-				ppoll(p, 4, &ts, NULL);
-			} else {
-				venue_sleep_until(due - 50000);
-			}
+			ppoll(p, 4, &ts, NULL);
 		}
 	}
 	now = ts_now_mono();

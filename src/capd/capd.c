@@ -3,6 +3,7 @@
  * final name. See tapless-capd(8).
  */
 #include <errno.h>
+#include <limits.h>
 #include <grp.h>
 #include <net/if.h>
 #include <poll.h>
@@ -1247,8 +1248,29 @@ int main(int argc, char **argv)
 	}
 	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write-dir"));
 	if (stat(d->dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tapless-capd: %s: not a directory\n", d->dir);
+		fprintf(stderr, "tapless-capd: -w %s: %s\n", d->dir,
+			errno == ENOENT ? "no such directory (create it first)" :
+			"not a directory");
 		goto out;
+	}
+	if (opts_str(o, "tx-socket")) {
+		/* Its directory, named as given (not the lock beside it, the
+		 * first file made there): a bad option, exit 1. */
+		char sdir[PATH_MAX];
+		const char *slash;
+
+		snprintf(sdir, sizeof(sdir), "%s", opts_str(o, "tx-socket"));
+		slash = strrchr(sdir, '/');
+		if (slash && slash != sdir) {
+			sdir[slash - sdir] = 0;
+			if (stat(sdir, &st) || !S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "tapless-capd: --tx-socket %s: "
+					"%s: %s\n", opts_str(o, "tx-socket"),
+					sdir, errno == ENOENT ?
+					"no such directory" : "not a directory");
+				goto out;
+			}
+		}
 	}
 	if (opts_str(o, "hostname"))
 		snprintf(d->host, sizeof(d->host), "%s", opts_str(o, "hostname"));

@@ -42,7 +42,7 @@ static const struct cmd_entry *cmd_find(const char *name)
 
 static void cmd_list(FILE *f)
 {
-	fprintf(f, "usage: tapless [--version] COMMAND [OPTIONS] [ARGS]\n\n"
+	fprintf(f, "usage: tapless [-V|--version] COMMAND [OPTIONS] [ARGS]\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < CMD_COUNT; i++)
 		fprintf(f, "  %-10s %s\n", cmd_table[i].name, cmd_table[i].summary);
@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 		cmd_list(stderr);
 		return CMD_USAGE;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	/* -V as every tapless program takes it (PROG_OPT_VERSION). */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tapless %s\n", tapless_version);
 		return CMD_OK;
 	}

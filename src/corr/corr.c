@@ -590,9 +590,16 @@ void corr_finish(struct corr *c)
 		corr_warn_journal(c, h);
 		if (!h->packets)
 			corr_warn(c, "%s: no packets", h->name);
+		else if (!h->messages && h->non_ip == h->packets)
+			corr_warn(c, "%s: none of its %llu packets is IP (link "
+				  "type %u; e.g. 802.11 or another non-Ethernet "
+				  "capture): nothing here to correlate", h->name,
+				  (unsigned long long)h->packets,
+				  h->nifs ? h->ifs[0].linktype : 0u);
 		else if (!h->messages)
-			corr_warn(c, "%s: no FIX messages in %llu packets",
-				  h->name, (unsigned long long)h->packets);
+			corr_warn(c, "%s: no FIX messages in %llu packets%s",
+				  h->name, (unsigned long long)h->packets,
+				  h->non_ip ? " (some not IP)" : "");
 		else if (c->nhosts > 1 && h->only_here == h->messages)
 			corr_warn(c, "%s: none of its %llu FIX messages was seen "
 				  "by another host", h->name,

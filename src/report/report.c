@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "base/hist.h"
@@ -97,6 +98,15 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 	snprintf(r->venue, sizeof(r->venue), "venue");
 	snprintf(r->algo, sizeof(r->algo), "algo");
 	snprintf(path, sizeof(path), "%s/lab.conf", dir);
+	if (access(path, F_OK) && errno == ENOENT) {
+		/* Not a run directory at all: say what one is. */
+		report_destroy(r);
+		return report_fail(err, -ENOENT, "%s: no lab.conf: not a run "
+				   "directory of tapless lab (tapless report "
+				   "makes the tables and plots of 'tapless lab "
+				   "run --out DIR'; for captures of your own, "
+				   "use tapless correlate)", dir);
+	}
 	rc = report_conf_load(r, path, err);
 	if (rc) {
 		report_destroy(r);

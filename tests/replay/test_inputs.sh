@@ -141,5 +141,17 @@ lines=$(grep -c '^hop ' "$d/follow.txt")
 grep -Eq '(^|[^0-9])[0-9]{19}([^0-9]|$)' "$d/follow.txt" &&
 	fail "follow: raw epoch nanoseconds in text: $(grep -E '[0-9]{19}' "$d/follow.txt" | head -2)"
 
+# A capture with no IP in it (802.11, link type 105): said so, not "no FIX".
+python3 -c "
+import struct, sys
+f = open(sys.argv[1], 'wb')
+f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 105))
+pkt = b'\x08\x02' + b'\x00' * 30
+f.write(struct.pack('<IIII', 1700000000, 0, len(pkt), len(pkt)) + pkt)
+" "$d/wifi.pcap"
+$T correlate wifi="$d/wifi.pcap" > /dev/null 2> "$d/wifi.err"
+grep -q "wifi: none of its 1 packets is IP (link type 105" "$d/wifi.err" ||
+	fail "non-IP capture: $(cat "$d/wifi.err")"
+
 [ "$fails" -eq 0 ] && echo "inputs: all checks passed"
 [ "$fails" -eq 0 ]

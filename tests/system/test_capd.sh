@@ -87,7 +87,10 @@ done
 bin/tapless-capd -w "$out" 2>"$out/e1"; [ $? -eq 1 ] && grep -q "interfaces with -i" "$out/e1" || fail "no -i: $(cat "$out/e1")"
 tl_exec b bin/tapless-capd -i tapless-nosuch0 -w "$out" 2>"$out/e2"; [ $? -ne 0 ] && grep -q "tapless-nosuch0" "$out/e2" || fail "unknown interface: $(cat "$out/e2")"
 tl_exec b bin/tapless-capd -i "$TL_IF_B" -w "$out" "port port" 2>"$out/e3"; [ $? -eq 1 ] && grep -q "filter 'port port'" "$out/e3" || fail "bad filter: $(cat "$out/e3")"
-bin/tapless-capd -i lo -w /nonexistent 2>"$out/e4"; [ $? -eq 1 ] && grep -q "/nonexistent: not a directory" "$out/e4" || fail "bad dir: $(cat "$out/e4")"
+bin/tapless-capd -i lo -w /nonexistent 2>"$out/e4"; [ $? -eq 1 ] && grep -q "/nonexistent: no such directory" "$out/e4" || fail "bad dir: $(cat "$out/e4")"
+bin/tapless-capd -i lo -w "$out" --tx-socket /nonexistent/tx.sock 2>"$out/e4b"; [ $? -eq 1 ] &&
+	grep -q -- "--tx-socket /nonexistent/tx.sock: /nonexistent: no such directory" "$out/e4b" ||
+	fail "--tx-socket in a missing directory: exit and message: $(cat "$out/e4b")"
 printf 'snaplen 10\n' > "$out/bad.conf"
 bin/tapless-capd -f "$out/bad.conf" -i lo 2>"$out/e5"; [ $? -eq 1 ] && grep -q "bad.conf:1: snaplen: 10 is out of range" "$out/e5" || fail "bad config: $(cat "$out/e5")"
 
