@@ -2,6 +2,7 @@
 #include "ptp/bound.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@ struct bound_point {
 	uint32_t seq;		/* arrival order within the clock (fits in
 				 * the padding): sorting on (ts, seq) keeps
 				 * the later of two lines at one instant last */
-	bool in_sync;
+	uint32_t drift_ppb;	/* holdover: growth of the bound */
+	bool in_sync, holdover;
 };
 
 struct bound_clock {
@@ -26,6 +28,7 @@ struct bound_clock {
 	struct bound_point *p;	/* in time order once a read ends */
 	size_t n, cap;
 	uint32_t seq;
+	uint32_t drift_ppb;	/* from the clock's last rules event */
 	bool sorted;
 };
 
@@ -35,7 +38,7 @@ struct bound {
 	int64_t max_age;
 	bool have_utc;
 	int utc_offset;
-	unsigned samples, events, bad;
+	unsigned samples, events, bad, holdover;
 	bool torn;
 	char err[JOURNAL_ERRBUF];
 	char host[64];
@@ -58,6 +61,7 @@ static struct bound_clock *bound_clock(struct bound *b, const char *name,
 	struct bound_clock *c = &b->clock[b->nclocks++];
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->sorted = true;
+	c->drift_ppb = BOUND_DEFAULT_DRIFT_PPB;
 	return c;
 }
 
@@ -114,9 +118,13 @@ static void bound_add(struct bound *b, const struct journal_sample *s)
 		.ts = s->ts_ns,
 		.bound = s->bound_ns == JOURNAL_NONE ? -1 : s->bound_ns,
 		.seq = c->seq++,
+		.drift_ppb = c->drift_ppb,
 		.in_sync = s->in_sync,
+		.holdover = s->holdover && !s->in_sync,
 	};
 	b->samples++;
+	if (s->holdover && !s->in_sync)
+		b->holdover++;
 }
 
 static void bound_event(struct bound *b, const struct journal_event *e)
@@ -130,6 +138,19 @@ static void bound_event(struct bound *b, const struct journal_event *e)
 			b->have_utc = true;
 			b->utc_offset = (int)v;
 		}
+	} else if (!strcmp(e->name, "rules")) {
+		/* "... drift_ppb=N ...": the growth of the clock's holdover
+		 * bounds from here on. */
+		const char *d = strstr(e->text, "drift_ppb=");
+		struct bound_clock *c;
+		char *end;
+		long v;
+
+		if (!d || !(c = bound_clock(b, e->clock, true)))
+			return;
+		v = strtol(d + 10, &end, 10);
+		if (end != d + 10 && v >= 0 && v <= 1000000)
+			c->drift_ppb = (uint32_t)v;
 	}
 }
 
@@ -306,11 +327,22 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 	}
 	const struct bound_point *p = &c->p[k - 1];
 	/* t >= p->ts: the age fits in 64 bits unsigned, not always signed. */
-	if ((uint64_t)t - (uint64_t)p->ts > (uint64_t)b->max_age ||
-	    b->max_age < 0 || !p->in_sync)
+	uint64_t age = (uint64_t)t - (uint64_t)p->ts;
+
+	if (age > (uint64_t)b->max_age || b->max_age < 0 ||
+	    (!p->in_sync && !p->holdover))
 		return BOUND_OUT_OF_SYNC;
 	*bound_ns = p->bound;
-	return BOUND_IN_SYNC;
+	if (!p->holdover)
+		return BOUND_IN_SYNC;
+	/* Grown on to t, rounded up (in double: any max_age fits). */
+	if (p->bound >= 0) {
+		double g = ceil((double)age * p->drift_ppb / 1e9);
+
+		*bound_ns = g < 4e18 - (double)p->bound ?
+			    p->bound + (int64_t)g : INT64_MAX / 2;
+	}
+	return BOUND_HOLDOVER;
 }
 
 int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns)
@@ -360,6 +392,7 @@ unsigned bound_kept(const struct bound *b)
 
 unsigned bound_samples(const struct bound *b) { return b->samples; }
 unsigned bound_events(const struct bound *b) { return b->events; }
+unsigned bound_holdover_samples(const struct bound *b) { return b->holdover; }
 unsigned bound_bad_lines(const struct bound *b) { return b->bad; }
 bool bound_torn(const struct bound *b) { return b->torn; }
 const char *bound_error(const struct bound *b) { return b->err; }

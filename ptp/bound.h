@@ -28,7 +28,15 @@ enum bound_state {
 	BOUND_UNKNOWN,		/* no journal, or nothing about this clock */
 	BOUND_IN_SYNC,
 	BOUND_OUT_OF_SYNC,
+	BOUND_HOLDOVER,		/* nothing measured since the last fresh
+				 * sample: its bound, grown by the drift
+				 * limit, still holds */
 };
+
+/* A holdover sample's bound grows by this much per second when its clock
+ * had no "rules" event giving the drift limit (a journal of an older
+ * writer, edited by hand): tapless-syncd's largest default. */
+#define BOUND_DEFAULT_DRIFT_PPB 100000
 
 /* Read path to its end. Bad lines are skipped and counted
  * (bound_bad_lines(); the first one's message in bound_error()); a last
@@ -65,7 +73,11 @@ void bound_forget(struct bound *b, int64_t before_ns);
 /* State of clock ("sys", "phc0") at t (UTC ns). When the journal has no
  * samples for that clock but has exactly one clock, that one is used; a
  * journal with no samples at all makes every moment out of sync.
- * *bound_ns is set for BOUND_IN_SYNC, or -1 when the sample gave none. */
+ * *bound_ns is set for BOUND_IN_SYNC and BOUND_HOLDOVER, or -1 when the
+ * sample gave none. In holdover the bound is the sample's grown from the
+ * sample's time to t at the clock's drift limit (the drift_ppb of the
+ * clock's last "rules" event before the sample, tapless-journal(5)): the
+ * clock ran on unmeasured for all of it. */
 enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 			  int64_t *bound_ns);
 
@@ -89,6 +101,8 @@ int bound_utc_offset(const struct bound *b, int *s);
 unsigned bound_samples(const struct bound *b);
 unsigned bound_kept(const struct bound *b);
 unsigned bound_events(const struct bound *b);
+/* Samples read that were in holdover. */
+unsigned bound_holdover_samples(const struct bound *b);
 unsigned bound_bad_lines(const struct bound *b);
 bool bound_torn(const struct bound *b);
 const char *bound_error(const struct bound *b);	/* "" when none */

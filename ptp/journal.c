@@ -200,10 +200,11 @@ int journal_format_sample(char *buf, unsigned len,
 		snprintf(steps, sizeof(steps), "%d", s->steps);
 	else
 		snprintf(steps, sizeof(steps), "-");
-	n = snprintf(buf, len, "%" PRId64 " sample %s %s %s %s %s %s %s %s %d %s\n",
+	n = snprintf(buf, len, "%" PRId64 " sample %s %s %s %s %s %s %s %s %s %s\n",
 		     s->ts_ns, journal_word(s->clock), journal_word(s->state),
 		     off, delay, freq, journal_word(s->gm), steps,
-		     journal_word(s->servo), s->in_sync ? 1 : 0, bound);
+		     journal_word(s->servo), s->in_sync ? "1" :
+		     s->holdover ? "h" : "0", bound);
 	return n < 0 || (unsigned)n >= len ? -ENOSPC : n;
 }
 
@@ -365,11 +366,12 @@ int journal_parse_line(const char *line, struct journal_record *rec,
 		return -EBADMSG;
 	}
 	s->steps = v == JOURNAL_NONE ? -1 : (int)v;
-	if (strcmp(f[10], "0") && strcmp(f[10], "1")) {
-		*why = "sync is neither 0 nor 1";
+	if (strcmp(f[10], "0") && strcmp(f[10], "1") && strcmp(f[10], "h")) {
+		*why = "sync is not 0, 1 or h";
 		return -EBADMSG;
 	}
 	s->in_sync = f[10][0] == '1';
+	s->holdover = f[10][0] == 'h';
 	if (journal_i64(f[11], &s->bound_ns, true) ||
 	    (s->bound_ns != JOURNAL_NONE && s->bound_ns < 0)) {
 		*why = "bound is not a non-negative integer";

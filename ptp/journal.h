@@ -8,6 +8,10 @@
  *
  *   # tapless-journal 1 host NAME
  *   TIME_NS sample CLOCK STATE OFFSET_NS DELAY_NS FREQ_PPB GM STEPS SERVO SYNC BOUND_NS
+ *
+ * SYNC is 1 (in sync: measured since the sample before, bound within the
+ * threshold), h (holdover: nothing measured, the bound grows with the
+ * drift limit of the clock's last "rules" event) or 0.
  *   TIME_NS event CLOCK NAME [TEXT...]
  *
  * Fields are separated by one space; "-" stands for a value not known.
@@ -27,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define JOURNAL_VERSION 1
+#define JOURNAL_VERSION 2		/* 2: sync may be "h"; rules events */
 #define JOURNAL_NONE INT64_MIN		/* a value written as "-" */
 #define JOURNAL_ERRBUF 512
 
@@ -44,9 +48,12 @@ struct journal_sample {
 	char gm[32];		/* grandmaster identity, or "-" */
 	int steps;		/* steps removed, -1 when unknown */
 	char servo[8];		/* s0 unlocked, s1 stepped, s2 locked, "-" */
-	bool in_sync;
-	int64_t bound_ns;	/* |clock - PTP time| <= bound while in sync;
-				 * NONE when not known */
+	bool in_sync;		/* freshly measured, within the threshold */
+	bool holdover;		/* not in sync, but the last fresh bound
+				 * grown by the drift limit still holds:
+				 * written "h" (never with in_sync) */
+	int64_t bound_ns;	/* |clock - PTP time| <= bound while in sync
+				 * or in holdover; NONE when not known */
 };
 
 struct journal_event {
