@@ -128,8 +128,16 @@ PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp \
 	$(PROBE_BINS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
-TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=build/tools/%)
+# tc programs the tests attach (tests/tools/*.bpf.c): need only clang and
+# libbpf's headers, not the kernel's TX-stamping BTF; a test without the
+# object skips what needs it.
+ifneq ($(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && \
+	[ -e /usr/include/bpf/bpf_helpers.h ] && echo 1),)
+TOOL_BINS += $(patsubst tests/tools/%.bpf.c,build/tools/%.bpf.o,\
+	$(wildcard tests/tools/*.bpf.c))
+endif
 ifneq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
 TOOL_BINS := $(filter-out build/tools/uring_send build/tools/uring_rcv,$(TOOL_BINS))
 endif
@@ -272,6 +280,11 @@ build/tools/uring_send: tests/tools/uring_send.c
 build/tools/uring_rcv: tests/tools/uring_rcv.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< -luring
+build/tools/%.bpf.o: tests/tools/%.bpf.c
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -target bpf -O2 -g -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
 build/tools/%: tests/tools/%.c build/libtapless.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)

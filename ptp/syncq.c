@@ -11,9 +11,9 @@
 #define SYNCQ_HOUR_NS (3600LL * 1000000000)
 
 struct syncq_entry {
-	int64_t ts_ns, offset_ns, delay_ns, bound_ns;
+	int64_t ts_ns, offset_ns, delay_ns, bound_ns, fresh_ns;
 	enum syncq_state state;
-	bool in_sync;
+	bool in_sync, holdover, fresh;
 };
 
 struct syncq {
@@ -22,7 +22,9 @@ struct syncq {
 	size_t cap, head, n;		/* head: next slot */
 	int64_t spread[SYNCQ_SPREAD];	/* recent offsets */
 	unsigned nspread, spread_head;
-	unsigned good;			/* good samples in a row */
+	unsigned good;			/* good fresh samples in a row */
+	int64_t fresh_ns, fresh_bound;	/* the last fresh in-sync sample:
+					 * what holdover grows from */
 };
 
 struct syncq *syncq_create(const struct syncq_params *p)
@@ -35,6 +37,7 @@ struct syncq *syncq_create(const struct syncq_params *p)
 	 * there even when samples come a little faster than promised. */
 	q->cap = (size_t)(SYNCQ_HOUR_NS / iv) + 64;
 	q->ring = xcalloc(q->cap, sizeof(*q->ring));
+	q->fresh_ns = SYNCQ_NONE;
 	return q;
 }
 
@@ -46,11 +49,27 @@ void syncq_destroy(struct syncq *q)
 	free(q);
 }
 
-void syncq_reset(struct syncq *q)
+/* The servo's figures start over (a new master, a lost one): the clock
+ * itself was not touched, so a holdover goes on. */
+static void syncq_restart(struct syncq *q)
 {
 	q->nspread = 0;
 	q->spread_head = 0;
 	q->good = 0;
+}
+
+void syncq_reset(struct syncq *q)
+{
+	syncq_restart(q);
+	q->fresh_ns = SYNCQ_NONE;
+}
+
+/* The last fresh bound grown to t at the drift limit, rounded up. */
+static int64_t syncq_grown(const struct syncq *q, int64_t t)
+{
+	double age = t > q->fresh_ns ? (double)(t - q->fresh_ns) : 0;
+
+	return q->fresh_bound + (int64_t)ceil(age * (double)q->p.drift_ppb / 1e9);
 }
 
 static double syncq_spread_sd(const struct syncq *q)
@@ -70,21 +89,23 @@ static double syncq_spread_sd(const struct syncq *q)
 	return sqrt(ss / (q->nspread - 1));
 }
 
-void syncq_add(struct syncq *q, const struct syncq_sample *s, bool *in_sync,
-	       int64_t *bound_ns)
+void syncq_add(struct syncq *q, const struct syncq_sample *s,
+	       struct syncq_verdict *v)
 {
 	struct syncq_entry *e = &q->ring[q->head];
 	bool following = s->state == SYNCQ_FOLLOWING ||
 		(s->state == SYNCQ_CALIBRATING && q->p.free_running);
-	int64_t bound = SYNCQ_NONE;
-	bool ok = false;
 
+	v->in_sync = v->holdover = false;
+	v->bound_ns = SYNCQ_NONE;
 	if (s->state == SYNCQ_GRANDMASTER) {
-		bound = 0;
-		ok = true;
+		v->bound_ns = 0;
+		v->in_sync = true;
 		/* Following a master later starts from nothing. */
-		syncq_reset(q);
-	} else if (following && s->offset_ns != SYNCQ_NONE) {
+		syncq_restart(q);
+		q->fresh_ns = s->ts_ns;
+		q->fresh_bound = 0;
+	} else if (following && s->fresh && s->offset_ns != SYNCQ_NONE) {
 		double b;
 
 		q->spread[q->spread_head] = s->offset_ns;
@@ -95,32 +116,50 @@ void syncq_add(struct syncq *q, const struct syncq_sample *s, bool *in_sync,
 			(double)q->p.asym_ns;
 		if (s->delay_ns != SYNCQ_NONE)
 			b += q->p.asym_fraction * fabs((double)s->delay_ns);
-		bound = (int64_t)ceil(b);
-		if (bound <= q->p.threshold_ns) {
+		v->bound_ns = (int64_t)ceil(b);
+		if (v->bound_ns <= q->p.threshold_ns) {
 			if (q->good < q->p.settle)
 				q->good++;
 		} else {
 			q->good = 0;
 		}
-		ok = q->good >= q->p.settle;
+		v->in_sync = q->good >= q->p.settle;
+		/* A fresh figure replaces what holdover grew from: one out
+		 * of sync leaves nothing to grow. */
+		q->fresh_ns = v->in_sync ? s->ts_ns : SYNCQ_NONE;
+		q->fresh_bound = v->bound_ns;
 	} else {
-		syncq_reset(q);
+		/* Nothing measured: the clock runs on from its last fresh
+		 * figure, if it had one. Settling is not undone by a missed
+		 * Sync, only by a master lost. */
+		if (!following)
+			syncq_restart(q);
+		if (q->fresh_ns != SYNCQ_NONE) {
+			v->bound_ns = syncq_grown(q, s->ts_ns);
+			v->holdover = v->bound_ns <= q->p.threshold_ns;
+		}
+		/* Grown past the threshold, the clock left sync: it must
+		 * settle again on fresh samples. */
+		if (!v->holdover)
+			q->good = 0;
 	}
+	v->fresh_ns = q->fresh_ns;
 	e->ts_ns = s->ts_ns;
 	e->offset_ns = s->state == SYNCQ_GRANDMASTER ? 0 : s->offset_ns;
 	e->delay_ns = s->delay_ns;
-	e->bound_ns = bound;
+	e->bound_ns = v->bound_ns;
+	e->fresh_ns = v->fresh_ns;
 	e->state = s->state;
-	e->in_sync = ok;
+	e->in_sync = v->in_sync;
+	e->holdover = v->holdover;
+	e->fresh = s->fresh || s->state == SYNCQ_GRANDMASTER;
 	q->head = (q->head + 1) % q->cap;
 	if (q->n < q->cap)
 		q->n++;
-	*in_sync = ok;
-	*bound_ns = bound;
 }
 
-bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
-		int64_t *bound_ns)
+bool syncq_last(const struct syncq *q, struct syncq_sample *s,
+		struct syncq_verdict *v)
 {
 	const struct syncq_entry *e;
 
@@ -131,8 +170,11 @@ bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
 	s->state = e->state;
 	s->offset_ns = e->offset_ns;
 	s->delay_ns = e->delay_ns;
-	*in_sync = e->in_sync;
-	*bound_ns = e->bound_ns;
+	s->fresh = e->fresh;
+	v->in_sync = e->in_sync;
+	v->holdover = e->holdover;
+	v->bound_ns = e->bound_ns;
+	v->fresh_ns = e->fresh_ns;
 	return true;
 }
 
@@ -153,18 +195,24 @@ int syncq_derived_offset(const struct syncq_reading *ref,
 	return 0;
 }
 
-void syncq_derived_bound(bool *in_sync, int64_t *bound_ns, bool ref_in_sync,
-			 int64_t ref_bound_ns, int64_t width_ns,
+void syncq_derived_bound(struct syncq_verdict *v,
+			 const struct syncq_verdict *ref, int64_t width_ns,
 			 int64_t threshold_ns)
 {
-	if (ref_in_sync && *bound_ns != SYNCQ_NONE) {
-		*bound_ns += ref_bound_ns + width_ns;
+	if ((ref->in_sync || ref->holdover) && v->bound_ns != SYNCQ_NONE &&
+	    ref->bound_ns != SYNCQ_NONE) {
+		v->bound_ns += ref->bound_ns + width_ns;
+		if (ref->holdover && v->in_sync) {
+			v->in_sync = false;
+			v->holdover = true;
+		}
+		v->fresh_ns = ref->fresh_ns;
 	} else {
-		*in_sync = false;
-		*bound_ns = SYNCQ_NONE;
+		v->in_sync = v->holdover = false;
+		v->bound_ns = SYNCQ_NONE;
 	}
-	if (*bound_ns != SYNCQ_NONE && *bound_ns > threshold_ns)
-		*in_sync = false;
+	if (v->bound_ns != SYNCQ_NONE && v->bound_ns > threshold_ns)
+		v->in_sync = v->holdover = false;
 }
 
 /* Welford's running mean and variance: stable for offsets of a few ns
@@ -209,6 +257,8 @@ void syncq_window(const struct syncq *q, int64_t now_ns, int64_t span_ns,
 		if (e->ts_ns <= now_ns - span_ns)
 			break;		/* older ones are older still */
 		st->samples++;
+		if (e->holdover)
+			st->holdover++;
 		if (e->in_sync) {
 			st->in_sync++;
 			if (e->bound_ns != SYNCQ_NONE && e->bound_ns > st->bound_max)

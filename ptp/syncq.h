@@ -1,10 +1,11 @@
 /* syncq.h — the sync quality of one clock: from its samples (offset from
- * the master, mean path delay, port state), whether it is in sync and how
- * far from PTP time it can be, and statistics over the last minutes.
+ * the master, mean path delay, port state, and whether they rest on a new
+ * measurement), whether it is in sync and how far from PTP time it can be,
+ * and statistics over the last minutes.
  *
  * The bound of a sample is what the journal promises the correlator:
  *
- *   |offset| + 3 SD(last SYNCQ_SPREAD offsets)      what the servo left
+ *   |offset| + 3 SD(last SYNCQ_SPREAD fresh offsets)   what the servo left
  *   + asymmetry_allowance + asymmetry_fraction * delay   what PTP cannot see
  *
  * PTP measures offset assuming both directions take the same time; an
@@ -13,11 +14,30 @@
  * directions to differ by at most a fifth, and an operator who calibrated
  * the path says so with asymmetry_allowance.
  *
- * A clock is in sync when its port follows a master (SLAVE; UNCALIBRATED
- * too when free running, where the servo never locks by design), the bound
- * is within the threshold, and that has held for `settle` samples in a row
- * since the last fault. A clock that is itself the grandmaster is PTP time
- * by definition: in sync, bound 0.
+ * Fresh or not in sync. A sample is fresh when ptp4l measured the clock
+ * since the sample before (a new Sync went through its servo: the caller
+ * decides, from ptp4l's own evidence). Only fresh offsets enter the spread
+ * and only fresh samples count toward `settle`: sixteen copies of one stale
+ * offset have an SD of zero, and would shrink the bound of a clock nobody
+ * measures.
+ *
+ * A clock is in sync when its last sample is fresh, its port follows a
+ * master (SLAVE; UNCALIBRATED too when free running, where the servo never
+ * locks by design), the bound is within the threshold, and that has held
+ * for `settle` fresh samples in a row since the last fault. A clock that is
+ * itself the grandmaster is PTP time by definition: in sync, bound 0.
+ *
+ * Holdover. A sample that is not fresh, of a clock whose last fresh sample
+ * was in sync, is in holdover: not in sync, with the bound
+ *
+ *   last fresh bound + drift_ppb * (now - time of the last fresh sample)
+ *
+ * which only grows until the next fresh sample (as fbclock's window of
+ * uncertainty does). A holdover bound past the threshold is out of sync,
+ * its bound still given. The port leaving SLAVE (the grandmaster gone)
+ * keeps the holdover going: the clock runs on as it was steered. A fault
+ * (syncq_reset(): a step, ptp4l restarted, the configuration reloaded)
+ * ends it: nothing from before counts.
  */
 #ifndef TAPLESS_SYNCQ_H
 #define TAPLESS_SYNCQ_H
@@ -37,6 +57,7 @@ struct syncq_params {
 	bool free_running;
 	unsigned settle;	/* good samples in a row before in sync */
 	int64_t interval_ns;	/* between samples: sizes the 60-min ring */
+	int64_t drift_ppb;	/* holdover: growth of the bound, ns per s */
 };
 
 enum syncq_state {
@@ -51,11 +72,23 @@ struct syncq_sample {
 	enum syncq_state state;
 	int64_t offset_ns;	/* or SYNCQ_NONE */
 	int64_t delay_ns;	/* or SYNCQ_NONE */
+	bool fresh;		/* offset and delay measured since the
+				 * sample before (always for a grandmaster) */
+};
+
+/* What a sample was judged. */
+struct syncq_verdict {
+	bool in_sync;
+	bool holdover;		/* not in sync; the grown bound holds */
+	int64_t bound_ns;	/* SYNCQ_NONE when nothing can be promised */
+	int64_t fresh_ns;	/* time of the last fresh in-sync sample the
+				 * holdover grows from, or SYNCQ_NONE */
 };
 
 struct syncq_stats {
 	uint64_t samples;	/* in the window */
 	uint64_t in_sync;	/* of which in sync */
+	uint64_t holdover;	/* of which in holdover */
 	uint64_t measured;	/* with an offset */
 	double offset_mean, offset_sd;
 	int64_t offset_min, offset_max;
@@ -68,13 +101,13 @@ struct syncq_stats {
 struct syncq *syncq_create(const struct syncq_params *p);
 void syncq_destroy(struct syncq *q);
 
-/* Judge s (in time order): sets *in_sync and *bound_ns (SYNCQ_NONE when
- * nothing can be promised) and keeps it for the statistics. */
-void syncq_add(struct syncq *q, const struct syncq_sample *s, bool *in_sync,
-	       int64_t *bound_ns);
+/* Judge s (in time order) into *v and keep it for the statistics. */
+void syncq_add(struct syncq *q, const struct syncq_sample *s,
+	       struct syncq_verdict *v);
 
-/* A fault (ptp4l restarted, clock stepped): the spread starts over and
- * the clock needs `settle` good samples again. */
+/* A fault (ptp4l restarted, clock stepped): the spread starts over, the
+ * clock needs `settle` fresh good samples again, and no holdover grows
+ * from before. */
 void syncq_reset(struct syncq *q);
 
 /* Statistics of the samples in (now - span, now]. The ring holds 60
@@ -83,8 +116,8 @@ void syncq_window(const struct syncq *q, int64_t now_ns, int64_t span_ns,
 		  struct syncq_stats *st);
 
 /* The last sample judged, and its verdict: false when there is none. */
-bool syncq_last(const struct syncq *q, struct syncq_sample *s, bool *in_sync,
-		int64_t *bound_ns);
+bool syncq_last(const struct syncq *q, struct syncq_sample *s,
+		struct syncq_verdict *v);
 
 /* Derived clocks: a clock phc2sys keeps on a reference PHC that a ptp4l
  * steers (the system clock, or another PHC). No ptp4l reports on it, so it
@@ -112,15 +145,16 @@ int syncq_derived_offset(const struct syncq_reading *ref,
 			 const struct syncq_reading *own, int utc_offset_s,
 			 int64_t *offset_ns, int64_t *width_ns);
 
-/* Chain the derived clock's verdict (*in_sync, *bound_ns as syncq_add()
- * gave them) to its reference's: it is as good as the reference plus its
- * own reading, so *bound_ns becomes own + ref_bound_ns + width_ns. When
- * the reference is out of sync or the own bound is SYNCQ_NONE, nothing
- * vouches for the clock: out of sync, bound SYNCQ_NONE. A chained bound
- * over threshold_ns is out of sync (the bound is kept). Never makes an
+/* Chain the derived clock's verdict (*v as syncq_add() gave it) to its
+ * reference's: it is as good as the reference plus its own reading, so the
+ * bound becomes own + ref's + width_ns. A reference in holdover puts the
+ * clock in holdover (not in sync). When the reference is neither in sync
+ * nor in holdover, or the own bound is SYNCQ_NONE, nothing vouches for
+ * the clock: out of sync, bound SYNCQ_NONE. A chained bound over
+ * threshold_ns is out of sync (the bound is kept). Never makes an
  * out-of-sync clock in sync. */
-void syncq_derived_bound(bool *in_sync, int64_t *bound_ns, bool ref_in_sync,
-			 int64_t ref_bound_ns, int64_t width_ns,
+void syncq_derived_bound(struct syncq_verdict *v,
+			 const struct syncq_verdict *ref, int64_t width_ns,
 			 int64_t threshold_ns);
 
 #endif

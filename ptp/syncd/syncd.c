@@ -158,16 +158,19 @@ static void syncd_teardown(struct syncd *d)
 	syncconf_free(&d->conf);
 }
 
-static struct syncq *syncd_syncq(const struct syncd *d, bool derived)
+static struct syncq *syncd_syncq(const struct syncd *d, bool derived,
+				 bool hw)
 {
 	const struct opts *o = d->conf.opts;
+	const char *why;
 	struct syncq_params p = {
 		.threshold_ns = opts_int(o, "sync_threshold"),
 		.asym_ns = derived ? 0 : opts_int(o, "asymmetry_allowance"),
 		.asym_fraction = derived ? 0 : opts_double(o, "asymmetry_fraction"),
 		.free_running = opts_flag(o, "free_running"),
-		.settle = 3,
+		.settle = SYNCD_SETTLE,
 		.interval_ns = d->interval_ns,
+		.drift_ppb = syncd_drift_ppb(d, hw, &why),
 	};
 
 	return syncq_create(&p);
@@ -189,10 +192,12 @@ static void syncd_apply(struct syncd *d)
 		struct syncd_inst *in = &d->inst[d->ninst++];
 
 		in->pi = pi;
-		in->q = syncd_syncq(d, false);
+		in->q = syncd_syncq(d, false, pi->hw);
 		in->utc_offset = -1;
 		in->subscribe_at = 0;
-		in->bound_ns = SYNCQ_NONE;
+		in->v.bound_ns = in->v.fresh_ns = SYNCQ_NONE;
+		in->prev_rx_port = -1;
+		in->last_answer_ns = syncd_mono();
 		for (unsigned i = 0; i < pi->nports; i++) {
 			struct syncd_port *p = &in->port[in->nports++];
 
@@ -235,7 +240,8 @@ static void syncd_apply(struct syncd *d)
 			}
 			snprintf(dv->clock, sizeof(dv->clock), "%s", ps->clock);
 			dv->ref = ref;
-			dv->q = syncd_syncq(d, true);
+			dv->q = syncd_syncq(d, true, ref->pi->hw);
+			dv->v.bound_ns = dv->v.fresh_ns = SYNCQ_NONE;
 			d->nder++;
 		}
 	}
@@ -258,6 +264,8 @@ static void syncd_child_exited(struct syncd *d, struct child *ch,
 		    (double)(child_next_start(ch) - syncd_mono()) / 1e9);
 	if (in) {
 		syncq_reset(in->q);
+		/* A new ptp4l's offsets start from its placeholder. */
+		in->offset_live = in->offset_base_known = false;
 		for (unsigned i = 0; i < in->nports; i++)
 			in->port[i].state = -1;
 		in->subscribed = 0;
@@ -281,8 +289,18 @@ static void syncd_restart_due(struct syncd *d)
 {
 	int64_t now = syncd_mono();
 
-	for (unsigned k = 0; k < d->ninst; k++)
-		syncd_restart_one(d, d->inst[k].ch, d->inst[k].pi->clock, now);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		struct syncd_inst *in = &d->inst[k];
+		bool was = child_running(in->ch);
+
+		syncd_restart_one(d, in->ch, in->pi->clock, now);
+		if (!was && child_running(in->ch)) {
+			/* A new ptp4l gets the management grace again. */
+			in->last_answer_ns = now;
+			in->mgmt_lost = false;
+			in->send_err = 0;
+		}
+	}
 	for (unsigned k = 0; k < d->naux; k++)
 		syncd_restart_one(d, d->aux[k], NULL, now);
 }
@@ -674,6 +692,7 @@ static void syncd_reload(struct syncd *d)
 	syncd_event(d, NULL, "reload", "%s: %u ptp4l, %u phc2sys", d->cfg_path,
 		    d->plan.ninst, d->plan.nphc2sys);
 	syncd_apply(d);
+	syncd_rules(d);
 	syncd_links_now(d);
 }
 
@@ -913,6 +932,7 @@ int main(int argc, char **argv)
 	syncd_event(d, NULL, "start", "%s, %s: %u ptp4l, %u phc2sys",
 		    SYNCD_VERSION, d->cfg_path, d->plan.ninst, d->plan.nphc2sys);
 	syncd_apply(d);
+	syncd_rules(d);
 	syncd_links_now(d);
 	syncd_loop(d);
 	syncd_event(d, NULL, "stop", "on signal");

@@ -36,6 +36,15 @@ struct pmc;
 /* "tapless-syncd VERSION"; the file using it includes base/prog.h. */
 #define SYNCD_VERSION prog_version()
 #define SYNCD_EVENTS 32			/* recent events kept for status */
+/* Holdover drift limits by clock kind, ppb (tapless.conf holdover_drift):
+ * a NIC's oscillator steered by a servo on hardware stamps; the system
+ * clock steered on software stamps, whose noise leaves the servo's
+ * frequency less sure; any clock free running, never steered, whose
+ * oscillator is only as good as its tolerance. */
+#define SYNCD_SETTLE 3			/* fresh good samples before in sync */
+#define SYNCD_DRIFT_HW_PPB 100
+#define SYNCD_DRIFT_SW_PPB 1000
+#define SYNCD_DRIFT_FREE_PPB 100000
 
 struct syncd_port {
 	const struct syncconf_port *cp;
@@ -58,9 +67,28 @@ struct syncd_inst {
 	struct syncd_port port[SYNCCONF_MAX_PORTS];
 	unsigned nports;
 	/* The latest answers, reset at each sample. */
-	bool have_cds, have_parent, answered;
+	bool have_cds, have_parent, have_ts, answered;
 	int steps;
 	int64_t offset_ns, delay_ns;
+	int64_t ts_offset_ns, ingress_ns;	/* TIME_STATUS_NP */
+	/* Freshness: the last Sync ingress ptp4l reported, and the followed
+	 * port's Sync and Follow_Up counters, at the sample before. */
+	int64_t prev_ingress;
+	bool prev_ingress_known;
+	bool ts_refused;		/* no TIME_STATUS_NP: counters only */
+	int64_t offset_base;		/* TIME_STATUS_NP's offset when the
+					 * port began to follow: a placeholder
+					 * or from before, until it moves */
+	bool offset_base_known, offset_live;
+	uint64_t prev_rx_sync, prev_rx_fup;
+	int prev_rx_port;		/* index, -1: none */
+	int rx_moved;			/* the counters rose since the sample
+					 * before: 1, 0, -1 not known */
+	int64_t fresh_mono;		/* last fresh sample, CLOCK_MONOTONIC;
+					 * 0: none since start */
+	/* The management path: since when sends fail or nothing answers. */
+	int send_err;			/* last pmc_get() error, 0: none */
+	bool mgmt_lost;			/* reported, ptp4l restarted for it */
 	char gm[MGMT_CLOCK_ID_STRLEN], self[MGMT_CLOCK_ID_STRLEN];
 	char last_gm[MGMT_CLOCK_ID_STRLEN];
 	int utc_offset;			/* from TIME_PROPERTIES, -1 unknown */
@@ -68,8 +96,8 @@ struct syncd_inst {
 	int subscribed;			/* 1 yes, 0 asked, -1 refused */
 	int64_t subscribe_at;
 	/* The last sample written. */
-	bool in_sync;
-	int64_t bound_ns;
+	struct syncq_verdict v;
+	bool fresh;
 	int64_t phc_sys_ns;		/* last PHC - sys, for steps */
 	bool phc_sys_known;
 	enum syncq_state qstate;
@@ -83,8 +111,8 @@ struct syncd_derived {
 	struct phc *phc;		/* NULL: CLOCK_REALTIME */
 	struct syncd_inst *ref;
 	struct syncq *q;
-	bool in_sync;
-	int64_t offset_ns, bound_ns;
+	struct syncq_verdict v;
+	int64_t offset_ns;
 };
 
 struct syncd_event {
@@ -131,6 +159,19 @@ int64_t syncd_now(void);
 int64_t syncd_mono(void);
 
 /* syncd_sample.c */
+
+/* Journal the rules the in-sync decision uses, one event per clock: at
+ * start and after every reload. */
+void syncd_rules(struct syncd *d);
+/* The drift limit (ppb) for a clock, and which default it is ("hardware",
+ * "software", "free running", "configured"). */
+int64_t syncd_drift_ppb(const struct syncd *d, bool hw, const char **why);
+/* Why the clock cannot be in sync right now, whatever its last sample
+ * said (ptp4l down or not answering, the followed port's link down), in
+ * buf; false when nothing stands against it. Status and alarms agree
+ * through this. */
+bool syncd_blind(const struct syncd *d, const struct syncd_inst *in,
+		 int64_t mono, char *buf, size_t len);
 
 /* Journal an event, keep it for status, and log it. */
 void syncd_event(struct syncd *d, const char *clock, const char *name,

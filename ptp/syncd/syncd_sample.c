@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,13 @@ static void syncd_answer(struct syncd *d, struct syncd_inst *in,
 	in->last_answer_ns = syncd_mono();
 	in->answered = true;
 	if (m->tlv_type == MGMT_TLV_ERROR_STATUS) {
+		if (m->id == MGMT_ID_TIME_STATUS_NP && !in->ts_refused) {
+			in->ts_refused = true;
+			log_notice("%s: ptp4l refuses TIME_STATUS_NP (%s): a "
+				   "measurement counts as fresh on its Sync "
+				   "counters alone", in->pi->clock,
+				   mgmt_error_name(m->error.error_id));
+		}
 		if (m->id == MGMT_ID_SUBSCRIBE_EVENTS_NP && in->subscribed == 0) {
 			in->subscribed = -1;
 			log_notice("%s: ptp4l refuses SUBSCRIBE_EVENTS_NP (%s): "
@@ -98,6 +106,11 @@ static void syncd_answer(struct syncd *d, struct syncd_inst *in,
 	if (!m->decoded)
 		return;
 	switch (m->id) {
+	case MGMT_ID_TIME_STATUS_NP:
+		in->have_ts = true;
+		in->ts_offset_ns = m->time_status.master_offset_ns;
+		in->ingress_ns = m->time_status.ingress_time_ns;
+		break;
 	case MGMT_ID_CURRENT_DATA_SET:
 		in->have_cds = true;
 		in->steps = m->current_ds.steps_removed;
@@ -159,24 +172,122 @@ void syncd_pmc_read(struct syncd *d, struct syncd_inst *in)
 
 static void syncd_ask(struct syncd *d, struct syncd_inst *in, int64_t mono)
 {
+	/* TIME_STATUS_NP first and the counters last: ptp4l answers in
+	 * order, and a Sync it takes in between then shows in the counters
+	 * no later than in the ingress time. */
 	static const uint16_t ids[] = {
-		MGMT_ID_CURRENT_DATA_SET, MGMT_ID_PARENT_DATA_SET,
-		MGMT_ID_PORT_DATA_SET, MGMT_ID_TIME_PROPERTIES_DATA_SET,
-		MGMT_ID_PORT_STATS_NP,
+		MGMT_ID_TIME_STATUS_NP, MGMT_ID_CURRENT_DATA_SET,
+		MGMT_ID_PARENT_DATA_SET, MGMT_ID_PORT_DATA_SET,
+		MGMT_ID_TIME_PROPERTIES_DATA_SET, MGMT_ID_PORT_STATS_NP,
 	};
+	int rc = 0;
 
 	(void)d;
 	if (!in->pmc || !child_running(in->ch))
 		return;
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (pmc_get(in->pmc, ids[i]) < 0)
-			break;		/* not listening yet */
+		if ((rc = pmc_get(in->pmc, ids[i])) < 0)
+			break;		/* not listening (yet) */
+	in->send_err = rc < 0 ? rc : 0;
 	/* Pushed port states: renewed well before the lifetime ends. A
 	 * ptp4l that refused is asked again only after a restart. */
 	if (in->subscribed >= 0 && mono >= in->subscribe_at) {
 		if (pmc_subscribe(in->pmc, SYNCD_SUBSCRIBE_S,
 				  MGMT_EVENT(MGMT_NOTIFY_PORT_STATE)) >= 0)
 			in->subscribe_at = mono + SYNCD_SUBSCRIBE_S / 3 * 1000000000LL;
+	}
+}
+
+/* How long a running ptp4l may leave the daemon without an answer before
+ * it is restarted: its socket removed, or the process stopped. */
+static int64_t syncd_mgmt_grace(const struct syncd *d)
+{
+	return 4 * d->interval_ns > 2000000000LL ? 4 * d->interval_ns
+						 : 2000000000LL;
+}
+
+/* A ptp4l nobody can reach keeps steering a clock nobody measures: say
+ * so, and restart it (the exit then takes the usual path: ptp4l_exit,
+ * restart). */
+static void syncd_check_mgmt(struct syncd *d, struct syncd_inst *in,
+			     int64_t mono)
+{
+	int64_t quiet = mono - in->last_answer_ns;
+
+	if (!child_running(in->ch) || in->mgmt_lost ||
+	    quiet <= syncd_mgmt_grace(d))
+		return;
+	in->mgmt_lost = true;
+	syncd_event(d, in->pi->clock, "mgmt_lost", "%s: no answer on %s for "
+		    "%.1f s (%s): restarting it", child_name(in->ch),
+		    in->pi->uds_path, (double)quiet / 1e9,
+		    in->send_err ? strerror(-in->send_err) : "sent, unanswered");
+	child_signal(in->ch, SIGKILL);
+}
+
+bool syncd_blind(const struct syncd *d, const struct syncd_inst *in,
+		 int64_t mono, char *buf, size_t len)
+{
+	unsigned down = 0;
+
+	if (!child_running(in->ch)) {
+		snprintf(buf, len, "%s not running, restart in %.0f s",
+			 child_name(in->ch),
+			 (double)(child_next_start(in->ch) - mono) / 1e9);
+		return true;
+	}
+	if (mono - in->last_answer_ns > 3 * d->interval_ns) {
+		snprintf(buf, len, "%s not answering management messages on "
+			 "%s for %.1f s%s%s", child_name(in->ch),
+			 in->pi->uds_path,
+			 (double)(mono - in->last_answer_ns) / 1e9,
+			 in->send_err ? ": " : "",
+			 in->send_err ? strerror(-in->send_err) : "");
+		return true;
+	}
+	for (unsigned i = 0; i < in->nports; i++)
+		down += in->port[i].link == 0;
+	if (in->nports && down == in->nports) {
+		snprintf(buf, len, "%s link down", in->port[0].cp->name);
+		return true;
+	}
+	return false;
+}
+
+int64_t syncd_drift_ppb(const struct syncd *d, bool hw, const char **why)
+{
+	const struct opts *o = d->conf.opts;
+
+	if (opts_given(o, "holdover_drift")) {
+		*why = "configured";
+		return opts_int(o, "holdover_drift");
+	}
+	if (opts_flag(o, "free_running")) {
+		*why = "free running";
+		return SYNCD_DRIFT_FREE_PPB;
+	}
+	*why = hw ? "hardware" : "software";
+	return hw ? SYNCD_DRIFT_HW_PPB : SYNCD_DRIFT_SW_PPB;
+}
+
+void syncd_rules(struct syncd *d)
+{
+	const struct opts *o = d->conf.opts;
+
+	for (unsigned k = 0; k < d->ninst + d->nder; k++) {
+		bool der = k >= d->ninst;
+		const struct syncd_inst *in = der ? d->der[k - d->ninst].ref
+						  : &d->inst[k];
+		const char *why;
+		int64_t drift = syncd_drift_ppb(d, in->pi->hw, &why);
+
+		syncd_event(d, der ? d->der[k - d->ninst].clock : in->pi->clock,
+			    "rules", "threshold_ns=%lld drift_ppb=%" PRId64
+			    " (%s) interval_ms=%lld settle=%d spread=%d "
+			    "fresh=%s", opts_int(o, "sync_threshold"), drift, why,
+			    opts_int(o, "sample_interval"), SYNCD_SETTLE,
+			    SYNCQ_SPREAD, der ? "reading+reference" :
+			    "new-sync-ingress");
 	}
 }
 
@@ -192,7 +303,10 @@ static double syncd_freq_ppb(clockid_t id)
 	return (double)tx.freq / 65.536;
 }
 
-static void syncd_judge(struct syncd_inst *in, const char **state_out)
+/* The clock's state from its ports', and in *port the index of the port
+ * that follows a master (-1: none). */
+static void syncd_judge(struct syncd_inst *in, const char **state_out,
+			int *port)
 {
 	const struct syncd_port *follow = NULL, *calib = NULL, *master = NULL;
 
@@ -213,6 +327,7 @@ static void syncd_judge(struct syncd_inst *in, const char **state_out)
 	} else if (follow || calib) {
 		in->qstate = follow ? SYNCQ_FOLLOWING : SYNCQ_CALIBRATING;
 		*state_out = mgmt_port_state_name((follow ? follow : calib)->state);
+		*port = (int)((follow ? follow : calib) - in->port);
 	} else if (master && in->have_parent && !strcmp(in->gm, in->self)) {
 		in->qstate = SYNCQ_GRANDMASTER;
 		*state_out = "MASTER";
@@ -235,22 +350,83 @@ static void syncd_write(struct syncd *d, const struct journal_sample *js)
 		log_err("%s: %s", d->journal_path, strerror(-rc));
 }
 
+/* Whether the answers rest on a measurement taken since the sample
+ * before. ptp4l's own evidence: the ingress time of the last Sync its
+ * servo took moved (0 is its placeholder, and what it resets to after a
+ * step), and a mean path delay is measured (0 is its placeholder too).
+ * ptp4l moves the ingress time before it knows it can compute an offset
+ * (not before a delay is measured), so after start, a restart or a relock
+ * the offset must also have moved once from what the data set held then:
+ * until it does, TIME_STATUS_NP's offset is a placeholder or the one from
+ * before. Without TIME_STATUS_NP, the followed port's Sync (and
+ * Follow_Up, two-step) counters moving stand in for the ingress time. */
+static bool syncd_fresh(struct syncd_inst *in, int port)
+{
+	bool fresh = false, counters = false;
+
+	if (port < 0) {			/* nothing followed: start over */
+		in->offset_live = in->offset_base_known = false;
+		in->prev_rx_port = -1;
+		in->rx_moved = -1;
+		if (in->have_ts) {
+			in->prev_ingress = in->ingress_ns;
+			in->prev_ingress_known = true;
+		}
+		return false;
+	}
+	if (in->port[port].have_stats) {
+		const struct syncd_port *p = &in->port[port];
+
+		counters = in->prev_rx_port == port &&
+			p->rx[0] > in->prev_rx_sync &&
+			(!in->prev_rx_fup || p->rx[8] > in->prev_rx_fup);
+		in->rx_moved = in->prev_rx_port == port ? counters : -1;
+		in->prev_rx_port = port;
+		in->prev_rx_sync = p->rx[0];
+		in->prev_rx_fup = p->rx[8];
+	} else {
+		in->prev_rx_port = -1;
+		in->rx_moved = -1;
+	}
+	if (in->have_ts) {
+		fresh = in->ingress_ns != 0 && in->prev_ingress_known &&
+			in->ingress_ns != in->prev_ingress;
+		in->prev_ingress = in->ingress_ns;
+		in->prev_ingress_known = true;
+		if (!in->offset_base_known) {
+			in->offset_base = in->ts_offset_ns;
+			in->offset_base_known = true;
+		} else if (in->ts_offset_ns != in->offset_base) {
+			in->offset_live = true;
+		}
+		fresh = fresh && in->offset_live;
+	} else if (in->ts_refused) {
+		fresh = counters;
+	}
+	return fresh && in->have_cds && in->delay_ns != 0;
+}
+
 static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 			      int64_t now)
 {
 	struct journal_sample js = { .ts_ns = now, .steps = -1 };
 	struct syncq_sample s = { .ts_ns = now };
 	const char *state;
-	bool measured;
+	int port = -1;
 
-	syncd_judge(in, &state);
+	syncd_judge(in, &state, &port);
 	s.state = in->qstate;
-	/* Offset and delay mean something only while a master is followed. */
-	measured = in->have_cds && (s.state == SYNCQ_FOLLOWING ||
-				    s.state == SYNCQ_CALIBRATING);
-	s.offset_ns = measured ? in->offset_ns : SYNCQ_NONE;
-	s.delay_ns = measured ? in->delay_ns : SYNCQ_NONE;
-	syncq_add(in->q, &s, &in->in_sync, &in->bound_ns);
+	/* Offset and delay mean something only while a master is followed,
+	 * and only when measured since the sample before. */
+	s.fresh = syncd_fresh(in, s.state == SYNCQ_FOLLOWING ||
+				  s.state == SYNCQ_CALIBRATING ? port : -1);
+	s.offset_ns = s.fresh ? (in->have_ts ? in->ts_offset_ns : in->offset_ns)
+			      : SYNCQ_NONE;
+	s.delay_ns = s.fresh ? in->delay_ns : SYNCQ_NONE;
+	syncq_add(in->q, &s, &in->v);
+	in->fresh = s.fresh || s.state == SYNCQ_GRANDMASTER;
+	if (in->fresh)
+		in->fresh_mono = syncd_mono();
 	snprintf(in->state_name, sizeof(in->state_name), "%s", state);
 
 	snprintf(js.clock, sizeof(js.clock), "%s", in->pi->clock);
@@ -274,10 +450,11 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 	snprintf(js.servo, sizeof(js.servo), "%s",
 		 s.state == SYNCQ_FOLLOWING ? "s2" :
 		 s.state == SYNCQ_CALIBRATING ? "s0" : "-");
-	js.in_sync = in->in_sync;
-	js.bound_ns = in->bound_ns;
+	js.in_sync = in->v.in_sync;
+	js.holdover = in->v.holdover;
+	js.bound_ns = in->v.bound_ns;
 	syncd_write(d, &js);
-	in->have_cds = in->have_parent = in->answered = false;
+	in->have_cds = in->have_parent = in->have_ts = in->answered = false;
 }
 
 /* PHC against CLOCK_REALTIME, for derived clocks and for steps of the
@@ -311,9 +488,9 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 					   &width);
 	}
 	s.state = ok ? SYNCQ_FOLLOWING : SYNCQ_LOST;
-	syncq_add(dv->q, &s, &dv->in_sync, &dv->bound_ns);
-	syncq_derived_bound(&dv->in_sync, &dv->bound_ns, dv->ref->in_sync,
-			    dv->ref->bound_ns, width,
+	s.fresh = ok;			/* read just now */
+	syncq_add(dv->q, &s, &dv->v);
+	syncq_derived_bound(&dv->v, &dv->ref->v, width,
 			    opts_int(d->conf.opts, "sync_threshold"));
 	dv->offset_ns = s.offset_ns;
 	snprintf(js.clock, sizeof(js.clock), "%s", dv->clock);
@@ -324,8 +501,9 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 					     : CLOCK_REALTIME);
 	snprintf(js.gm, sizeof(js.gm), "%s", dv->ref->gm[0] ? dv->ref->gm : "-");
 	snprintf(js.servo, sizeof(js.servo), "-");
-	js.in_sync = dv->in_sync;
-	js.bound_ns = dv->in_sync ? dv->bound_ns : JOURNAL_NONE;
+	js.in_sync = dv->v.in_sync;
+	js.holdover = dv->v.holdover;
+	js.bound_ns = dv->v.bound_ns;
 	syncd_write(d, &js);
 }
 
@@ -407,7 +585,9 @@ void syncd_tick(struct syncd *d)
 	}
 	for (unsigned k = 0; k < d->nder; k++)
 		syncd_sample_derived(d, &d->der[k], now);
-	for (unsigned k = 0; k < d->ninst; k++)
+	for (unsigned k = 0; k < d->ninst; k++) {
+		syncd_check_mgmt(d, &d->inst[k], mono);
 		syncd_ask(d, &d->inst[k], mono);
+	}
 	syncd_rotate(d, now);
 }

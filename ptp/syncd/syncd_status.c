@@ -23,6 +23,28 @@
 
 /* ---- status ---- */
 
+/* In sync as its last sample said, unless something since says it cannot
+ * be: status never claims sync beside an alarm that denies it. */
+static bool syncd_inst_in_sync(const struct syncd *d,
+			       const struct syncd_inst *in, int64_t mono)
+{
+	char why[200];
+
+	return in->v.in_sync && !syncd_blind(d, in, mono, why, sizeof(why));
+}
+
+/* What was missing when the last sample was not fresh. */
+static const char *syncd_unfresh_why(const struct syncd_inst *in)
+{
+	if (in->qstate == SYNCQ_LOST)
+		return "the master was lost";
+	if (in->rx_moved == 0)
+		return "no Sync received (ptp4l's rx Sync counter unchanged)";
+	if (in->rx_moved > 0)
+		return "Syncs received but none taken by the servo";
+	return "no new Sync";
+}
+
 static const char *const syncd_windows[] = { "1min", "10min", "60min" };
 static const int syncd_window_s[] = { 60, 600, 3600 };
 
@@ -56,6 +78,7 @@ static void syncd_print_stats(struct printer *pr, const struct syncq *q,
 		print_text(pr, "    %-6s", syncd_windows[w]);
 		print_uint(pr, "samples", " %5llu samples", st.samples);
 		print_uint(pr, "in_sync", " %5llu in sync", st.in_sync);
+		print_uint(pr, "holdover", " %5llu holdover", st.holdover);
 		if (st.measured) {
 			print_double(pr, "offset_mean_ns", "  offset %.0f", st.offset_mean);
 			print_double(pr, "offset_sd_ns", " sd %.0f", st.offset_sd);
@@ -111,20 +134,25 @@ static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
 
 	for (unsigned k = 0; k < d->ninst; k++) {
 		struct syncd_inst *in = &d->inst[k];
+		char why[200];
+		bool blind = syncd_blind(d, in, mono, why, sizeof(why));
 
-		if (!child_running(in->ch))
-			ALARM("%s: %s not running, restart in %.0f s",
-			      in->pi->clock, child_name(in->ch),
-			      (double)(child_next_start(in->ch) - mono) / 1e9);
-		else if (mono - in->last_answer_ns > 3 * d->interval_ns &&
-			 mono - d->started_ns > 3 * d->interval_ns)
-			ALARM("%s: %s not answering management messages",
-			      in->pi->clock, child_name(in->ch));
-		if (!in->in_sync && in->qstate != SYNCQ_GRANDMASTER)
-			ALARM("%s: not in sync (%s)", in->pi->clock,
-			      in->state_name[0] ? in->state_name : "starting");
+		/* Not answering is no alarm while ptp4l is just starting. */
+		if (blind && (!child_running(in->ch) ||
+			      mono - d->started_ns > 3 * d->interval_ns))
+			ALARM("%s: %s", in->pi->clock, why);
+		if (in->v.holdover)
+			ALARM("%s: holdover for %.1f s, nothing measured (%s); "
+			      "bound grown to %lld ns", in->pi->clock,
+			      (double)(mono - in->fresh_mono) / 1e9,
+			      syncd_unfresh_why(in), (long long)in->v.bound_ns);
+		else if (!in->v.in_sync && in->qstate != SYNCQ_GRANDMASTER)
+			ALARM("%s: not in sync (%s%s)", in->pi->clock,
+			      in->state_name[0] ? in->state_name : "starting",
+			      in->qstate == SYNCQ_LOST || in->fresh ? "" :
+			      ", nothing measured");
 		for (unsigned i = 0; i < in->nports; i++) {
-			if (in->port[i].link == 0)
+			if (in->port[i].link == 0 && in->nports > 1)
 				ALARM("%s: link down", in->port[i].cp->name);
 			if (in->port[i].hwts_narrow)
 				ALARM("%s: hardware stamps narrowed to rx %s: "
@@ -137,7 +165,10 @@ static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
 		if (!child_running(d->aux[k]))
 			ALARM("%s not running", child_name(d->aux[k]));
 	for (unsigned k = 0; k < d->nder; k++)
-		if (!d->der[k].in_sync)
+		if (d->der[k].v.holdover)
+			ALARM("%s: holdover: %s is in holdover", d->der[k].clock,
+			      d->der[k].ref->pi->clock);
+		else if (!d->der[k].v.in_sync)
 			ALARM("%s: not in sync with %s", d->der[k].clock,
 			      d->der[k].ref->pi->clock);
 	if (d->journal_errors)
@@ -153,10 +184,14 @@ static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
 static void syncd_status(struct syncd *d, struct printer *pr)
 {
 	int64_t now = syncd_now(), mono = syncd_mono();
-	bool all = true;
+	bool all = d->ninst > 0;
+	char why[200];
 
 	for (unsigned k = 0; k < d->ninst; k++)
-		if (!d->inst[k].in_sync)
+		if (!syncd_inst_in_sync(d, &d->inst[k], mono))
+			all = false;
+	for (unsigned k = 0; k < d->nder; k++)
+		if (!d->der[k].v.in_sync)
 			all = false;
 	print_str(pr, "host", "host %s", d->host);
 	print_str(pr, "version", NULL, SYNCD_VERSION);
@@ -170,19 +205,34 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 	print_array_begin(pr, "clocks");
 	for (unsigned k = 0; k < d->ninst; k++) {
 		struct syncd_inst *in = &d->inst[k];
+		bool stale = mono - in->last_answer_ns > 2 * d->interval_ns;
+		struct syncq_verdict v;
 		struct syncq_sample s;
-		bool ok;
-		int64_t b;
 
 		print_object_begin(pr, NULL);
 		print_str(pr, "clock", "\nclock %s", in->pi->clock);
 		print_str(pr, "state", "  %s", in->state_name[0] ? in->state_name : "-");
-		print_bool(pr, "in_sync", "  in sync %s", in->in_sync);
-		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", in->bound_ns);
-		if (syncq_last(in->q, &s, &ok, &b)) {
+		print_bool(pr, "in_sync", "  in sync %s",
+			   syncd_inst_in_sync(d, in, mono));
+		print_bool(pr, "holdover", "%s", in->v.holdover);
+		print_text(pr, in->v.holdover ? " (holdover)" : "");
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", in->v.bound_ns);
+		if (syncq_last(in->q, &s, &v)) {
 			syncd_print_i64(pr, "offset_ns", "  offset %lld ns", s.offset_ns);
 			syncd_print_i64(pr, "delay_ns", "  delay %lld ns", s.delay_ns);
 		}
+		print_bool(pr, "fresh", NULL, in->fresh);
+		if (in->fresh_mono)
+			print_double(pr, "measured_s_ago", "  measured %.1f s ago",
+				     (double)(mono - in->fresh_mono) / 1e9);
+		else
+			print_null(pr, "measured_s_ago", "  never measured");
+		if (syncd_blind(d, in, mono, why, sizeof(why)))
+			print_str(pr, "blind", "  (%s)", why);
+		else
+			print_null(pr, "blind", NULL);
+		print_double(pr, "answered_s_ago", NULL,
+			     (double)(mono - in->last_answer_ns) / 1e9);
 		print_text(pr, "\n");
 		print_str(pr, "gm", "  grandmaster %s", in->last_gm[0] ? in->last_gm : NULL);
 		print_str(pr, "identity", "  self %s", in->self[0] ? in->self : NULL);
@@ -192,7 +242,9 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_int(pr, "domain", "  domain %lld", in->pi->domain);
 		print_str(pr, "profile", "  profile %s\n",
 			  syncconf_profile_names[in->pi->profile]);
-		print_str(pr, "events", NULL, in->subscribed > 0 ? "subscribed" :
+		/* Nothing older than the last answer is shown as current. */
+		print_str(pr, "events", NULL, stale ? "unanswered" :
+			  in->subscribed > 0 ? "subscribed" :
 			  in->subscribed < 0 ? "polled" : "asked");
 		print_object_begin(pr, "ptp4l");
 		syncd_print_child(pr, in->ch, mono);
@@ -206,13 +258,14 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 			print_int(pr, "number", " (%lld)", p->number);
 			print_str(pr, "role", " role %s", syncconf_role_names[p->cp->role]);
 			print_str(pr, "state", " state %s",
-				  p->state < 0 ? NULL : mgmt_port_state_name(p->state));
+				  p->state < 0 || stale ? NULL :
+				  mgmt_port_state_name(p->state));
 			print_str(pr, "link", " link %s", p->link < 0 ? NULL :
 				  p->link ? "up" : "down");
 			if (p->hwts_known)
 				print_str(pr, "hwtstamp_rx", " rx stamps %s",
 					  hwtstamp_rx_name(p->hwts.rx_filter));
-			if (p->have_stats) {
+			if (p->have_stats && !stale) {
 				print_uint(pr, "rx_sync", " rx sync %llu", p->rx[0]);
 				print_uint(pr, "rx_announce", " announce %llu", p->rx[0xB]);
 				print_uint(pr, "tx_delay_req", " tx delay_req %llu", p->tx[1]);
@@ -231,8 +284,10 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_object_begin(pr, NULL);
 		print_str(pr, "clock", "\nclock %s", dv->clock);
 		print_str(pr, "state", "  follows %s (phc2sys)", dv->ref->pi->clock);
-		print_bool(pr, "in_sync", "  in sync %s", dv->in_sync);
-		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->bound_ns);
+		print_bool(pr, "in_sync", "  in sync %s", dv->v.in_sync);
+		print_bool(pr, "holdover", "%s", dv->v.holdover);
+		print_text(pr, dv->v.holdover ? " (holdover)" : "");
+		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->v.bound_ns);
 		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);
 		syncd_print_stats(pr, dv->q, now);
 		print_object_end(pr);
@@ -290,21 +345,34 @@ int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
 	for (unsigned k = 0; k < d->ninst; k++) {
 		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
 
-		metrics_sample(f, "tapless_clock_in_sync", lab, d->inst[k].in_sync);
+		metrics_sample(f, "tapless_clock_in_sync", lab,
+			       syncd_inst_in_sync(d, &d->inst[k], syncd_mono()));
 	}
 	for (unsigned k = 0; k < d->nder; k++) {
 		const char *lab[] = { "clock", d->der[k].clock, NULL };
 
-		metrics_sample(f, "tapless_clock_in_sync", lab, d->der[k].in_sync);
+		metrics_sample(f, "tapless_clock_in_sync", lab, d->der[k].v.in_sync);
+	}
+	metrics_family(f, fmt, "tapless_clock_holdover", METRICS_GAUGE,
+		       "1 while nothing measures the clock and its bound grows "
+		       "from the last measurement", NULL);
+	for (unsigned k = 0; k < d->ninst + d->nder; k++) {
+		bool der = k >= d->ninst;
+		const char *lab[] = { "clock", der ? d->der[k - d->ninst].clock :
+				      d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_clock_holdover", lab,
+			       der ? d->der[k - d->ninst].v.holdover :
+			       d->inst[k].v.holdover);
 	}
 	metrics_family(f, fmt, "tapless_clock_error_bound_seconds", METRICS_GAUGE,
 		       "how far from PTP time the clock can be", "seconds");
 	for (unsigned k = 0; k < d->ninst; k++) {
 		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
 
-		if (d->inst[k].bound_ns != SYNCQ_NONE)
+		if (d->inst[k].v.bound_ns != SYNCQ_NONE)
 			metrics_sample(f, "tapless_clock_error_bound_seconds", lab,
-				       (double)d->inst[k].bound_ns / 1e9);
+				       (double)d->inst[k].v.bound_ns / 1e9);
 	}
 	for (int w = 0; w < 2; w++) {
 		const char *name = w ? "tapless_clock_path_delay_seconds"
@@ -316,11 +384,11 @@ int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
 			       "seconds");
 		for (unsigned k = 0; k < d->ninst; k++) {
 			const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+			struct syncq_verdict vd;
 			struct syncq_sample s;
-			int64_t b, v;
-			bool ok;
+			int64_t v;
 
-			if (!syncq_last(d->inst[k].q, &s, &ok, &b))
+			if (!syncq_last(d->inst[k].q, &s, &vd))
 				continue;
 			v = w ? s.delay_ns : s.offset_ns;
 			if (v != SYNCQ_NONE)

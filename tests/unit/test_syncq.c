@@ -16,15 +16,32 @@
 static const struct syncq_params params = {
 	.threshold_ns = 1000, .asym_ns = 5, .asym_fraction = 0.1,
 	.free_running = false, .settle = 3, .interval_ns = S,
+	.drift_ppb = 100,
 };
 
+/* A sample, fresh: measured since the one before. */
 static void add(struct syncq *q, int64_t t, enum syncq_state st, int64_t off,
 		int64_t delay, bool *ok, int64_t *b)
 {
 	struct syncq_sample s = { .ts_ns = t, .state = st, .offset_ns = off,
-				  .delay_ns = delay };
+				  .delay_ns = delay, .fresh = true };
+	struct syncq_verdict v;
 
-	syncq_add(q, &s, ok, b);
+	syncq_add(q, &s, &v);
+	ck_assert(!v.holdover);
+	*ok = v.in_sync;
+	*b = v.bound_ns;
+}
+
+/* A sample with nothing measured since the one before: what ptp4l's
+ * data sets still hold (off, delay) must not count. */
+static void stale(struct syncq *q, int64_t t, enum syncq_state st,
+		  int64_t off, struct syncq_verdict *v)
+{
+	struct syncq_sample s = { .ts_ns = t, .state = st, .offset_ns = off,
+				  .delay_ns = 300, .fresh = false };
+
+	syncq_add(q, &s, v);
 }
 
 START_TEST(bound_and_settle)
@@ -66,9 +83,15 @@ START_TEST(states)
 	add(q, 5 * S, SYNCQ_GRANDMASTER, SYNCQ_NONE, SYNCQ_NONE, &ok, &b);
 	ck_assert(ok);
 	ck_assert_int_eq(b, 0);
-	add(q, 6 * S, SYNCQ_LOST, SYNCQ_NONE, SYNCQ_NONE, &ok, &b);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, SYNCQ_NONE);
+	{
+		struct syncq_verdict v;
+
+		/* A grandmaster that loses its place runs on from PTP
+		 * time itself: holdover from bound 0. */
+		stale(q, 6 * S, SYNCQ_LOST, SYNCQ_NONE, &v);
+		ck_assert(!v.in_sync && v.holdover);
+		ck_assert_int_eq(v.bound_ns, 100);
+	}
 	syncq_destroy(q);
 
 	fr.free_running = true;
@@ -123,7 +146,12 @@ START_TEST(windows)
 	/* A window in the past. */
 	syncq_window(q, 7000 * S, 10 * S, &st);
 	ck_assert_uint_eq(st.samples, 10);
-	ck_assert(syncq_last(q, &last, &ok, &b));
+	{
+		struct syncq_verdict v;
+
+		ck_assert(syncq_last(q, &last, &v));
+		ck_assert(v.in_sync && last.fresh);
+	}
 	ck_assert_int_eq(last.ts_ns, 7199 * S);
 	ck_assert_int_eq(last.offset_ns, 7199 % 7);
 	syncq_destroy(q);
@@ -162,45 +190,158 @@ START_TEST(derived_offset)
 }
 END_TEST
 
+static struct syncq_verdict verdict(bool in, bool hold, int64_t b)
+{
+	return (struct syncq_verdict){ .in_sync = in, .holdover = hold,
+				       .bound_ns = b, .fresh_ns = 0 };
+}
+
 START_TEST(derived_bound)
 {
+	struct syncq_verdict v, ref = verdict(true, false, 100);
+
+	/* Own 30 + reference 100 + readings 5. */
+	v = verdict(true, false, 30);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(v.in_sync && !v.holdover);
+	ck_assert_int_eq(v.bound_ns, 135);
+	/* Still settling: chained, not in sync. */
+	v = verdict(false, false, 30);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(!v.in_sync);
+	ck_assert_int_eq(v.bound_ns, 135);
+	/* A reference out of sync vouches for nothing. */
+	v = verdict(true, false, 30);
+	ref = verdict(false, false, 100);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(!v.in_sync && !v.holdover);
+	ck_assert_int_eq(v.bound_ns, SYNCQ_NONE);
+	/* A reference in holdover: so is the clock, on the grown bound. */
+	v = verdict(true, false, 30);
+	ref = verdict(false, true, 400);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(!v.in_sync && v.holdover);
+	ck_assert_int_eq(v.bound_ns, 435);
+	/* ... until the sum passes the threshold. */
+	v = verdict(true, false, 30);
+	ref = verdict(false, true, 990);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(!v.in_sync && !v.holdover);
+	ck_assert_int_eq(v.bound_ns, 1025);
+	/* Nor does a clock with no bound of its own (no reading). */
+	ref = verdict(true, false, 100);
+	v = verdict(false, false, SYNCQ_NONE);
+	syncq_derived_bound(&v, &ref, 5, 1000);
+	ck_assert(!v.in_sync);
+	ck_assert_int_eq(v.bound_ns, SYNCQ_NONE);
+	/* The threshold holds for the sum: 1000 is in, 1001 out. */
+	ref = verdict(true, false, 300);
+	v = verdict(true, false, 600);
+	syncq_derived_bound(&v, &ref, 100, 1000);
+	ck_assert(v.in_sync);
+	ck_assert_int_eq(v.bound_ns, 1000);
+	v = verdict(true, false, 600);
+	syncq_derived_bound(&v, &ref, 101, 1000);
+	ck_assert(!v.in_sync);
+	ck_assert_int_eq(v.bound_ns, 1001);
+	/* A grandmaster reference (bound 0), no reading width. */
+	ref = verdict(true, false, 0);
+	v = verdict(true, false, 12);
+	syncq_derived_bound(&v, &ref, 0, 1000);
+	ck_assert(v.in_sync);
+	ck_assert_int_eq(v.bound_ns, 12);
+}
+END_TEST
+
+/* The measured cases of issue 31, as syncq sees them: ptp4l's data sets
+ * still hold the last offset, but nothing new was measured. */
+START_TEST(stale_never_in_sync)
+{
+	struct syncq *q = syncq_create(&params);
+	struct syncq_verdict v;
+	int64_t last;
 	bool ok;
 	int64_t b;
 
-	/* Own 30 + reference 100 + readings 5. */
-	ok = true, b = 30;
-	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
+	/* Placeholder 0/0 at start: not fresh, so neither in sync nor a
+	 * bound of 0. */
+	for (int i = 0; i < 7; i++) {
+		stale(q, i * S, SYNCQ_FOLLOWING, 0, &v);
+		ck_assert(!v.in_sync && !v.holdover);
+		ck_assert_int_eq(v.bound_ns, SYNCQ_NONE);
+	}
+	/* Settled on fresh ones. */
+	for (int i = 7; i < 10; i++)
+		add(q, i * S, SYNCQ_FOLLOWING, 50, 300, &ok, &b);
 	ck_assert(ok);
-	ck_assert_int_eq(b, 135);
-	/* Still settling: chained, not in sync. */
-	ok = false, b = 30;
-	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, 135);
-	/* A reference out of sync vouches for nothing. */
-	ok = true, b = 30;
-	syncq_derived_bound(&ok, &b, false, 100, 5, 1000);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, SYNCQ_NONE);
-	/* Nor does a clock with no bound of its own (no reading). */
-	ok = false, b = SYNCQ_NONE;
-	syncq_derived_bound(&ok, &b, true, 100, 5, 1000);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, SYNCQ_NONE);
-	/* The threshold holds for the sum: 1000 is in, 1001 out. */
-	ok = true, b = 600;
-	syncq_derived_bound(&ok, &b, true, 300, 100, 1000);
+	last = b;
+	/* Syncs dropped: copies of the stale offset. The bound never
+	 * shrinks, grows by drift x age, and the clock is in holdover,
+	 * never in sync, while the grown bound is within the threshold
+	 * (85 + 9 x 100 <= 1000). */
+	for (int i = 1; i <= 9; i++) {
+		stale(q, (9 + i) * S, SYNCQ_FOLLOWING, 50, &v);
+		ck_assert(!v.in_sync);
+		ck_assert(v.holdover);
+		ck_assert_int_eq(v.fresh_ns, 9 * S);
+		/* 100 ppb: 100 ns a second since the last fresh one. */
+		ck_assert_int_eq(v.bound_ns, last + 100 * i);
+	}
+	/* Growth past the threshold: out of sync, the bound still said. */
+	stale(q, 100 * S, SYNCQ_FOLLOWING, 50, &v);
+	ck_assert(!v.in_sync && !v.holdover);
+	ck_assert_int_eq(v.bound_ns, last + 100 * 91);
+	/* Fresh again after leaving sync: it settles again, on bounds
+	 * from the measurements. */
+	for (int i = 101; i < 104; i++) {
+		add(q, i * S, SYNCQ_FOLLOWING, 40, 300, &ok, &b);
+		ck_assert(ok == (i == 103));
+		ck_assert_int_lt(b, last + 100);
+	}
+	/* A short holdover, within the threshold, does not undo settling:
+	 * the next fresh sample is in sync at once. */
+	stale(q, 104 * S, SYNCQ_FOLLOWING, 40, &v);
+	ck_assert(v.holdover);
+	add(q, 105 * S, SYNCQ_FOLLOWING, 40, 300, &ok, &b);
 	ck_assert(ok);
-	ck_assert_int_eq(b, 1000);
-	ok = true, b = 600;
-	syncq_derived_bound(&ok, &b, true, 300, 101, 1000);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, 1001);
-	/* A grandmaster reference (bound 0), no reading width. */
-	ok = true, b = 12;
-	syncq_derived_bound(&ok, &b, true, 0, 0, 1000);
+	syncq_destroy(q);
+}
+END_TEST
+
+START_TEST(holdover_through_loss)
+{
+	struct syncq *q = syncq_create(&params);
+	struct syncq_verdict v;
+	bool ok;
+	int64_t b;
+
+	for (int i = 0; i < 3; i++)
+		add(q, i * S, SYNCQ_FOLLOWING, 100, 300, &ok, &b);
 	ck_assert(ok);
-	ck_assert_int_eq(b, 12);
+	/* The grandmaster gone, the port LISTENING: the clock runs on. */
+	stale(q, 5 * S, SYNCQ_LOST, SYNCQ_NONE, &v);
+	ck_assert(v.holdover && !v.in_sync);
+	ck_assert_int_eq(v.bound_ns, b + 300);
+	/* Relock: the first data sets still hold the pre-outage offset,
+	 * not fresh: still holdover, and settling starts over. */
+	stale(q, 6 * S, SYNCQ_FOLLOWING, 100, &v);
+	ck_assert(v.holdover && !v.in_sync);
+	add(q, 7 * S, SYNCQ_FOLLOWING, 100, 300, &ok, &b);
+	ck_assert(!ok);			/* 1 of 3 after the loss */
+	/* A fault ends holdover: nothing from before counts. */
+	syncq_reset(q);
+	stale(q, 8 * S, SYNCQ_FOLLOWING, 100, &v);
+	ck_assert(!v.holdover && !v.in_sync);
+	ck_assert_int_eq(v.bound_ns, SYNCQ_NONE);
+	/* A fresh sample over the threshold leaves nothing to grow. */
+	for (int i = 9; i < 12; i++)
+		add(q, i * S, SYNCQ_FOLLOWING, 100, 300, &ok, &b);
+	ck_assert(ok);
+	add(q, 12 * S, SYNCQ_FOLLOWING, 5000, 300, &ok, &b);
+	ck_assert(!ok);
+	stale(q, 13 * S, SYNCQ_FOLLOWING, 5000, &v);
+	ck_assert(!v.holdover && !v.in_sync);
+	syncq_destroy(q);
 }
 END_TEST
 
@@ -213,9 +354,10 @@ START_TEST(derived_chain)
 	struct syncq_reading own = { .offset_ns = 510, .window_ns = 20 };
 	struct syncq *q;
 	struct syncq_sample s = { .state = SYNCQ_FOLLOWING,
-				  .delay_ns = SYNCQ_NONE };
-	int64_t w, b;
-	bool ok;
+				  .delay_ns = SYNCQ_NONE, .fresh = true };
+	struct syncq_verdict v, ref100 = verdict(true, false, 100);
+	struct syncq_verdict lost = verdict(false, false, SYNCQ_NONE);
+	int64_t w;
 
 	dp.asym_ns = 0;
 	dp.asym_fraction = 0;
@@ -224,19 +366,19 @@ START_TEST(derived_chain)
 		s.ts_ns = i * S;
 		ck_assert_int_eq(syncq_derived_offset(&ref, &own, 37,
 						      &s.offset_ns, &w), 0);
-		syncq_add(q, &s, &ok, &b);
+		syncq_add(q, &s, &v);
 		/* 10 + 3 SD(10, 10, ...) = 10; + 100 + 10 + 10. */
-		syncq_derived_bound(&ok, &b, true, 100, w, dp.threshold_ns);
-		ck_assert_int_eq(b, 130);
-		ck_assert(ok == (i == 2));	/* settles on the third */
+		syncq_derived_bound(&v, &ref100, w, dp.threshold_ns);
+		ck_assert_int_eq(v.bound_ns, 130);
+		ck_assert(v.in_sync == (i == 2));	/* settles on the third */
 	}
 	/* The reference lost: out at once, the window still has the
 	 * clock's own verdicts. */
 	s.ts_ns = 3 * S;
-	syncq_add(q, &s, &ok, &b);
-	syncq_derived_bound(&ok, &b, false, 100, w, dp.threshold_ns);
-	ck_assert(!ok);
-	ck_assert_int_eq(b, SYNCQ_NONE);
+	syncq_add(q, &s, &v);
+	syncq_derived_bound(&v, &lost, w, dp.threshold_ns);
+	ck_assert(!v.in_sync);
+	ck_assert_int_eq(v.bound_ns, SYNCQ_NONE);
 	syncq_destroy(q);
 }
 END_TEST
@@ -252,6 +394,8 @@ static Suite *syncq_suite(void)
 	tcase_add_test(tc, derived_offset);
 	tcase_add_test(tc, derived_bound);
 	tcase_add_test(tc, derived_chain);
+	tcase_add_test(tc, stale_never_in_sync);
+	tcase_add_test(tc, holdover_through_loss);
 	suite_add_tcase(s, tc);
 	return s;
 }
