@@ -32,6 +32,7 @@
 #include <linux/capability.h>
 
 #include "ptp/child.h"
+#include "ptp/fresh.h"
 #include "ptp/ctl.h"
 #include "stamp/iface.h"
 #include "ptp/journal.h"
@@ -196,7 +197,7 @@ static void syncd_apply(struct syncd *d)
 		in->utc_offset = -1;
 		in->subscribe_at = 0;
 		in->v.bound_ns = in->v.fresh_ns = SYNCQ_NONE;
-		in->prev_rx_port = -1;
+		fresh_reset(&in->fr);
 		in->last_answer_ns = syncd_mono();
 		for (unsigned i = 0; i < pi->nports; i++) {
 			struct syncd_port *p = &in->port[in->nports++];
@@ -265,7 +266,7 @@ static void syncd_child_exited(struct syncd *d, struct child *ch,
 	if (in) {
 		syncq_reset(in->q);
 		/* A new ptp4l's offsets start from its placeholder. */
-		in->offset_live = in->offset_base_known = false;
+		fresh_reset(&in->fr);
 		for (unsigned i = 0; i < in->nports; i++)
 			in->port[i].state = -1;
 		in->subscribed = 0;

@@ -19,6 +19,7 @@
 
 #include "base/opts.h"		/* before syncconf.h: its arrays of struct opt_def */
 #include "base/metrics.h"	/* enum metrics_format */
+#include "ptp/fresh.h"		/* struct fresh, held per clock */
 #include "ptp/mgmt.h"		/* MGMT_CLOCK_ID_STRLEN */
 #include "ptp/ptpgen.h"		/* struct ptpgen_plan, held in struct syncd */
 #include "ptp/syncconf.h"	/* struct syncconf, SYNCCONF_MAX_PORTS */
@@ -71,19 +72,8 @@ struct syncd_inst {
 	int steps;
 	int64_t offset_ns, delay_ns;
 	int64_t ts_offset_ns, ingress_ns;	/* TIME_STATUS_NP */
-	/* Freshness: the last Sync ingress ptp4l reported, and the followed
-	 * port's Sync and Follow_Up counters, at the sample before. */
-	int64_t prev_ingress;
-	bool prev_ingress_known;
 	bool ts_refused;		/* no TIME_STATUS_NP: counters only */
-	int64_t offset_base;		/* TIME_STATUS_NP's offset when the
-					 * port began to follow: a placeholder
-					 * or from before, until it moves */
-	bool offset_base_known, offset_live;
-	uint64_t prev_rx_sync, prev_rx_fup;
-	int prev_rx_port;		/* index, -1: none */
-	int rx_moved;			/* the counters rose since the sample
-					 * before: 1, 0, -1 not known */
+	struct fresh fr;		/* from one sample to the next */
 	int64_t fresh_mono;		/* last fresh sample, CLOCK_MONOTONIC;
 					 * 0: none since start */
 	/* The management path: since when sends fail or nothing answers. */

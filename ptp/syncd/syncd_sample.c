@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/opts.h"
 #include "ptp/child.h"
+#include "ptp/fresh.h"
 #include "ptp/journal.h"
 #include "ptp/mgmt.h"
 #include "ptp/pmc.h"
@@ -350,60 +351,22 @@ static void syncd_write(struct syncd *d, const struct journal_sample *js)
 		log_err("%s: %s", d->journal_path, strerror(-rc));
 }
 
-/* Whether the answers rest on a measurement taken since the sample
- * before. ptp4l's own evidence: the ingress time of the last Sync its
- * servo took moved (0 is its placeholder, and what it resets to after a
- * step), and a mean path delay is measured (0 is its placeholder too).
- * ptp4l moves the ingress time before it knows it can compute an offset
- * (not before a delay is measured), so after start, a restart or a relock
- * the offset must also have moved once from what the data set held then:
- * until it does, TIME_STATUS_NP's offset is a placeholder or the one from
- * before. Without TIME_STATUS_NP, the followed port's Sync (and
- * Follow_Up, two-step) counters moving stand in for the ingress time. */
+/* The answers of this sample, for fresh_judge(). */
 static bool syncd_fresh(struct syncd_inst *in, int port)
 {
-	bool fresh = false, counters = false;
+	struct fresh_input fi = {
+		.port = port, .have_ts = in->have_ts,
+		.ingress_ns = in->ingress_ns, .ts_offset_ns = in->ts_offset_ns,
+		.ts_refused = in->ts_refused, .have_cds = in->have_cds,
+		.delay_ns = in->delay_ns,
+	};
 
-	if (port < 0) {			/* nothing followed: start over */
-		in->offset_live = in->offset_base_known = false;
-		in->prev_rx_port = -1;
-		in->rx_moved = -1;
-		if (in->have_ts) {
-			in->prev_ingress = in->ingress_ns;
-			in->prev_ingress_known = true;
-		}
-		return false;
+	if (port >= 0 && in->port[port].have_stats) {
+		fi.have_stats = true;
+		fi.rx_sync = in->port[port].rx[0];	/* messageType Sync */
+		fi.rx_follow_up = in->port[port].rx[8];	/* Follow_Up */
 	}
-	if (in->port[port].have_stats) {
-		const struct syncd_port *p = &in->port[port];
-
-		counters = in->prev_rx_port == port &&
-			p->rx[0] > in->prev_rx_sync &&
-			(!in->prev_rx_fup || p->rx[8] > in->prev_rx_fup);
-		in->rx_moved = in->prev_rx_port == port ? counters : -1;
-		in->prev_rx_port = port;
-		in->prev_rx_sync = p->rx[0];
-		in->prev_rx_fup = p->rx[8];
-	} else {
-		in->prev_rx_port = -1;
-		in->rx_moved = -1;
-	}
-	if (in->have_ts) {
-		fresh = in->ingress_ns != 0 && in->prev_ingress_known &&
-			in->ingress_ns != in->prev_ingress;
-		in->prev_ingress = in->ingress_ns;
-		in->prev_ingress_known = true;
-		if (!in->offset_base_known) {
-			in->offset_base = in->ts_offset_ns;
-			in->offset_base_known = true;
-		} else if (in->ts_offset_ns != in->offset_base) {
-			in->offset_live = true;
-		}
-		fresh = fresh && in->offset_live;
-	} else if (in->ts_refused) {
-		fresh = counters;
-	}
-	return fresh && in->have_cds && in->delay_ns != 0;
+	return fresh_judge(&in->fr, &fi);
 }
 
 static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
