@@ -214,7 +214,7 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_str(pr, "state", "  %s", in->state_name[0] ? in->state_name : "-");
 		print_bool(pr, "in_sync", "  in sync %s",
 			   syncd_inst_in_sync(d, in, mono));
-		print_bool(pr, "holdover", "%s", in->v.holdover);
+		print_bool(pr, "holdover", NULL, in->v.holdover);
 		print_text(pr, in->v.holdover ? " (holdover)" : "");
 		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", in->v.bound_ns);
 		if (syncq_last(in->q, &s, &v)) {
@@ -285,7 +285,7 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_str(pr, "clock", "\nclock %s", dv->clock);
 		print_str(pr, "state", "  follows %s (phc2sys)", dv->ref->pi->clock);
 		print_bool(pr, "in_sync", "  in sync %s", dv->v.in_sync);
-		print_bool(pr, "holdover", "%s", dv->v.holdover);
+		print_bool(pr, "holdover", NULL, dv->v.holdover);
 		print_text(pr, dv->v.holdover ? " (holdover)" : "");
 		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->v.bound_ns);
 		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);

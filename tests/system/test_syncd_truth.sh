@@ -97,12 +97,16 @@ tl_exec sw tc qdisc add dev "$c1_port" clsact &&
 mark drop_start
 sleep 3
 st c1 > "$out/drop.status"
+tl_exec c1 bin/tapless status -s "$out/c1/syncd.sock" > "$out/drop.text" 2>&1
 sleep 3
 tl_exec sw tc filter del dev "$c1_port" egress
 mark drop_end
 if [ -z "$REPORT" ]; then
 	jq -e '.clocks[0].in_sync == false and (.alarms | map(test("holdover|not in sync")) | any)' \
 		"$out/drop.status" >/dev/null || fail "status during the drop: $(jq -c '{in_sync, alarms}' "$out/drop.status")"
+	grep -q "^clock sys .*in sync no (holdover)" "$out/drop.text" &&
+		grep -q "holdover for [0-9.]* s" "$out/drop.text" ||
+		fail "status text during the drop: $(cat "$out/drop.text")"
 fi
 wait_for c1 30 '.clocks[0].in_sync' || fail "c1 not back in sync after the drop"
 
