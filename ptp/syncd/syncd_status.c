@@ -39,7 +39,7 @@ static const char *syncd_unfresh_why(const struct syncd_inst *in)
 	if (in->qstate == SYNCQ_LOST)
 		return "the master was lost";
 	if (in->fr.rx_moved == 0)
-		return "no Sync received (ptp4l's rx Sync counter unchanged)";
+		return "no Sync received: ptp4l's rx Sync counter unchanged";
 	if (in->fr.rx_moved > 0)
 		return "Syncs received but none taken by the servo";
 	return "no new Sync";
