@@ -31,49 +31,13 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 command -v ptp4l >/dev/null || { echo "FAIL: ptp4l missing (scripts/install-deps)"; exit 1; }
 
-# conf HOST ROLE [EXTRA...]: the host's tapless.conf.
-conf() {
-	local h=$1 role=$2
-	shift 2
-	mkdir -p "$out/$h"
-	{
-		echo "[global]"
-		echo "domain 0"
-		echo "journal_dir $out/$h/journal"
-		echo "control_socket $out/$h/syncd.sock"
-		echo "run_dir $out/$h/run"
-		echo "hostname $h"
-		echo "# the namespaces share the machine's clock: never steer it"
-		echo "free_running 1"
-		echo "sample_interval 250"
-		echo "# software stamps on veth: microseconds, not nanoseconds"
-		echo "sync_threshold 200000"
-		for x in "$@"; do echo "$x"; done
-		echo "[${TL_IF[$h]}]"
-		echo "role $role"
-		echo "sync_interval -3"
-		echo "announce_interval -2"
-		echo "delay_req_interval -3"
-	} > "$out/$h/tapless.conf"
-}
-
-st() { tl_exec "$1" bin/tapless status --json -s "$out/$1/syncd.sock" 2>/dev/null; }
-# wait_for HOST SECONDS JQ-EXPR: until the expression is true on status.
-wait_for() {
-	local end=$((SECONDS + $2))
-	while [ $SECONDS -lt $end ]; do
-		st "$1" > "$out/$1.status" 2>/dev/null
-		[ "$(jq -r "$3" "$out/$1.status" 2>/dev/null)" = true ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+. tests/system/lib/syncd_hosts.sh
 ptp4l_pids() { ip netns pids "$(tl_ns "$1")" | while read -r p; do
 	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = ptp4l ] && echo "$p"; done; }
 
-conf gm server
-conf c1 client
-conf c2 client "metrics_port 19273"
+syncd_conf gm server
+syncd_conf c1 client
+syncd_conf c2 client "metrics_port 19273"
 
 # 0. A bad file: exit 1, FILE:LINE named, nothing started.
 cp "$out/c1/tapless.conf" "$out/bad.conf"

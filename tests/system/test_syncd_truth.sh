@@ -42,41 +42,14 @@ fail() { echo "FAIL: syncd_truth: $*"; fails=$((fails + 1)); }
 # The bridge's port towards c1 (tl_bridge names it after the host's index).
 c1_port="tl${TL_ID}b2"
 
-conf() {
-	local h=$1 role=$2
-	mkdir -p "$out/$h"
-	{
-		echo "[global]"
-		echo "journal_dir $out/$h/journal"
-		echo "control_socket $out/$h/syncd.sock"
-		echo "run_dir $out/$h/run"
-		echo "hostname $h"
-		echo "free_running 1"
-		echo "sample_interval 250"
-		echo "sync_threshold ${3:-200000}"
-		# 40 ppm: a 6 s outage passes the threshold, so both holdover
-		# and its end are seen.
-		[ -z "$REPORT" ] && echo "holdover_drift 40000"
-		echo "[${TL_IF[$h]}]"
-		echo "role $role"
-		echo "sync_interval -3"
-		echo "announce_interval -2"
-		echo "delay_req_interval -3"
-	} > "$out/$h/tapless.conf"
-}
-conf gm server
-conf c1 client
+. tests/system/lib/syncd_hosts.sh
+# 40 ppm: a 6 s outage passes the threshold, so both holdover and its end
+# are seen. (Not for another syncd, which may not know the key.)
+drift=()
+[ -z "$REPORT" ] && drift=("holdover_drift 40000")
+syncd_conf gm server "${drift[@]}"
+syncd_conf c1 client "${drift[@]}"
 
-st() { tl_exec "$1" bin/tapless status --json -s "$out/$1/syncd.sock" 2>/dev/null; }
-wait_for() {
-	local end=$((SECONDS + $2))
-	while [ $SECONDS -lt $end ]; do
-		st "$1" > "$out/$1.status" 2>/dev/null
-		[ "$(jq -r "$3" "$out/$1.status" 2>/dev/null)" = true ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
 mark() { echo "$1 $(date +%s%N)" >> "$out/marks"; }
 : > "$out/marks"
 
