@@ -6,9 +6,12 @@
 --
 -- Columns: from_host, to_host; messages (every matched sample); out_of_sync
 -- (samples where either end's sync was 'out', left out of the figures);
--- count, min, mean, p50, p90, p99, p999, max, sd of the in-sync samples
--- (ns; NULL when count is 0); bound_max_ns and bound_mean_ns, the clock
--- error bound of the in-sync samples (NULL unless every one had a bound).
+-- holdover (of the samples in the figures, those with an end in
+-- 'holdover' and the other 'in' or 'holdover': bounded, by a bound grown
+-- since the last fresh measurement); count, min, mean, p50, p90, p99,
+-- p999, max, sd of the samples not out of sync (ns; NULL when count is
+-- 0); bound_max_ns and bound_mean_ns, the clock error bound of those
+-- samples (NULL unless every one had a bound).
 --
 -- The rules are tapless correlate's (src/corr/corr_match.c):
 -- - A message is the same at every host by its flow (proto, addresses,
@@ -28,8 +31,9 @@
 --   capture that does not know the direction ('unknown') takes the role
 --   opposite to the other end's; two unknowns, or two arrivals (multicast
 --   receivers), make no sample. Latency = rx.ts - tx.ts (first bytes).
--- - Bound: tx.bound_ns + rx.bound_ns when both ends are 'in' sync with a
---   bound (>= 0); max and mean only when every in-sync sample had one.
+-- - Bound: tx.bound_ns + rx.bound_ns when both ends are 'in' sync or in
+--   'holdover' with a bound (>= 0); max and mean only when every sample
+--   not out of sync had one.
 -- - Percentiles are nearest-rank (the smallest sample with at least p% of
 --   the samples at or below it), as src/base/summary.c. quantilesExact at
 --   level L returns the sample at 0-based index floor(L * n); nearest rank
@@ -77,6 +81,7 @@ SELECT
 	hosts[th] AS to_host,
 	messages,
 	out_of_sync,
+	holdover,
 	n AS count,
 	if(n = 0, NULL, lat_min) AS min,
 	if(n = 0, NULL, lat_mean) AS mean,
@@ -95,6 +100,7 @@ FROM
 		fh, th,
 		count() AS messages,
 		countIf(oos) AS out_of_sync,
+		countIf(hold) AS holdover,
 		countIf(NOT oos) AS n,
 		minIf(lat, NOT oos) AS lat_min,
 		avgIf(lat, NOT oos) AS lat_mean,
@@ -120,12 +126,17 @@ FROM
 			xs = 2 OR ys = 2 AS oos,
 			toInt64(xp % 17592186044416) - 1 AS xb,
 			toInt64(yp % 17592186044416) - 1 AS yb,
-			if(xs = 1 AND ys = 1 AND xb >= 0 AND yb >= 0, xb + yb, -1) AS bound
+			-- Bounded: both ends in sync or in holdover (the latter's
+			-- bound grown since its last fresh measurement).
+			xs IN (1, 3) AND ys IN (1, 3) AS bounded,
+			bounded AND (xs = 3 OR ys = 3) AS hold,
+			if(bounded AND xb >= 0 AND yb >= 0, xb + yb, -1) AS bound
 		FROM
 		(
 			-- Per message, its samples. An observation p: host
 			-- number << 48 | dir << 46 | sync << 44 | bound + 1 (dir: 0
-			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out; bound
+			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out, 3
+			-- holdover; bound
 			-- 0: unknown).
 			SELECT
 				length(t) AS k,

@@ -8,8 +8,8 @@
 --
 --   clickhouse-client --format=PrettyCompact < scripts/clickhouse/hops_by_session.sql
 --
--- Columns as hops.sql: from_host, to_host, messages, out_of_sync, count,
--- min, mean, p50, p90, p99, p999, max, sd, bound_max_ns, bound_mean_ns.
+-- Columns as hops.sql: from_host, to_host, messages, out_of_sync,
+-- holdover, count, min, mean, p50, p90, p99, p999, max, sd, bound_max_ns, bound_mean_ns.
 --
 -- Which messages: those on flows that one host alone captured (so none of
 -- them can be matched by flow, and neither host's capture has the other's
@@ -48,6 +48,7 @@ SELECT
 	hosts[th] AS to_host,
 	messages,
 	out_of_sync,
+	holdover,
 	n AS count,
 	if(n = 0, NULL, lat_min) AS min,
 	if(n = 0, NULL, lat_mean) AS mean,
@@ -66,6 +67,7 @@ FROM
 		fh, th,
 		count() AS messages,
 		countIf(oos) AS out_of_sync,
+		countIf(hold) AS holdover,
 		countIf(NOT oos) AS n,
 		minIf(lat, NOT oos) AS lat_min,
 		avgIf(lat, NOT oos) AS lat_mean,
@@ -91,12 +93,17 @@ FROM
 			xs = 2 OR ys = 2 AS oos,
 			toInt64(xp % 17592186044416) - 1 AS xb,
 			toInt64(yp % 17592186044416) - 1 AS yb,
-			if(xs = 1 AND ys = 1 AND xb >= 0 AND yb >= 0, xb + yb, -1) AS bound
+			-- Bounded: both ends in sync or in holdover (the latter's
+			-- bound grown since its last fresh measurement).
+			xs IN (1, 3) AND ys IN (1, 3) AS bounded,
+			bounded AND (xs = 3 OR ys = 3) AS hold,
+			if(bounded AND xb >= 0 AND yb >= 0, xb + yb, -1) AS bound
 		FROM
 		(
 			-- Per message, its samples. An observation p: host
 			-- number << 48 | dir << 46 | sync << 44 | bound + 1 (dir: 0
-			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out; bound
+			-- unknown, 1 in, 2 out; sync: 0 none, 1 in, 2 out, 3
+			-- holdover; bound
 			-- 0: unknown).
 			SELECT
 				length(t) AS k,

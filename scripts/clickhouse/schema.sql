@@ -5,7 +5,9 @@
 --
 -- The column order is the exporter's: it inserts RowBinary, which has no
 -- column names, so a column added here goes at the end of its table and
--- into src/export/ in the same commit.
+-- into src/export/ in the same commit. A value added to an Enum8 goes
+-- into its CREATE and into an ALTER ... MODIFY COLUMN after it, for
+-- databases made before (every statement here may run again).
 
 CREATE DATABASE IF NOT EXISTS tapless;
 
@@ -55,7 +57,9 @@ CREATE TABLE IF NOT EXISTS tapless.records
 	wire UInt32,		-- wire length of the first byte's frame
 	stamp Enum8('sw' = 0, 'hw' = 1),	-- kernel software or NIC hardware
 	stamped_by Enum8('capture' = 0, 'sender' = 1),
-	sync Enum8('none' = 0, 'in' = 1, 'out' = 2),	-- from the host's journal
+	-- From the host's journal. holdover: no fresh measurement, bound_ns
+	-- is the last fresh bound grown by the clock's drift limit (bounded).
+	sync Enum8('none' = 0, 'in' = 1, 'out' = 2, 'holdover' = 3),
 	bound_ns Int64,		-- clock error bound at ts; -1 unknown
 	file String,		-- capture file of the first byte
 	offset UInt64		-- byte offset of that packet's block in it
@@ -64,6 +68,13 @@ ENGINE = ReplacingMergeTree
 PARTITION BY day
 ORDER BY (host, ts, iface, dir, proto, src_addr, src_port, dst_addr,
 	  dst_port, seq);
+
+-- A database made before sync had 'holdover' gets it here (tapless export
+-- of a holdover sample fails on it until then); on one made above this
+-- changes nothing. Over a cluster (distributed.sql) run this statement on
+-- every server for tapless.records_local and for tapless.records.
+ALTER TABLE tapless.records
+	MODIFY COLUMN sync Enum8('none' = 0, 'in' = 1, 'out' = 2, 'holdover' = 3);
 
 -- Transactions at one host as tapless export computed them with the
 -- correlator's own code (computed_by = 'host'). Not derived in SQL:

@@ -1,7 +1,8 @@
 # PTP: each host clock's offset from its master (or reference) and the
-# error bound tapless-syncd gave it while in sync, over the time of the
-# journals. Reads data/ptp-HOST-CLOCK.dat (seconds since the first journal
-# sample, offset ns, bound ns, in sync).
+# error bound tapless-syncd gave it while in sync or in holdover (open
+# circles: the last fresh bound, grown), over the time of the journals.
+# Reads data/ptp-HOST-CLOCK.dat (seconds since the first journal sample,
+# offset ns, bound ns, sync: 1 in, 2 holdover, 0 out).
 # A template: tapless report fills in the @KEY@ values.
 title = '@TITLE@'
 out = '@OUT@'
@@ -28,11 +29,13 @@ do for [fmt in 'png svg'] {
 		using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i)
 	unset label 100
 
-	set title 'Error bound while in sync (|clock − PTP time| ≤ bound)'
+	set title 'Error bound while in sync, and in holdover (open circles: grown) (|clock − PTP time| ≤ bound)'
 	set ylabel 'bound (ns)'
 	set yrange [0:*]
 	plot for [i = 1:words(series)] sprintf('data/ptp-%s.dat', word(series, i)) \
-		using 1:3 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i)
+		using 1:3 with linespoints lw 2 pt 7 ps 0.5 lc i title word(series, i), \
+	     for [i = 1:words(series)] sprintf('data/ptp-%s.dat', word(series, i)) \
+		using 1:($4 == 2 ? $3 : NaN) with points pt 6 ps 1.5 lc i notitle
 	set autoscale y
 	unset multiplot
 	set output

@@ -36,7 +36,7 @@ static const struct opt_def status_opts[] = {
 
 struct status_point {
 	int64_t ts, offset, delay, bound;
-	bool in_sync;
+	bool in_sync, holdover;
 };
 
 struct status_clock {
@@ -89,6 +89,7 @@ static void status_add_sample(struct status_file *sf,
 	c->pt[c->n++] = (struct status_point){
 		.ts = s->ts_ns, .offset = s->offset_ns, .delay = s->delay_ns,
 		.bound = s->bound_ns, .in_sync = s->in_sync,
+		.holdover = s->holdover,
 	};
 	c->last = *s;
 }
@@ -119,7 +120,7 @@ static void status_window(struct printer *p, const char *key,
 	int64_t *off = xcalloc(c->n + 1, sizeof(*off));
 	int64_t *del = xcalloc(c->n + 1, sizeof(*del));
 	int64_t *bnd = xcalloc(c->n + 1, sizeof(*bnd));
-	size_t no = 0, nd = 0, nb = 0, n = 0, sync = 0;
+	size_t no = 0, nd = 0, nb = 0, n = 0, sync = 0, hold = 0;
 	struct summary s;
 
 	for (size_t i = 0; i < c->n; i++) {
@@ -132,6 +133,8 @@ static void status_window(struct printer *p, const char *key,
 			off[no++] = q->offset;
 		if (q->delay != JOURNAL_NONE)
 			del[nd++] = q->delay;
+		/* Holdover apart: its bound is grown, not measured. */
+		hold += q->holdover;
 		if (q->in_sync) {
 			sync++;
 			if (q->bound != JOURNAL_NONE)
@@ -142,8 +145,9 @@ static void status_window(struct printer *p, const char *key,
 	print_text(p, "  %s:", key);
 	print_uint(p, "samples", " %llu samples", n);
 	print_uint(p, "in_sync", ", %llu in sync", sync);
-	print_double(p, "in_sync_fraction", " (%.1f %%)\n",
+	print_double(p, "in_sync_fraction", " (%.1f %%)",
 		     n ? 100.0 * (double)sync / (double)n : 0);
+	print_uint(p, "holdover", ", %llu in holdover\n", hold);
 	summary_of(off, no, &s);
 	print_text(p, "    offset ");
 	summary_print(p, "offset_ns", &s);
@@ -185,6 +189,8 @@ static void status_print_file(struct printer *p, const char *path,
 		print_object_begin(p, "last");
 		print_str(p, "state", "  last: state %s", l->state);
 		print_bool(p, "in_sync", "  in sync %s", l->in_sync);
+		print_bool(p, "holdover", l->holdover ? "  holdover %s" : NULL,
+			   l->holdover);
 		if (l->bound_ns != JOURNAL_NONE)
 			print_int(p, "bound_ns", "  bound %lld ns", l->bound_ns);
 		else

@@ -37,10 +37,11 @@ static const char *const alert_stat_names[ALERT_NSTATS] = {
 	[ALERT_STAT_OUT_OF_SYNC] = "out_of_sync",
 	[ALERT_STAT_UNMATCHED] = "unmatched",
 	[ALERT_STAT_AGE] = "age",
+	[ALERT_STAT_HOLDOVER] = "holdover",
 };
 
 #define ALERT_STAT_LIST "count, min, p50, p90, p99, p99.9, max, mean, " \
-	"bound, out_of_sync, unmatched, age"
+	"bound, out_of_sync, unmatched, age, holdover"
 
 /* Units of a time threshold, as powers of ten of a nanosecond. */
 static const struct {

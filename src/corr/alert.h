@@ -16,7 +16,7 @@
  * NUMBER is a non-negative decimal ("50", "2.5"; no sign, no exponent, at
  * most 15 digits). UNIT is ns, us, ms or s after a time statistic (min to
  * max, mean, bound, age; none means ns), and must be absent after a count
- * (count, out_of_sync, unmatched). Spaces or tabs may surround the rule
+ * (count, out_of_sync, unmatched, holdover). Spaces or tabs may surround the rule
  * and the operator, and precede the unit. Because subjects may hold '.'
  * and '>' (and "p99.9" a '.'), the operator is the last '<' or '>' of the
  * rule that is not the '>' of an arrow "->", and the statistic the name
@@ -80,6 +80,7 @@ enum alert_stat {
 	ALERT_STAT_OUT_OF_SYNC,	/* samples taken while out of sync */
 	ALERT_STAT_UNMATCHED,	/* messages seen at one end only */
 	ALERT_STAT_AGE,		/* how old a host's newest data is */
+	ALERT_STAT_HOLDOVER,	/* samples kept with an end in holdover */
 	ALERT_NSTATS
 };
 

@@ -102,7 +102,8 @@ struct corr_record {
 	uint32_t wire, wire_last;
 	bool hw;		/* a hardware stamp */
 	bool sender;		/* stamped by the sending socket */
-	int sync;		/* 0 no journal, 1 in sync, 2 out of sync */
+	int sync;		/* 0 no journal, 1 in sync, 2 out of sync,
+				 * 3 holdover (bound_ns grown) */
 	int64_t bound_ns;	/* -1: unknown */
 	const char *file;	/* the first byte's frame: file and block */
 	uint64_t offset;
@@ -123,6 +124,8 @@ enum corr_event_kind {
 	CORR_EV_FILES_MISSED,	/* files removed before they were read */
 	CORR_EV_DAMAGED,	/* a capture file ended in error */
 	CORR_EV_DROPS,		/* the capture dropped frames */
+	CORR_EV_HOLDOVER,	/* a host's journal says holdover: bounded,
+				 * the bound growing */
 	CORR_EV_KINDS
 };
 
@@ -199,7 +202,8 @@ void corr_print_hosts(const struct corr *c, struct printer *p);
 /* In cfg.on_interval: a figure of the closing interval, for alert rules.
  * subject: a transaction kind ("tick_to_trade", or "tick_to_trade@HOST"),
  * a hop "FROM->TO", "switch:NAME" or "host:NAME"; stat: count, min, p50,
- * p90, p99, p99.9, max, mean, bound, out_of_sync, unmatched, age. Times
+ * p90, p99, p99.9, max, mean, bound, out_of_sync, unmatched, age,
+ * holdover. Times
  * in ns. Returns 0, or -ENOENT when there is no such figure this interval
  * (no samples, unknown subject). */
 int corr_interval_value(const struct corr *c, const char *subject,
@@ -208,8 +212,8 @@ int corr_interval_value(const struct corr *c, const char *subject,
 /* Live: the exposition for a Prometheus scrape (base/metrics.h renderer,
  * fmt an enum metrics_format): histograms of one-way latency per hop and
  * flow and of each transaction kind, counters of messages, unmatched,
- * out-of-sync samples and capture drops, the age of each host's newest
- * data. Returns 0 or -EIO. */
+ * out-of-sync and holdover samples and capture drops, the age of each
+ * host's newest data, each host's sync state. Returns 0 or -EIO. */
 int corr_metrics(const struct corr *c, FILE *out, int fmt);
 
 /* From a hook (on_record): corr_run() reads no further packets; it still

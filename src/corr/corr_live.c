@@ -67,7 +67,7 @@ const int64_t corr_live_le_ns[CORR_LIVE_BUCKETS] = {
 
 static const char *const corr_event_names[CORR_EV_KINDS] = {
 	"stalled", "resumed", "out_of_sync", "in_sync", "session", "restart",
-	"files_missed", "damaged", "drops",
+	"files_missed", "damaged", "drops", "holdover",
 };
 
 /* ---- results ---- */
@@ -97,6 +97,10 @@ void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
 		l->out++;
 		return;
 	}
+	if (sync == SYNC_HOLD) {
+		l->iv_hold++;
+		l->hold++;
+	}
 	if (l->iv)
 		hist_add(l->iv, v);
 	if (bound >= 0) {
@@ -123,7 +127,7 @@ static void corr_live_reset(struct corr_stats_set *set)
 			continue;
 		if (l->iv)
 			hist_reset(l->iv);
-		l->iv_out = l->iv_bound_known = 0;
+		l->iv_out = l->iv_hold = l->iv_bound_known = 0;
 		l->iv_bound_max = 0;
 	}
 }
@@ -217,7 +221,8 @@ static void corr_live_close(struct corr *c)
 		l->iv_late = l->late;
 		/* States go on being flagged while they last. */
 		l->iv_flags = (l->stalled ? CORR_FLAG_STALLED : 0) |
-			      (l->sync == SYNC_OUT ? CORR_FLAG_OUT_OF_SYNC : 0);
+			      (l->sync == SYNC_OUT ? CORR_FLAG_OUT_OF_SYNC : 0) |
+			      (l->sync == SYNC_HOLD ? CORR_FLAG_HOLDOVER : 0);
 	}
 }
 
@@ -348,15 +353,20 @@ static void corr_live_sync(struct corr *c, struct corr_host *h, int64_t t)
 	if (!h->bound || !f)
 		return;
 	st = bound_at(h->bound, f->clock, t + f->journal_ns, &b);
-	sync = st == BOUND_IN_SYNC ? SYNC_IN : st == BOUND_OUT_OF_SYNC ?
-	       SYNC_OUT : SYNC_NONE;
+	sync = corr_sync_of(st);
 	if (sync == l->sync)
 		return;
 	if (sync == SYNC_OUT) {
 		corr_live_flag(h, CORR_FLAG_OUT_OF_SYNC);
 		corr_live_event(c, CORR_EV_OUT_OF_SYNC, h, t,
 				"the sync journal says out of sync", 0);
-	} else if (sync == SYNC_IN && l->sync == SYNC_OUT) {
+	} else if (sync == SYNC_HOLD) {
+		corr_live_flag(h, CORR_FLAG_HOLDOVER);
+		corr_live_event(c, CORR_EV_HOLDOVER, h, t,
+				"the sync journal says holdover: the bound "
+				"grows until a fresh measurement", 0);
+	} else if (sync == SYNC_IN && (l->sync == SYNC_OUT ||
+					l->sync == SYNC_HOLD)) {
 		corr_live_event(c, CORR_EV_IN_SYNC, h, t, "", 0);
 	}
 	l->sync = sync;
@@ -517,7 +527,7 @@ static void corr_live_flags(struct printer *p, unsigned flags)
 {
 	static const char *const names[] = {
 		"stalled", "out_of_sync", "restart", "files_missed", "damaged",
-		"drops", "late",
+		"drops", "late", "holdover",
 	};
 
 	print_array_begin(p, "flags");
@@ -555,6 +565,8 @@ static void corr_live_figures(struct printer *p, const struct corr_live_stat *l)
 	else
 		print_null(p, "bound_ns", NULL);
 	print_uint(p, "out_of_sync", " out of sync %llu", l->iv_out);
+	print_uint(p, "holdover", l->iv_hold ? " holdover %llu" : NULL,
+		   l->iv_hold);
 }
 
 static struct printer *corr_live_line(const struct corr *c, FILE *out,
@@ -625,8 +637,7 @@ void corr_print_interval(const struct corr *c, FILE *out, int fmt)
 			   h->only_here - l->iv_only_here);
 		print_uint(p, "late", " late %llu", l->late - l->iv_late);
 		print_int(p, "horizon_ns", NULL, l->horizon);
-		print_str(p, "sync", " sync %s", l->sync == SYNC_IN ? "in" :
-			  l->sync == SYNC_OUT ? "out" : "none");
+		print_str(p, "sync", " sync %s", corr_sync_name(l->sync));
 		print_uint(p, "drops", " drops %llu", l->drops);
 		corr_live_flags(p, l->iv_flags);
 		print_text(p, "\n");
@@ -660,8 +671,7 @@ void corr_print_hosts(const struct corr *c, struct printer *p)
 				     (double)(now - l->horizon) / 1e9);
 		else
 			print_null(p, "age_s", ", data age %s");
-		print_str(p, "sync", ", sync %s", l->sync == SYNC_IN ? "in" :
-			  l->sync == SYNC_OUT ? "out" : "none");
+		print_str(p, "sync", ", sync %s", corr_sync_name(l->sync));
 		print_uint(p, "packets", ", %llu packets", h->packets);
 		print_uint(p, "messages", ", %llu messages", h->messages);
 		print_uint(p, "unmatched", ", %llu unmatched", h->only_here);
@@ -692,6 +702,10 @@ static int corr_live_stat_value(const struct hist *hv,
 {
 	struct summary s;
 
+	if (!strcmp(stat, "holdover")) {
+		*v = (double)l->iv_hold;
+		return 0;
+	}
 	if (!strcmp(stat, "out_of_sync")) {
 		*v = (double)l->iv_out;
 		return 0;
@@ -794,6 +808,7 @@ int corr_interval_value(const struct corr *c, const char *subject,
 		found = true;
 		hist_merge(m, s->live->iv);
 		sum.iv_out += s->live->iv_out;
+		sum.iv_hold += s->live->iv_hold;
 		sum.iv_bound_known += s->live->iv_bound_known;
 		if (s->live->iv_bound_max > sum.iv_bound_max)
 			sum.iv_bound_max = s->live->iv_bound_max;
@@ -820,6 +835,30 @@ static void corr_live_hist(FILE *out, const char *name,
 			  CORR_LIVE_BUCKETS, l->n, l->sum_s);
 }
 
+/* A counter per hop (flow "all"): its samples out of sync, or (hold)
+ * those in holdover. */
+static void corr_live_hop_counter(FILE *out, enum metrics_format fmt,
+				  const struct corr *c,
+				  const char *name, const char *help,
+				  bool hold)
+{
+	char total[96];
+
+	metrics_family(out, fmt, name, METRICS_COUNTER, help, NULL);
+	snprintf(total, sizeof(total), "%s_total", name);
+	for (size_t i = 0; i < c->hops.n; i++) {
+		const struct corr_stat *s = &c->hops.v[i];
+		const char *lab[] = {
+			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
+			NULL,
+		};
+
+		if (s->live && s->flow == ALL_FLOWS)
+			metrics_sample(out, total, lab, (double)(hold ?
+				       s->live->hold : s->live->out));
+	}
+}
+
 int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 {
 	enum metrics_format fmt = (enum metrics_format)fmtv;
@@ -827,8 +866,8 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 
 	metrics_family(out, fmt, "tapless_hop_latency_seconds",
 		       METRICS_HISTOGRAM, "one-way latency of each hop: RX "
-		       "stamp at 'to' minus TX stamp at 'from' (in-sync samples; "
-		       "flow=\"all\" for every flow)", "seconds");
+		       "stamp at 'to' minus TX stamp at 'from' (samples in sync or "
+		       "in holdover; flow=\"all\" for every flow)", "seconds");
 	for (size_t i = 0; i < c->hops.n; i++) {
 		const struct corr_stat *s = &c->hops.v[i];
 		const char *lab[] = {
@@ -881,20 +920,13 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 		       "(counted in flow=\"all\" only)", NULL);
 	metrics_sample(out, "tapless_flows_over_limit_total", NULL,
 		       (double)c->flows_over_limit);
-	metrics_family(out, fmt, "tapless_hop_out_of_sync_samples",
-		       METRICS_COUNTER, "hop samples left out: an end was out "
-		       "of sync", NULL);
-	for (size_t i = 0; i < c->hops.n; i++) {
-		const struct corr_stat *s = &c->hops.v[i];
-		const char *lab[] = {
-			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
-			NULL,
-		};
-
-		if (s->live && s->flow == ALL_FLOWS)
-			metrics_sample(out, "tapless_hop_out_of_sync_samples_total",
-				       lab, (double)s->live->out);
-	}
+	corr_live_hop_counter(out, fmt, c, "tapless_hop_out_of_sync_samples",
+			      "hop samples left out: an end was out of sync",
+			      false);
+	corr_live_hop_counter(out, fmt, c, "tapless_hop_holdover_samples",
+			      "hop samples kept with a bound grown in "
+			      "holdover: an end was in holdover, none out of "
+			      "sync", true);
 
 	static const struct {
 		const char *name, *help;
@@ -908,7 +940,7 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 		{ "tapless_capture_restarts", "new tapless-capd runs seen in the host's files", METRICS_COUNTER, NULL },
 		{ "tapless_data_age_seconds", "how old the host's newest data is (heartbeat or packet)", METRICS_GAUGE, "seconds" },
 		{ "tapless_host_stalled", "1 while the host's data has stopped arriving", METRICS_GAUGE, NULL },
-		{ "tapless_host_in_sync", "the host's journal at the watermark: 1 in sync, 0 out, -1 no journal", METRICS_GAUGE, NULL },
+		{ "tapless_host_in_sync", "the host's journal at the watermark: 1 in sync, 2 in holdover, 0 out, -1 no journal", METRICS_GAUGE, NULL },
 	};
 	for (unsigned k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
 		char name[96];
@@ -933,6 +965,7 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 				break;
 			case 6: v = h->live.stalled; break;
 			case 7: v = h->live.sync == SYNC_IN ? 1 :
+				    h->live.sync == SYNC_HOLD ? 2 :
 				    h->live.sync == SYNC_OUT ? 0 : -1;
 				break;
 			}

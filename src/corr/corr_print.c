@@ -56,9 +56,13 @@ static void corr_print_bound(struct printer *p, const struct corr *c,
 	}
 }
 
+/* The samples whose bound rested on a clock in holdover (among those of
+ * latency_ns), then those set apart out of sync. */
 static void corr_print_out_of_sync(struct printer *p, const struct corr *c,
 				   const struct corr_stat *s)
 {
+	print_uint(p, "holdover", corr_any_journal(c) || s->holdover ?
+		   "  holdover: %llu" : NULL, s->holdover);
 	print_object_begin(p, "out_of_sync");
 	print_uint(p, "messages", corr_any_journal(c) || hist_count(s->out) ?
 		   "  out of sync: %llu" : NULL, hist_count(s->out));
@@ -149,6 +153,10 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 			print_str(p, "path", "\n             journal %s", h->journal);
 			print_uint(p, "samples", ", %llu samples",
 				   bound_samples(h->bound));
+			print_uint(p, "holdover_samples",
+				   bound_holdover_samples(h->bound) ?
+				   " (%llu in holdover)" : NULL,
+				   bound_holdover_samples(h->bound));
 			print_uint(p, "bad_lines", ", %llu bad lines",
 				   bound_bad_lines(h->bound));
 			print_bool(p, "torn_tail", NULL, bound_torn(h->bound));

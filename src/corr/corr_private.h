@@ -49,7 +49,9 @@ struct hist;
 #define CORR_REF_OFFSET ((1ull << CORR_REF_SHIFT) - 1)
 
 enum corr_dir { DIR_UNKNOWN = 0, DIR_IN = 1, DIR_OUT = 2 };
-enum corr_sync { SYNC_NONE, SYNC_IN, SYNC_OUT };
+/* A clock's standing in its journal. SYNC_HOLD: no fresh measurement, the
+ * last fresh bound grown by the drift limit holds (bounded, like SYNC_IN). */
+enum corr_sync { SYNC_NONE, SYNC_IN, SYNC_OUT, SYNC_HOLD };
 
 enum corr_txn_kind {
 	TXN_TICK_TO_TRADE,
@@ -229,12 +231,14 @@ struct corr_live_stat {
 	struct hist *iv;	/* this interval, in sync (or no journal);
 				 * NULL for per-flow results */
 	uint64_t iv_out;	/* this interval, out of sync */
+	uint64_t iv_hold;	/* this interval, in iv with an end in
+				 * holdover */
 	uint64_t iv_bound_known;
 	int64_t iv_bound_max;
 	/* Since the start, for the metrics: counts at or below each bound,
 	 * and of all. Out-of-sync samples are counted apart. */
 	uint64_t le[CORR_LIVE_BUCKETS];
-	uint64_t n, out;
+	uint64_t n, out, hold;
 	double sum_s;
 };
 
@@ -286,8 +290,9 @@ struct corr_stat {
 	int bucket;
 	int kind;		/* transactions: enum corr_txn_kind */
 	const char *sw;		/* switches: the switch's name */
-	struct hist *h;		/* in sync (or no journal) */
+	struct hist *h;		/* in sync or holdover (or no journal) */
 	struct hist *out;	/* out of sync */
+	uint64_t holdover;	/* of those in h: an end in holdover */
 	struct corr_live_stat *live;	/* live only */
 	uint64_t bound_known, bound_unknown;
 	int64_t bound_max;
@@ -347,7 +352,7 @@ struct corr {
 enum {
 	CORR_FLAG_STALLED = 1, CORR_FLAG_OUT_OF_SYNC = 2, CORR_FLAG_RESTART = 4,
 	CORR_FLAG_MISSED = 8, CORR_FLAG_DAMAGED = 16, CORR_FLAG_DROPS = 32,
-	CORR_FLAG_LATE = 64,
+	CORR_FLAG_LATE = 64, CORR_FLAG_HOLDOVER = 128,
 };
 
 /* The fields the rules look at, found in one pass. */
@@ -482,16 +487,23 @@ struct corr_stat *corr_stat_find(const struct corr_stats_set *set,
  * how many. */
 size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow);
 /* One sample v (sync: enum corr_sync; bound: -1 unknown): out-of-sync
- * samples to s->out, the others to s->h with their bound tallied. */
+ * samples to s->out, the others to s->h with their bound tallied (and
+ * those in holdover counted in s->holdover besides). */
 void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 		   int64_t bound);
 /* A hop sample's sync state (*sync) and error bound (returned; -1:
- * unknown) from its two ends': out of sync if either end was, the sum of
- * the bounds when both ends were in sync with one. */
+ * unknown) from its two ends': out of sync if either end was, else in
+ * holdover if either end was and the other in sync or holdover; the sum
+ * of the bounds when both ends were bounded with one. */
 int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 		       int *sync);
+/* The enum corr_sync of an enum bound_state (bound_at()). */
+int corr_sync_of(int state);
+/* Its word: "none", "in", "out" or "holdover" (the samples file's). */
+const char *corr_sync_name(int sync);
 /* o->sync and o->bound from the host's journal at o->ts, the stamp cut to
- * ifc's resolution allowed for; o->bound -1 without a journal. */
+ * ifc's resolution allowed for; o->bound -1 without a journal. In
+ * holdover the bound is the journal's grown on to o->ts. */
 void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o);
 /* A line of c->cfg.samples (which must be open). */

@@ -140,6 +140,8 @@ void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 		return;
 	}
 	hist_add(s->h, v);
+	if (sync == SYNC_HOLD)
+		s->holdover++;
 	if (bound >= 0) {
 		s->bound_known++;
 		s->bound_sum += (double)bound;
@@ -150,10 +152,16 @@ void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 	}
 }
 
+static bool corr_bounded(int sync)
+{
+	return sync == SYNC_IN || sync == SYNC_HOLD;
+}
+
 /* A hop sample's standing from its two ends' (corr_obs_bound()): out of
- * sync when either end was, in sync when both were, else SYNC_NONE (a host
- * without a journal), in *sync. Returns the bound on its clock error: the
- * sum of both ends' when in sync and both have one, else -1 (unknown). */
+ * sync when either end was; else bounded when both were (in holdover when
+ * either was, in sync when both were), else SYNC_NONE (a host without a
+ * journal), in *sync. Returns the bound on its clock error: the sum of
+ * both ends' when bounded and both have one, else -1 (unknown). */
 int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 		       int *sync)
 {
@@ -162,11 +170,37 @@ int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 	*sync = SYNC_NONE;
 	if (tx->sync == SYNC_OUT || rx->sync == SYNC_OUT)
 		*sync = SYNC_OUT;
-	else if (tx->sync == SYNC_IN && rx->sync == SYNC_IN)
-		*sync = SYNC_IN;
-	if (*sync == SYNC_IN && tx->bound >= 0 && rx->bound >= 0)
+	else if (corr_bounded(tx->sync) && corr_bounded(rx->sync))
+		*sync = tx->sync == SYNC_HOLD || rx->sync == SYNC_HOLD ?
+			SYNC_HOLD : SYNC_IN;
+	if (corr_bounded(*sync) && tx->bound >= 0 && rx->bound >= 0)
 		bound = tx->bound + rx->bound;
 	return bound;
+}
+
+static enum samples_sync corr_samples_sync(int sync)
+{
+	switch (sync) {
+	case SYNC_IN: return SAMPLES_SYNC_IN;
+	case SYNC_OUT: return SAMPLES_SYNC_OUT;
+	case SYNC_HOLD: return SAMPLES_SYNC_HOLDOVER;
+	default: return SAMPLES_SYNC_NONE;
+	}
+}
+
+int corr_sync_of(int state)
+{
+	switch (state) {
+	case BOUND_IN_SYNC: return SYNC_IN;
+	case BOUND_OUT_OF_SYNC: return SYNC_OUT;
+	case BOUND_HOLDOVER: return SYNC_HOLD;
+	default: return SYNC_NONE;
+	}
+}
+
+const char *corr_sync_name(int sync)
+{
+	return samples_sync_name(corr_samples_sync(sync));
 }
 
 /* Where the host's clock stood at the observation's stamp, from its sync
@@ -180,12 +214,10 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 	if (h->bound) {
 		enum bound_state st = bound_at(h->bound, ifc->clock,
 					       o->ts + ifc->journal_ns, &b);
+		o->sync = corr_sync_of(st);
 		/* A stamp cut to its resolution is up to that much early. */
-		if (st == BOUND_IN_SYNC && b >= 0)
+		if (corr_bounded(o->sync) && b >= 0)
 			b += ifc->resolution_ns - 1;
-
-		o->sync = st == BOUND_IN_SYNC ? SYNC_IN :
-			  st == BOUND_OUT_OF_SYNC ? SYNC_OUT : SYNC_NONE;
 		o->bound = b;
 	}
 }
@@ -199,8 +231,7 @@ void corr_sample_line(const struct corr *c, const char *kind,
 	struct samples_rec r = {
 		.run = c->cfg.samples_run, .kind = kind, .from = from, .to = to,
 		.time_ns = ts, .latency_ns = v, .bound_ns = bound,
-		.sync = sync == SYNC_IN ? SAMPLES_SYNC_IN :
-			sync == SYNC_OUT ? SAMPLES_SYNC_OUT : SAMPLES_SYNC_NONE,
+		.sync = corr_samples_sync(sync),
 		.rate = bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket],
 		.sw = name,
 	};

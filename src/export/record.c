@@ -40,7 +40,7 @@ const struct record_column record_columns[] = {
 	{ "wire", "UInt32" },
 	{ "stamp", "Enum8('sw' = 0, 'hw' = 1)" },
 	{ "stamped_by", "Enum8('capture' = 0, 'sender' = 1)" },
-	{ "sync", "Enum8('none' = 0, 'in' = 1, 'out' = 2)" },
+	{ "sync", "Enum8('none' = 0, 'in' = 1, 'out' = 2, 'holdover' = 3)" },
 	{ "bound_ns", "Int64" },
 	{ "file", "String" },
 	{ "offset", "UInt64" },
@@ -63,7 +63,7 @@ const char *const record_txn_kinds[] = {
 };
 
 static const char *const dir_names[] = { "unknown", "in", "out" };
-static const char *const sync_names[] = { "none", "in", "out" };
+static const char *const sync_names[] = { "none", "in", "out", "holdover" };
 
 void record_buf_reset(struct record_buf *b)
 {
@@ -334,7 +334,7 @@ void record_encode(struct record_buf *b, enum record_format fmt,
 	struct rw w = { b, fmt, cols, cols };
 	const struct frame_flow *f = r->flow;
 	int dir = r->dir >= 0 && r->dir <= 2 ? r->dir : 0;
-	int sync = r->sync >= 0 && r->sync <= 2 ? r->sync : 0;
+	int sync = r->sync >= 0 && r->sync <= 3 ? r->sync : 0;
 
 	rw_day(&w, r->ts);
 	rw_cstr(&w, host);

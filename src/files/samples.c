@@ -9,11 +9,13 @@
 
 #define SAMPLES_FIELDS 10
 
-static const char *const samples_sync_names[] = { "none", "in", "out" };
+static const char *const samples_sync_names[SAMPLES_SYNC_KINDS] = {
+	"none", "in", "out", "holdover",
+};
 
 const char *samples_sync_name(enum samples_sync s)
 {
-	return (unsigned)s < 3 ? samples_sync_names[s] : "none";
+	return (unsigned)s < SAMPLES_SYNC_KINDS ? samples_sync_names[s] : "none";
 }
 
 int samples_write_header(FILE *f)
@@ -57,9 +59,10 @@ int samples_parse(char *line, struct samples_rec *r)
 		return -EBADMSG;
 	if (strcmp(f[0], "main") && strcmp(f[0], "baseline"))
 		return -EBADMSG;
-	for (k = 0; k < 3 && strcmp(f[6], samples_sync_names[k]); k++)
+	for (k = 0; k < SAMPLES_SYNC_KINDS && strcmp(f[6], samples_sync_names[k]);
+	     k++)
 		;
-	if (k == 3)
+	if (k == SAMPLES_SYNC_KINDS)
 		return -EBADMSG;
 	if (!samples_int(f[4], &r->time_ns) || !samples_int(f[5], &r->latency_ns) ||
 	    !samples_int(f[7], &r->bound_ns) || !samples_int(f[8], &rate))

@@ -19,6 +19,10 @@ enum samples_sync {
 	SAMPLES_SYNC_NONE,	/* no journal said */
 	SAMPLES_SYNC_IN,	/* in sync: bound_ns holds */
 	SAMPLES_SYNC_OUT,	/* out of sync: the error is not bounded */
+	SAMPLES_SYNC_HOLDOVER,	/* an end in holdover, none out: bound_ns
+				 * (grown since the last fresh sample)
+				 * holds */
+	SAMPLES_SYNC_KINDS
 };
 
 /* One sample. Strings are the writer's, or point into the line that
@@ -47,7 +51,7 @@ int samples_write(FILE *f, const struct samples_rec *r);
  * that is not a whole decimal. */
 int samples_parse(char *line, struct samples_rec *r);
 
-/* "none", "in" or "out". */
+/* "none", "in", "out" or "holdover". */
 const char *samples_sync_name(enum samples_sync s);
 
 #endif

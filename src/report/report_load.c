@@ -321,7 +321,8 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		/* One-way (and the switch samples made of it) may be below
 		 * zero by as much as the clocks' error bound, not more. */
 		if ((k == S_HOP || k == S_HOP_BASE || k == S_SWITCH) &&
-		    s.sync == SAMPLES_SYNC_IN && s.bound_ns >= 0 && s.latency_ns < -s.bound_ns) {
+		    (s.sync == SAMPLES_SYNC_IN || s.sync == SAMPLES_SYNC_HOLDOVER) &&
+		    s.bound_ns >= 0 && s.latency_ns < -s.bound_ns) {
 			if (!rt->beyond_bound++) {
 				first_beyond = lineno;
 				beyond_lat = s.latency_ns;
@@ -329,11 +330,14 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 			}
 		}
 		/* Out of sync: its error is not bounded, so it is counted
-		 * and shown apart, never averaged in. */
+		 * and shown apart, never averaged in. Holdover is bounded
+		 * (a wider bound): in, and counted. */
 		if (s.sync == SAMPLES_SYNC_OUT)
 			rt->s[k].out++;
 		else
 			hist_add(rt->s[k].h, s.latency_ns);
+		if (s.sync == SAMPLES_SYNC_HOLDOVER)
+			rt->s[k].holdover++;
 	}
 	if (ferror(f))
 		report_notef(r, true, "%s: read error after line %llu", rt->path, lineno);
@@ -493,8 +497,13 @@ void report_journals_load(struct report *r)
 			}
 			c->ts[c->n] = rec.sample.ts_ns;
 			c->off[c->n] = rec.sample.offset_ns;
-			c->bnd[c->n] = rec.sample.in_sync ? rec.sample.bound_ns : JOURNAL_NONE;
-			c->sync[c->n++] = rec.sample.in_sync;
+			/* A holdover sample's bound (grown, still holding) is
+			 * a bound like an in-sync one's. */
+			c->bnd[c->n] = rec.sample.in_sync || rec.sample.holdover ?
+				       rec.sample.bound_ns : JOURNAL_NONE;
+			c->sync[c->n++] = rec.sample.in_sync ? REPORT_SYNC_IN :
+					  rec.sample.holdover ?
+					  REPORT_SYNC_HOLDOVER : REPORT_SYNC_OUT;
 			if (first || rec.sample.ts_ns < r->ptp_t0)
 				r->ptp_t0 = rec.sample.ts_ns;
 			first = false;

@@ -229,7 +229,10 @@ static void pair_add(struct report_err *e, const struct samples_rec *s,
 		return;
 	}
 	hist_add(e->err, err);
-	if (s->sync != SAMPLES_SYNC_IN || s->bound_ns < 0)
+	if (s->sync == SAMPLES_SYNC_HOLDOVER)
+		e->holdover++;
+	if ((s->sync != SAMPLES_SYNC_IN && s->sync != SAMPLES_SYNC_HOLDOVER) ||
+	    s->bound_ns < 0)
 		return;
 	e->bounded++;
 	hist_add(e->bound, s->bound_ns);

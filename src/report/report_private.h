@@ -57,8 +57,10 @@ extern const char *const report_plot_names[P_COUNT];
 extern const char *const report_conf_keys[];
 
 struct report_series {
-	struct hist *h;			/* samples in sync, or without state */
+	struct hist *h;			/* samples in sync or in holdover, or
+					 * without state */
 	unsigned long long out;		/* samples out of sync, set apart */
+	unsigned long long holdover;	/* of those in h, in holdover */
 };
 
 struct report_truth {
@@ -82,7 +84,9 @@ struct report_err {
 	struct hist *bound;		/* the bounds of those with one */
 	unsigned long long paired;	/* samples given their frame's truth */
 	unsigned long long out;		/* of those, out of sync (no error) */
-	unsigned long long bounded;	/* of those, in sync with a bound */
+	unsigned long long bounded;	/* of those, in sync or holdover with
+					 * a bound */
+	unsigned long long holdover;	/* of the paired, in holdover */
 	unsigned long long inside;	/* of those, |error| <= bound */
 };
 
@@ -129,11 +133,15 @@ struct report_kv {
 	char *key, *val;
 };
 
+/* A journal sample's standing, as the ptp data files write it. */
+enum { REPORT_SYNC_OUT, REPORT_SYNC_IN, REPORT_SYNC_HOLDOVER };
+
 struct report_clock {
 	char name[REPORT_NAME + 20];	/* HOST-CLOCK, file-name safe */
 	char host[REPORT_NAME], clock[16];
-	int64_t *ts, *off, *bnd;	/* JOURNAL_NONE where not known */
-	bool *sync;
+	int64_t *ts, *off, *bnd;	/* JOURNAL_NONE where not known (and
+					 * out of sync) */
+	uint8_t *sync;			/* REPORT_SYNC_* */
 	size_t n, cap;
 };
 

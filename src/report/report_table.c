@@ -147,7 +147,8 @@ static void report_table2(const struct report *r, struct report_table *t)
 	enum {
 		R_HEAD, R_MODEL, R_ACH_50, R_ACH_99, R_TRUTH_M, R_TRUTH_SD,
 		R_TRUTH_N, R_TRUTH_TOPO, R_MEAN_T, R_SD_T, R_P50_T, R_P99_T,
-		R_N_T, R_MEAN_B, R_SD_B, R_N_B, R_OUT, R_DIFF_T, R_DIFF_B,
+		R_N_T, R_MEAN_B, R_SD_B, R_N_B, R_OUT, R_HOLD, R_DIFF_T,
+		R_DIFF_B,
 		R_COUNT
 	};
 	static const char *const rows[R_COUNT] = {
@@ -163,6 +164,7 @@ static void report_table2(const struct report *r, struct report_table *t)
 		[R_N_T] = "Packets (topology)", [R_MEAN_B] = "Mean (baseline)",
 		[R_SD_B] = "SD (baseline)",
 		[R_N_B] = "Packets (switch/b2b)", [R_OUT] = "Out of sync",
+		[R_HOLD] = "In holdover (kept)",
 		[R_DIFF_T] = "Topology - truth (means)",
 		[R_DIFF_B] = "Baseline - truth (means)",
 	};
@@ -221,6 +223,7 @@ static void report_table2(const struct report *r, struct report_table *t)
 		report_count(b, sizeof(b), f.s[S_HOP_BASE].n);
 		tab_set(t, R_N_B, c, "%s/%s", a, b);
 		tab_set(t, R_OUT, c, "%llu", rt->s[S_SWITCH].out);
+		tab_set(t, R_HOLD, c, "%llu", rt->s[S_SWITCH].holdover);
 		if (!truth || !rt->truth.have)
 			continue;
 		tab_set(t, R_ACH_50, c, "%lld", (long long)f.q_res.p50);
@@ -434,6 +437,7 @@ static void report_print_err(struct printer *p, const char *key,
 	print_object_begin(p, key);
 	print_uint(p, "paired", NULL, e->paired);
 	print_uint(p, "out_of_sync", NULL, e->out);
+	print_uint(p, "holdover", NULL, e->holdover);
 	print_uint(p, "bounded", NULL, e->bounded);
 	print_uint(p, "inside_bound", NULL, e->inside);
 	report_print_opt(p, "coverage", NULL, !isnan(coverage), coverage);
@@ -516,6 +520,7 @@ static void report_print_rate(struct printer *p, const struct report *r,
 		report_print_summary(p, "latency_ns", &g.s[k]);
 		report_print_q(p, "quantiles_ns", g.s[k].n, &g.q[k]);
 		print_uint(p, "out_of_sync", NULL, rt->s[k].out);
+		print_uint(p, "holdover", NULL, rt->s[k].holdover);
 		print_object_end(p);
 	}
 	report_print_opt(p, "buy_mean_us", NULL, g.s[S_BUY].n, g.s[S_BUY].mean / 1e3);
@@ -601,7 +606,7 @@ void report_print(struct printer *p, const struct report *r, const char *index_p
 		const struct report_clock *c = &r->clk[i];
 		int64_t *off = xcalloc(c->n + 1, sizeof(*off));
 		int64_t *bnd = xcalloc(c->n + 1, sizeof(*bnd));
-		size_t no = 0, nb = 0, sync = 0;
+		size_t no = 0, nb = 0, sync = 0, hold = 0;
 		struct summary s;
 
 		for (size_t j = 0; j < c->n; j++) {
@@ -609,13 +614,15 @@ void report_print(struct printer *p, const struct report *r, const char *index_p
 				off[no++] = c->off[j];
 			if (c->bnd[j] != JOURNAL_NONE)
 				bnd[nb++] = c->bnd[j];
-			sync += c->sync[j];
+			sync += c->sync[j] == REPORT_SYNC_IN;
+			hold += c->sync[j] == REPORT_SYNC_HOLDOVER;
 		}
 		print_object_begin(p, NULL);
 		print_str(p, "host", NULL, c->host);
 		print_str(p, "clock", NULL, c->clock);
 		print_uint(p, "samples", NULL, c->n);
 		print_uint(p, "in_sync", NULL, sync);
+		print_uint(p, "holdover", NULL, hold);
 		summary_of(off, no, &s);
 		report_print_summary(p, "offset_ns", &s);
 		summary_of(bnd, nb, &s);

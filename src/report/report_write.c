@@ -240,7 +240,8 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 		out[i] = report_create(outdir, name, path[i], sizeof(path[i]), err, &rc);
 		if (out[i])
 			fprintf(out[i], "# seconds_since_start latency_ns in_sync "
-				"(1: in sync or no sync state, 0: out of sync)\n");
+				"(1: in sync or no sync state, 2: in holdover, "
+				"0: out of sync)\n");
 	}
 	in = rc || !rt->have_samples ? NULL : fopen(rt->path, "r");
 	while (in && getline(&line, &cap, in) >= 0) {
@@ -256,7 +257,9 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 			if (k == series[i])
 				fprintf(out[i], "%.9f %lld %d\n",
 					((double)s.time_ns - (double)rt->t0) / 1e9,
-					(long long)s.latency_ns, s.sync != SAMPLES_SYNC_OUT);
+					(long long)s.latency_ns,
+					s.sync == SAMPLES_SYNC_OUT ? 0 :
+					s.sync == SAMPLES_SYNC_HOLDOVER ? 2 : 1);
 	}
 	if (in)
 		fclose(in);
@@ -391,7 +394,8 @@ static int report_write_ptp(const struct report *r, const char *outdir, char *er
 		if (!f)
 			return rc;
 		fprintf(f, "# host %s clock %s\n# seconds_since_first_sample "
-			"offset_ns bound_ns in_sync\n", c->host, c->clock);
+			"offset_ns bound_ns in_sync (1: in sync, 2: in holdover, "
+			"0: out of sync)\n", c->host, c->clock);
 		for (size_t j = 0; j < c->n; j++) {
 			fprintf(f, "%.3f", ((double)c->ts[j] - (double)r->ptp_t0) / 1e9);
 			if (c->off[j] != JOURNAL_NONE)
@@ -613,8 +617,8 @@ const char *report_plot_caption(const struct report *r, size_t i, char *buf,
 	case P_PTP:
 		snprintf(buf, len, "From the sync journals: each host clock's offset from "
 			 "its PTP master as ptp4l measured it, and the error bound "
-			 "tapless-syncd gave it while in sync (what every one-way sample's "
-			 "bound is made of). PTP over the back-to-back link; stamps: %s.", st);
+			 "tapless-syncd gave it while in sync or, open circles, in holdover "
+			 "(what every one-way sample's bound is made of). PTP over the back-to-back link; stamps: %s.", st);
 		break;
 	case P_FOLLOW: {
 		char iv[32], fl[300];

@@ -5,15 +5,16 @@
 # TCP over IPv4 and IPv6, UDP multicast, captures that do not know the
 # direction, a message captured twice at one host, a host that saw one
 # message arrive and leave, a pair 1.2 s apart and one exactly 1 s apart, a
-# TCP sequence number reused an hour later, samples out of sync, hosts
-# without a sync journal or whose journal gives a bound but no state, a
-# NAT'd session, messages across midnight) give,
+# TCP sequence number reused an hour later, samples out of sync and in
+# holdover, hosts without a sync journal or whose journal gives a bound but
+# no state, a NAT'd session, messages across midnight) give,
 # through hops.sql, hops_per_minute.sql, hops_by_session.sql and
 # transactions.sql, exactly what records_gen.py worked out by its own
 # reading of tapless correlate's rules: counts, min, max and nearest-rank
 # percentiles equal, mean and SD within 1e-6. Every batch is inserted
 # twice, once after the first was merged, so a row inserted twice is
-# shown to count once. The quantilesExact levels are checked against
+# shown to count once. A database made before sync had 'holdover' takes
+# schema.sql in place. The quantilesExact levels are checked against
 # nearest rank for many sample counts. Then distributed.sql over a
 # cluster of two shards (a second server of the test's own): inserts
 # routed by the Distributed tables reach both shards, each session on one
@@ -56,6 +57,22 @@ ch_start || { echo "FAIL: clickhouse_sql: server did not start"; exit 1; }
 ch_load_schema || { echo "FAIL: clickhouse_sql: schema.sql did not load"; exit 1; }
 # Loading it again changes nothing (IF NOT EXISTS everywhere).
 ch_load_schema || fail "schema.sql is not idempotent"
+# A database of the version before sync had 'holdover' (the Enum8 without
+# it): schema.sql brings it up in place, its rows as they were.
+sed "s/, 'holdover' = 3//" $SQL/schema.sql > "$W/old.sql"
+up="INSERT INTO tapless.records (day, host, ts, sync, bound_ns) VALUES"
+if ch_query "DROP DATABASE tapless" && ch_query_file "$W/old.sql" &&
+   ! ch_query "$up ('2026-11-26', 'old', 0, 'holdover', 90)" 2> /dev/null &&
+   ch_query "$up ('2026-11-26', 'old', 1, 'out', -1)" && ch_load_schema &&
+   ch_query "$up ('2026-11-26', 'old', 2, 'holdover', 90)"; then
+	got=$(ch_query "SELECT groupArray(toString(sync)) FROM (SELECT sync
+		FROM tapless.records WHERE host = 'old' ORDER BY ts)")
+	[ "$got" = "['out','holdover']" ] || fail "upgrade: rows read back as $got"
+else
+	fail "upgrade: a database without 'holdover' did not take schema.sql"
+fi
+ch_query "DROP DATABASE tapless" && ch_load_schema ||
+	{ echo "FAIL: clickhouse_sql: schema.sql after the upgrade check"; exit 1; }
 
 python3 $LIB/records_gen.py test "$W" || { echo "FAIL: clickhouse_sql: records_gen.py"; exit 1; }
 nrec=$(wc -l < "$W/records.tsv")

@@ -65,6 +65,7 @@ START_TEST(every_stat)
 		{ "out_of_sync", ALERT_STAT_OUT_OF_SYNC, false },
 		{ "unmatched", ALERT_STAT_UNMATCHED, false },
 		{ "age", ALERT_STAT_AGE, true },
+		{ "holdover", ALERT_STAT_HOLDOVER, false },
 	};
 	struct alert_set *s = set_of(1, 3);
 	char text[64], norm[64];

@@ -8,7 +8,9 @@
  * it knows only one), beyond the 16 clocks it keeps, and without a
  * journal. Ages and bounds hold at the ends of int64_t. utc_offset events
  * count when 0..999, the last one wins; bad lines are counted and the
- * first one named. */
+ * first one named. Holdover samples (sync h) give BOUND_HOLDOVER with
+ * their bound grown on to t at the drift_ppb of the clock's last rules
+ * event before them (the default without one), out of sync past max_age. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -900,6 +902,121 @@ START_TEST(bound_forget_memory)
 }
 END_TEST
 
+/* Holdover (sync h): phc0 has a rules event drift_ppb=1000, in-sync
+ * samples a second apart with bound 50 for [0, 10) s, holdover samples
+ * for [10, 15) s whose bounds grow (as a writer grows them: 50 + 1000 ns
+ * per second since the last fresh one), out of sync for [15, 17) s, in
+ * sync again from 17 s. sys has no rules event: its holdover sample at
+ * 10 s grows by the default drift. The last phc0 sample, at 30 s, is in
+ * holdover again after a second rules event (drift_ppb=7000). */
+#define HOLD_FRESH 50
+#define HOLD_DRIFT 1000
+#define HOLD_DRIFT2 7000
+
+static int64_t hold_bound(int i)
+{
+	return HOLD_FRESH + (int64_t)(i - 9) * HOLD_DRIFT;
+}
+
+/* ceil(age * drift / 1e9), in integers. */
+static int64_t grown(int64_t age, int64_t drift)
+{
+	return (age * drift + S - 1) / S;
+}
+
+static void write_holdover(void)
+{
+	struct journal_writer *w;
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
+	ck_assert_int_eq(journal_write_event(w, T0 - S, "phc0", "rules",
+					     "drift_ppb=1000 threshold_ns=4500"), 0);
+	for (int i = 0; i < 25; i++) {
+		struct journal_sample s = sample(T0 + i * S, "phc0", 0);
+
+		s.in_sync = i < 10 || i >= 17;
+		s.holdover = i >= 10 && i < 15;
+		s.bound_ns = s.holdover ? hold_bound(i) :
+			     s.in_sync ? HOLD_FRESH : JOURNAL_NONE;
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	ck_assert_int_eq(journal_write_event(w, T0 + 29 * S, "phc0", "rules",
+					     "drift_ppb=7000"), 0);
+	struct journal_sample h = sample(T0 + 30 * S, "phc0", 0);
+
+	h.in_sync = false;
+	h.holdover = true;
+	h.bound_ns = 900;
+	ck_assert_int_eq(journal_write_sample(w, &h), 0);
+	for (int i = 0; i < 12; i++) {
+		struct journal_sample s = sample(T0 + i * S, "sys", 0);
+
+		s.in_sync = i != 10;
+		s.holdover = i == 10;
+		s.bound_ns = i == 10 ? 300 : 100;
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	journal_writer_close(w);
+}
+
+START_TEST(bound_holdover)
+{
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t bn, prev = 0;
+
+	write_holdover();
+	ck_assert_int_eq(bound_open(&b, path, 5 * S / 2, err), 0);
+	ck_assert_uint_eq(bound_samples(b), 25 + 1 + 12);
+	ck_assert_uint_eq(bound_holdover_samples(b), 5 + 1 + 1);
+	ck_assert_uint_eq(bound_bad_lines(b), 0);
+	/* Fresh: the sample's bound as it is. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 9 * S + S / 2, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, HOLD_FRESH);
+	/* At a holdover sample's own time: its bound. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 10 * S, &bn), BOUND_HOLDOVER);
+	ck_assert_int_eq(bn, hold_bound(10));
+	/* Grown on from it, rounded up: 7 ns past half a second is 500.000007
+	 * ns at 1000 ppb, 501. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 10 * S + S / 2 + 7, &bn),
+			 BOUND_HOLDOVER);
+	ck_assert_int_eq(bn, hold_bound(10) + grown(S / 2 + 7, HOLD_DRIFT));
+	ck_assert_int_eq(bn, hold_bound(10) + 501);
+	/* Through the outage, in steps of 0.1 s: never below the last fresh
+	 * bound, never shrinking, exactly the sample's grown on. */
+	for (int64_t t = T0 + 10 * S; t < T0 + 15 * S; t += S / 10) {
+		int i = (int)((t - T0) / S);
+
+		ck_assert_int_eq(at(b, "phc0", t, &bn), BOUND_HOLDOVER);
+		ck_assert_int_eq(bn, hold_bound(i) +
+				 grown(t - (T0 + i * S), HOLD_DRIFT));
+		ck_assert_int_gt(bn, HOLD_FRESH);
+		ck_assert_int_ge(bn, prev);
+		prev = bn;
+	}
+	/* The journal says 0: out of sync, no bound. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 15 * S, &bn), BOUND_OUT_OF_SYNC);
+	ck_assert_int_eq(bn, -1);
+	ck_assert_int_eq(at(b, "phc0", T0 + 17 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, HOLD_FRESH);
+	/* The drift of the last rules event before the sample. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 31 * S, &bn), BOUND_HOLDOVER);
+	ck_assert_int_eq(bn, 900 + grown(S, HOLD_DRIFT2));
+	/* Older than max_age: out of sync, holdover or not. */
+	ck_assert_int_eq(at(b, "phc0", T0 + 30 * S + 5 * S / 2, &bn),
+			 BOUND_HOLDOVER);
+	ck_assert_int_eq(bn, 900 + grown(5 * S / 2, HOLD_DRIFT2));
+	ck_assert_int_eq(at(b, "phc0", T0 + 30 * S + 5 * S / 2 + 1, &bn),
+			 BOUND_OUT_OF_SYNC);
+	/* No rules event for sys: the default drift. */
+	ck_assert_int_eq(at(b, "sys", T0 + 10 * S + S / 4, &bn), BOUND_HOLDOVER);
+	ck_assert_int_eq(bn, 300 + grown(S / 4, BOUND_DEFAULT_DRIFT_PPB));
+	ck_assert_int_eq(at(b, "sys", T0 + 11 * S, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn, 100);
+	bound_destroy(b);
+}
+END_TEST
+
 static Suite *bound_suite(void)
 {
 	Suite *s = suite_create("bound");
@@ -924,6 +1041,7 @@ static Suite *bound_suite(void)
 	tcase_add_test(tc, bound_newest_clock);
 	tcase_add_test(tc, bound_forget_cuts);
 	tcase_add_test(tc, bound_forget_memory);
+	tcase_add_test(tc, bound_holdover);
 	suite_add_tcase(s, tc);
 	return s;
 }

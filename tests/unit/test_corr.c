@@ -121,6 +121,16 @@ START_TEST(stats_bound_sum)
 	ck_assert_uint_eq(s->bound_unknown, 1);
 	ck_assert_int_eq(s->bound_max, 30);
 	ck_assert(fabs(s->bound_sum - 40) < 1e-9);
+	ck_assert_uint_eq(s->holdover, 0);
+	/* Holdover: in the figures with its (wider) bound, and counted. */
+	corr_stat_add(s, 400, SYNC_HOLD, 90);
+	corr_stat_add(s, 500, SYNC_OUT, 95);
+	ck_assert_uint_eq(hist_count(s->h), 4);
+	ck_assert_uint_eq(hist_count(s->out), 1);
+	ck_assert_uint_eq(s->holdover, 1);
+	ck_assert_uint_eq(s->bound_known, 3);
+	ck_assert_int_eq(s->bound_max, 90);
+	ck_assert(fabs(s->bound_sum - 130) < 1e-9);
 	corr_stats_free(&set);
 }
 END_TEST
@@ -207,6 +217,17 @@ START_TEST(hop_bound_combination)
 		{ SYNC_IN, SYNC_NONE, 5, -1, SYNC_NONE, -1 },
 		{ SYNC_NONE, SYNC_IN, -1, 7, SYNC_NONE, -1 },
 		{ SYNC_NONE, SYNC_NONE, -1, -1, SYNC_NONE, -1 },
+		/* Holdover at either end, the other bounded: holdover,
+		 * the bounds summed. */
+		{ SYNC_HOLD, SYNC_IN, 500, 7, SYNC_HOLD, 507 },
+		{ SYNC_IN, SYNC_HOLD, 5, 700, SYNC_HOLD, 705 },
+		{ SYNC_HOLD, SYNC_HOLD, 500, 700, SYNC_HOLD, 1200 },
+		{ SYNC_HOLD, SYNC_IN, -1, 7, SYNC_HOLD, -1 },
+		/* Out of sync beats holdover; no journal leaves it none. */
+		{ SYNC_HOLD, SYNC_OUT, 500, -1, SYNC_OUT, -1 },
+		{ SYNC_OUT, SYNC_HOLD, -1, 700, SYNC_OUT, -1 },
+		{ SYNC_HOLD, SYNC_NONE, 500, -1, SYNC_NONE, -1 },
+		{ SYNC_NONE, SYNC_HOLD, -1, 700, SYNC_NONE, -1 },
 	};
 
 	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -280,6 +301,35 @@ START_TEST(obs_bound_from_journal)
 	corr_obs_bound(h, &ifc, &o);
 	ck_assert_int_eq(o.sync, SYNC_IN);
 	ck_assert_int_eq(o.bound, 33);
+	/* Holdover (drift 2000 ppb from the rules event): the journal's
+	 * bound grown on to the stamp, plus the resolution term. */
+	bound_destroy(c->hosts[1]->bound);
+	snprintf(path, sizeof(path), "%s/h1.journal", dir);
+	unit_write_file(path,
+		"# tapless-journal 2 host h1\n"
+		"1763899999000000000 event phc0 rules drift_ppb=2000\n"
+		"1763900000000000000 sample phc0 SLAVE 16 500 -0.959 001b21.fffe.7a5e01 1 s2 1 40\n"
+		"1763900001000000000 sample phc0 SLAVE - - -0.959 001b21.fffe.7a5e01 1 s2 h 2040\n");
+	ck_assert_int_eq(bound_open(&c->hosts[1]->bound, path, 3 * S, err), 0);
+	ifc.journal_ns = 0;
+	ifc.resolution_ns = 1000;
+	memset(&o, 0, sizeof(o));
+	o.ts = T0 + S / 2;
+	corr_obs_bound(c->hosts[1], &ifc, &o);
+	ck_assert_int_eq(o.sync, SYNC_IN);
+	ck_assert_int_eq(o.bound, 40 + 999);
+	memset(&o, 0, sizeof(o));
+	o.ts = T0 + S + S / 4;
+	corr_obs_bound(c->hosts[1], &ifc, &o);
+	ck_assert_int_eq(o.sync, SYNC_HOLD);
+	/* A quarter second at 2000 ppb: 500 ns more. */
+	ck_assert_int_eq(o.bound, 2040 + (S / 4) * 2000 / S + 999);
+	o.ts = T0 + S + 4 * S;
+	corr_obs_bound(c->hosts[1], &ifc, &o);
+	ck_assert_int_eq(o.sync, SYNC_OUT);
+	ck_assert_int_eq(o.bound, -1);
+	bound_destroy(c->hosts[1]->bound);
+	c->hosts[1]->bound = NULL;
 	/* No journal: neither in nor out of sync, no bound. */
 	memset(&o, 0, sizeof(o));
 	o.ts = T0 + S / 2;
@@ -539,6 +589,80 @@ START_TEST(live_flow_series_capped)
 }
 END_TEST
 
+/* Following, samples with an end in holdover: in the figures and counted
+ * (hop, interval, metrics, alert figure); the host's sync state in the
+ * gauge (2) and the interval line. */
+START_TEST(live_holdover)
+{
+	struct corr_config cfg;
+	const struct corr_stat *s;
+	struct corr_obs o;
+	struct corr *c;
+	char *text = NULL;
+	size_t len = 0;
+	double v = -1;
+	FILE *f;
+
+	struct frame_flow ff = {
+		.family = AF_INET, .proto = IPPROTO_TCP, .sport = 40000,
+		.dport = 9001,
+	};
+
+	corr_config_init(&cfg);
+	cfg.follow = true;
+	c = corr_with_hosts(2, &cfg);
+	inet_pton(AF_INET, "198.18.0.1", ff.src);
+	inet_pton(AF_INET, "198.18.0.2", ff.dst);
+	ck_assert_uint_eq(corr_stream(c, c->hosts[0], &ff, DIR_OUT)->flow, 0);
+	/* Five messages h0 -> h1 on that flow: h1 in holdover for three, out
+	 * of sync for one, in sync for the last. */
+	for (int i = 0; i < 5; i++) {
+		o = obs(0, DIR_OUT, T0 + i * 1000);
+		o.sync = SYNC_IN;
+		o.bound = 5;
+		corr_match(c, &o, 100 + (uint32_t)i, 0);
+		o = obs(1, DIR_IN, T0 + i * 1000 + 700);
+		o.sync = i < 3 ? SYNC_HOLD : i == 3 ? SYNC_OUT : SYNC_IN;
+		o.bound = i == 3 ? -1 : 900 + i;
+		corr_match(c, &o, 100 + (uint32_t)i, 0);
+	}
+	s = hop(c, 0, 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(hist_count(s->h), 4);
+	ck_assert_uint_eq(hist_count(s->out), 1);
+	ck_assert_uint_eq(s->holdover, 3);
+	ck_assert_int_eq(s->bound_max, 5 + 904);
+	ck_assert_uint_eq(s->live->hold, 3);
+	ck_assert_uint_eq(s->live->out, 1);
+	ck_assert_uint_eq(s->live->n, 4);
+	ck_assert_int_eq(corr_interval_value(c, "h0->h1", "holdover", &v), 0);
+	ck_assert(v == 3);
+
+	c->hosts[0]->live.sync = SYNC_IN;
+	c->hosts[1]->live.sync = SYNC_HOLD;
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(corr_metrics(c, f, METRICS_OPENMETRICS), 0);
+	fclose(f);
+	ck_assert_double_eq(value_after(text,
+		"\ntapless_hop_holdover_samples_total{from=\"h0\",to=\"h1\"} "), 3);
+	ck_assert_double_eq(value_after(text,
+		"\ntapless_hop_out_of_sync_samples_total{from=\"h0\",to=\"h1\"} "), 1);
+	ck_assert_double_eq(value_after(text,
+		"\ntapless_host_in_sync{host=\"h1\"} "), 2);
+	ck_assert_double_eq(value_after(text,
+		"\ntapless_host_in_sync{host=\"h0\"} "), 1);
+	free(text);
+	f = open_memstream(&text, &len);
+	corr_print_interval(c, f, PRINT_JSON);
+	fclose(f);
+	ck_assert_uint_eq(lines_with(text, "\"type\":\"hop\"", "\"holdover\":3"), 1);
+	ck_assert_uint_eq(lines_with(text, "\"host\":\"h1\"", "\"sync\":\"holdover\""), 1);
+	ck_assert_uint_eq(lines_with(text, "\"host\":\"h0\"", "\"sync\":\"in\""), 1);
+	free(text);
+	corr_destroy(c);
+}
+END_TEST
+
 /* ---- transactions ---- */
 
 static struct fix_msg msg;
@@ -669,6 +793,7 @@ static Suite *corr_suite(void)
 	tcase_add_test(m, match_hosts);
 	tcase_add_test(m, match_direction_and_window);
 	tcase_add_test(m, live_flow_series_capped);
+	tcase_add_test(m, live_holdover);
 	suite_add_tcase(s, m);
 	tcase_add_test(x, txn_fttc);
 	tcase_add_test(x, txn_rate_bucket);

@@ -78,6 +78,7 @@ static void expect_sample(const struct journal_record *r,
 	ck_assert_int_eq(s->steps, w->steps);
 	ck_assert_str_eq(s->servo, w->servo[0] ? w->servo : "-");
 	ck_assert_int_eq(s->in_sync, w->in_sync);
+	ck_assert_int_eq(s->holdover, w->holdover);
 	ck_assert_int_eq(s->bound_ns, w->bound_ns);
 }
 
@@ -408,6 +409,61 @@ START_TEST(parse_line)
 }
 END_TEST
 
+/* Holdover: written "h" (in_sync false), read back as holdover with its
+ * bound, through the writer and the reader and through one line; a sync
+ * that is none of 0, 1, h is a bad line, and says so. */
+START_TEST(holdover_sync)
+{
+	struct journal_writer *w;
+	struct journal_reader *r;
+	struct journal_record rec;
+	struct journal_sample s[3];
+	char err[JOURNAL_ERRBUF], line[256];
+	const char *why = NULL;
+
+	for (int i = 0; i < 3; i++) {
+		s[i] = sample(T0 + i * S, "phc0", 1);
+		s[i].in_sync = i == 0;
+		s[i].holdover = i == 1;
+		s[i].bound_ns = i == 2 ? JOURNAL_NONE : 1000 + i;
+	}
+	ck_assert_int_gt(journal_format_sample(line, sizeof(line), &s[1]), 0);
+	ck_assert_ptr_nonnull(strstr(line, " h 1001\n"));
+	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
+	ck_assert_int_eq(journal_write_event(w, T0, "phc0", "rules",
+					     "drift_ppb=1000"), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(journal_write_sample(w, &s[i]), 0);
+	journal_writer_close(w);
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, T0, "phc0", "rules", "drift_ppb=1000");
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(journal_next(r, &rec), 1);
+		expect_sample(&rec, &s[i]);
+	}
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_uint_eq(journal_bad_lines(r), 0);
+	journal_close(r);
+
+	line[strlen(line) - 1] = 0;
+	ck_assert_int_eq(journal_parse_line(line, &rec, &why), 0);
+	ck_assert(rec.sample.holdover);
+	ck_assert(!rec.sample.in_sync);
+	ck_assert_int_eq(rec.sample.bound_ns, 1001);
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 x 40", &rec, &why),
+		-EBADMSG);
+	ck_assert_str_eq(why, "sync is not 0, 1 or h");
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 H 40", &rec, &why),
+		-EBADMSG);
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 hh 40", &rec, &why),
+		-EBADMSG);
+}
+END_TEST
+
 /* Following a growing file: journal_resume() reads what was appended; a
  * torn line is read again whole once its rest is written, under its own
  * line number; journal_offset() stays where the whole lines end, a line
@@ -490,6 +546,7 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, parse_line);
 	tcase_add_test(tc, resume_growing);
+	tcase_add_test(tc, holdover_sync);
 	suite_add_tcase(s, tc);
 	return s;
 }

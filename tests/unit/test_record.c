@@ -210,6 +210,34 @@ START_TEST(json_row)
 }
 END_TEST
 
+/* Holdover: value 3 in RowBinary (the Enum8's), "holdover" in text; a
+ * sync beyond the Enum8's values is written as none. */
+START_TEST(sync_holdover)
+{
+	struct record_buf b = { 0 };
+	uint64_t v[64] = { 0 };
+	char s[64][64] = { { 0 } };
+	const struct record_column *c = record_columns;
+
+	make_record();
+	rec.sync = 3;
+	record_encode(&b, RECORD_ROWBINARY, "algo", &rec);
+	ck_assert_uint_eq(walk(c, (unsigned char *)b.p, b.len, v, s), b.len);
+	ck_assert_uint_eq(v[col(c, "sync")], 3);
+	ck_assert_ptr_nonnull(strstr(c[col(c, "sync")].type, "'holdover' = 3"));
+	record_buf_reset(&b);
+	record_encode(&b, RECORD_JSON, "algo", &rec);
+	b.p[b.len] = '\0';
+	ck_assert_ptr_nonnull(strstr(b.p, "\"sync\":\"holdover\",\"bound_ns\":42,"));
+	record_buf_reset(&b);
+	rec.sync = 4;
+	record_encode(&b, RECORD_JSON, "algo", &rec);
+	b.p[b.len] = '\0';
+	ck_assert_ptr_nonnull(strstr(b.p, "\"sync\":\"none\","));
+	record_buf_free(&b);
+}
+END_TEST
+
 /* Dates at the edges of months, leap days and years. */
 START_TEST(dates)
 {
@@ -339,6 +367,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, rowbinary_walks_back);
 	tcase_add_test(tc, tsv_row);
 	tcase_add_test(tc, json_row);
+	tcase_add_test(tc, sync_holdover);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, transactions);
 	suite_add_tcase(s, tc);

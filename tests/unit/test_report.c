@@ -20,6 +20,7 @@
 #include "files/frame.h"
 #include "files/pcapng.h"
 #include "files/samples.h"
+#include "ptp/journal.h"
 #include "files/topo.h"
 #include "report/report.h"
 #include "report/report_private.h"
@@ -339,6 +340,52 @@ START_TEST(samples_plausibility)
 }
 END_TEST
 
+/* Holdover: bounded (its grown bound counts, a sample below zero beyond it
+ * is remarked on), in the figures, counted apart; a journal's holdover
+ * samples keep their bounds and say holdover. */
+START_TEST(samples_holdover)
+{
+	struct report *r;
+	struct report_rate *rt;
+	const struct report_clock *c;
+	char err[REPORT_ERRBUF];
+
+	put("lab.conf", "rates 1000\n");
+	put("rate-1000/samples.txt",
+	    "# run kind from to time_ns latency_ns sync bound_ns rate switch\n"
+	    "main hop venue algo 1000 400 holdover 2050 1000 -\n"
+	    "main switch venue algo 1000 300 holdover 2050 1000 sw1\n"
+	    "main hop venue algo 2000 -3000 holdover 2050 1000 -\n"
+	    "main hop venue algo 2500 -1000 holdover 2050 1000 -\n"
+	    "main hop venue algo 3000 420 in 50 1000 -\n"
+	    "main hop venue algo 4000 410 out -1 1000 -\n");
+	put("journals/venue.journal",
+	    "# tapless-journal 2 host venue\n"
+	    "1 event phc0 rules drift_ppb=1000\n"
+	    "10 sample phc0 SLAVE 3 500 0.5 gm 1 s2 1 40\n"
+	    "20 sample phc0 SLAVE - - 0.5 gm 1 s2 h 1040\n"
+	    "30 sample phc0 SLAVE - - 0.5 gm 1 s2 0 -\n");
+	ck_assert_int_eq(report_load(&r, dir, err), 0);
+	rt = &r->rate[0];
+	ck_assert_uint_eq(hist_count(rt->s[S_HOP].h), 4);
+	ck_assert_uint_eq(rt->s[S_HOP].holdover, 3);
+	ck_assert_uint_eq(rt->s[S_HOP].out, 1);
+	ck_assert_uint_eq(hist_count(rt->s[S_SWITCH].h), 1);
+	ck_assert_uint_eq(rt->s[S_SWITCH].holdover, 1);
+	ck_assert_uint_eq(rt->beyond_bound, 1);
+	ck_assert_uint_eq(r->nclk, 1);
+	c = &r->clk[0];
+	ck_assert_uint_eq(c->n, 3);
+	ck_assert_int_eq(c->sync[0], REPORT_SYNC_IN);
+	ck_assert_int_eq(c->bnd[0], 40);
+	ck_assert_int_eq(c->sync[1], REPORT_SYNC_HOLDOVER);
+	ck_assert_int_eq(c->bnd[1], 1040);
+	ck_assert_int_eq(c->sync[2], REPORT_SYNC_OUT);
+	ck_assert_int_eq(c->bnd[2], JOURNAL_NONE);
+	report_destroy(r);
+}
+END_TEST
+
 START_TEST(samples_empty)
 {
 	struct report *r;
@@ -587,6 +634,7 @@ static Suite *report_suite(void)
 	tcase_add_test(c, samples_counts);
 	tcase_add_test(c, samples_plausibility);
 	tcase_add_test(c, samples_empty);
+	tcase_add_test(c, samples_holdover);
 	tcase_add_test(c, sample_parse);
 	tcase_add_test(c, truth_cut_through);
 	tcase_add_test(c, truth_store_and_forward);

@@ -28,6 +28,8 @@ START_TEST(round_trip)
 		  SAMPLES_SYNC_OUT, -1, 0.0, "arista-7124sx" },
 		{ "main", "tick_to_trade", "algo", "algo", 42, 3364,
 		  SAMPLES_SYNC_NONE, -1, 100000.0, "-" },
+		{ "main", "hop", "algo", "venue", 43, 2600,
+		  SAMPLES_SYNC_HOLDOVER, 4113, 0.0, "-" },
 	};
 
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
@@ -59,6 +61,9 @@ START_TEST(exact_text)
 	/* The rate is a bucket centre, written whole (rounded). */
 	write_line(&r, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "main hop v a 10 -20 out 5 2000 -\n");
+	r.sync = SAMPLES_SYNC_HOLDOVER;
+	write_line(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "main hop v a 10 -20 holdover 5 2000 -\n");
 }
 END_TEST
 
@@ -85,6 +90,8 @@ START_TEST(not_samples)
 		"main hop v a 1 2 in 5 0 - extra",	/* eleven */
 		"other hop v a 1 2 in 5 0 -",		/* run */
 		"main hop v a 1 2 maybe 5 0 -",		/* sync */
+		"main hop v a 1 2 hold 5 0 -",
+		"main hop v a 1 2 h 5 0 -",
 		"main hop v a 1 2.5 in 5 0 -",		/* not whole */
 		"main hop v a 1 2 in 5 1e3 -",
 		"main hop v a 99999999999999999999 2 in 5 0 -",	/* range */
@@ -99,6 +106,7 @@ START_TEST(not_samples)
 	snprintf(line, sizeof(line), "  \t\r\n");
 	ck_assert_int_eq(samples_parse(line, &r), 1);
 	ck_assert_str_eq(samples_sync_name(SAMPLES_SYNC_NONE), "none");
+	ck_assert_str_eq(samples_sync_name(SAMPLES_SYNC_HOLDOVER), "holdover");
 	ck_assert_str_eq(samples_sync_name((enum samples_sync)7), "none");
 }
 END_TEST

@@ -15,7 +15,7 @@ import json
 import math
 import sys
 
-INTS = ("messages", "out_of_sync", "count", "min", "p50", "p90", "p99",
+INTS = ("messages", "out_of_sync", "holdover", "count", "min", "p50", "p90", "p99",
         "p999", "max", "bound_max_ns")
 FLOATS = ("mean", "sd", "bound_mean_ns")
 

@@ -4,7 +4,7 @@ against tapless correlate --json over the same captures.
 
   ch_vs_correlate.py CORRELATE.json HOPS.jsonl TXN.jsonl
 
-Per hop (flow "all", no rate): messages, out_of_sync, count, min, max and
+Per hop (flow "all", no rate): messages, out_of_sync, holdover, count, min, max and
 the bound equal; mean, SD and the bound's mean within 1e-6; percentiles
 equal where the correlator's histogram is exact (|v| < 16384 ns), else the
 SQL's exact one at most histogram_error_ns above the correlator's. The
@@ -69,6 +69,9 @@ def main():
         if num(g["out_of_sync"]) != w["out_of_sync"]["messages"]:
             bad.append("%s: out_of_sync %s, correlate %s" % (
                 what, g["out_of_sync"], w["out_of_sync"]["messages"]))
+        if num(g["holdover"]) != w["holdover"]:
+            bad.append("%s: holdover %s, correlate %s" % (
+                what, g["holdover"], w["holdover"]))
         if num(g["bound_max_ns"]) != w.get("sync_error_bound_ns"):
             bad.append("%s: bound_max_ns %s, correlate %s" % (
                 what, g["bound_max_ns"], w.get("sync_error_bound_ns")))

@@ -84,7 +84,7 @@ def dedup(obs):
     keep = []
     # Among equal stamps the larger (dir, sync, bound) first: a row with a
     # sync state beats the same row without (an export run again).
-    rank = {"unknown": 0, "none": 0, "in": 1, "out": 2}
+    rank = {"unknown": 0, "none": 0, "in": 1, "out": 2, "holdover": 3}
     for o in sorted(obs, key=lambda r: (r["ts"], -rank[r["dir"]],
                                         -rank[r["sync"]], -r["bound_ns"],
                                         r["_i"])):
@@ -135,13 +135,17 @@ def hop_rows(samples, per_minute=False):
         acc.setdefault(k, []).append((tx, rx))
     out = []
     for k in sorted(acc):
-        lat, bounds, oos = [], [], 0
+        lat, bounds, oos, hold = [], [], 0, 0
+        bounded = ("in", "holdover")
         for tx, rx in acc[k]:
             if tx["sync"] == "out" or rx["sync"] == "out":
                 oos += 1
                 continue
             lat.append(rx["ts"] - tx["ts"])
-            if (tx["sync"] == "in" and rx["sync"] == "in" and
+            both = tx["sync"] in bounded and rx["sync"] in bounded
+            if both and "holdover" in (tx["sync"], rx["sync"]):
+                hold += 1
+            if (both and
                     tx["bound_ns"] >= 0 and rx["bound_ns"] >= 0):
                 bounds.append(tx["bound_ns"] + rx["bound_ns"])
             else:
@@ -152,6 +156,7 @@ def hop_rows(samples, per_minute=False):
             r["minute"] = k[2]
         r["messages"] = len(acc[k])
         r["out_of_sync"] = oos
+        r["holdover"] = hold
         r.update(s)
         known = bounds and None not in bounds
         r["bound_max_ns"] = max(bounds) if known else None
@@ -266,12 +271,17 @@ def make_test(dirname):
                            rnd.randint(30000, 200000), rnd.randint(-500, 500)])
 
     def sync_pair():
-        # Mostly in sync with bounds; some none; a few out.
+        # Mostly in sync with bounds; some none; a few out; a few in
+        # holdover (bounded, wider).
         x = rnd.random()
         if x < 0.08:
             return ("out", 900), ("in", 40)
         if x < 0.12:
             return ("in", 50), ("out", -1)
+        if x < 0.15:
+            return ("holdover", rnd.randint(90, 900)), ("in", 40)
+        if x < 0.17:
+            return ("holdover", 300), ("out", -1)
         return ("in", rnd.randint(10, 90)), ("in", rnd.randint(10, 90))
 
     # Orders algo -> venue and their acks, both sides in sync with bounds
