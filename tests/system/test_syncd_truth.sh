@@ -120,5 +120,14 @@ TL_PIDS=("${TL_PIDS[@]}")
 python3 tests/system/lib/syncd_truth_check.py "$out/c1/journal/c1.journal" \
 	"$out/marks" "$out/status.jsonl" $REPORT || fails=$((fails + 1))
 
+# The journal read back: the holdover samples counted apart from in sync.
+if [ -z "$REPORT" ]; then
+	j=$out/c1/journal/c1.journal
+	want=$(grep -c " sample sys .* h [0-9-]*$" "$j")
+	got=$(tl_exec c1 bin/tapless status --json "$j" | jq '.journals[0].clocks[0].windows.all.holdover')
+	[ "$want" -gt 0 ] && [ "$got" = "$want" ] ||
+		fail "tapless status on the journal: holdover $got, the journal has $want"
+fi
+
 [ $fails -eq 0 ] && echo "syncd_truth: all checks passed"
 [ $fails -eq 0 ]
