@@ -70,7 +70,8 @@ int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o);
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the
  * options and *first the index of the first operand; returns 0. Returns
- * CMD_USAGE after printing the error, or -1 after printing --help (the
+ * CMD_USAGE after printing the error, or -1 after printing --help or, for
+ * "--list-options" alone, the table (opts_print_table) (the
  * caller exits 0). synopsis is the operand part of the usage line. */
 int cmd_options(const struct opt_def *defs, int argc, char **argv,
 		const char *synopsis, struct opts **out, int *first);
