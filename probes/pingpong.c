@@ -106,9 +106,9 @@ static const char *const pp_modes[] = { "auto", "hw", "sw", NULL };
 static const struct opt_def pp_opts[] = {
 	{ "server", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "run the echo server (else the client)", 0 },
 	{ "bind", 'b', OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "server: address to listen on; client: local address", 0 },
-	{ "to", 't', OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "client: the server", 0 },
-	{ "proto", 'p', OPT_ENUM, "udp", 0, 0, pp_protos, "PROTO", "udp or tcp", 0 },
-	{ "size", 's', OPT_INT, "64", PP_MIN_SIZE, PP_MAX_TCP, NULL, "BYTES", "client: message size (UDP: up to 1472)", 0 },
+	{ "to", 0, OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "client: the server", OPT_OLD_LETTER('t') },
+	{ "proto", 0, OPT_ENUM, "udp", 0, 0, pp_protos, "PROTO", "udp or tcp", OPT_OLD_LETTER('p') },
+	{ "size", 0, OPT_INT, "64", PP_MIN_SIZE, PP_MAX_TCP, NULL, "BYTES", "client: message size (UDP: up to 1472)", OPT_OLD_LETTER('s') },
 	{ "count", 'n', OPT_INT, NULL, 1, PP_MAX_MESSAGES, NULL, "N", "client: messages to measure (default 10000); server: exit after echoing N", 0 },
 	{ "duration", 'd', OPT_DOUBLE, NULL, 0.001, 31536000, NULL, "SECONDS", "client: measure for SECONDS instead of a count", 0 },
 	{ "rate", 'r', OPT_INT, "0", 0, 10000000, NULL, "N", "client: messages per second (0: each as soon as the last is answered)", 0 },

@@ -27,8 +27,8 @@
 #define EXPORT_TICK_NS (20 * NS_PER_MS)
 
 static const struct opt_def export_opts[] = {
-	{ "clickhouse", 'c', OPT_STRING, NULL, 0, 0, NULL, "URL",
-	  "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/", 0 },
+	{ "clickhouse", 0, OPT_STRING, NULL, 0, 0, NULL, "URL",
+	  "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/", OPT_OLD_LETTER('c') },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER",
 	  "ClickHouse user (else the URL's, else 'default')", 0 },
 	{ "password-file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
@@ -39,8 +39,8 @@ static const struct opt_def export_opts[] = {
 	  "TABLE", "the table of the transactions each host computed", 0 },
 	{ "no-transactions", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "export records only", 0 },
-	{ "batch", 'b', OPT_INT, "100000", 1, 10000000, NULL, "N",
-	  "rows per insert", 0 },
+	{ "batch", 0, OPT_INT, "100000", 1, 10000000, NULL, "N",
+	  "rows per insert", OPT_OLD_LETTER('b') },
 	{ "flush", 0, OPT_DOUBLE, "1", 0.01, 3600, NULL, "S",
 	  "with --follow: a row waits S seconds at most before it is sent", 0 },
 	{ "state", 0, OPT_STRING, NULL, 0, 0, NULL, "DIR",
@@ -54,10 +54,10 @@ static const struct opt_def export_opts[] = {
 	  "write records to FILE (- for stdout) instead of ClickHouse", 0 },
 	{ "txn-output", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "with --output: write the transactions to FILE", 0 },
-	{ "format", 'f', OPT_ENUM, "tsv", 0, 0, (const char *const[]){
+	{ "format", 0, OPT_ENUM, "tsv", 0, 0, (const char *const[]){
 	  "tsv", "json", NULL }, "FMT",
 	  "with --output: tsv (TabSeparatedWithNames) or json (one object a line)",
-	  0 },
+	  OPT_OLD_LETTER('f') },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "follow each host's directory as tapless-capd writes it", 0 },
 	{ "from-newest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,

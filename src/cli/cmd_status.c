@@ -26,10 +26,10 @@
 #define STATUS_LAST_EVENTS 10
 
 static const struct opt_def status_opts[] = {
-	{ "socket", 's', OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "the daemon's control socket", 0 },
+	{ "socket", 0, OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "the daemon's control socket", OPT_OLD_LETTER('s') },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
 	{ "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "CSV output", 0 },
-	{ "timeout", 't', OPT_INT, "5000", 100, 600000, NULL, "MS", "wait this long for the daemon", 0 },
+	{ "timeout", 0, OPT_INT, "5000", 100, 600000, NULL, "MS", "wait this long for the daemon", OPT_OLD_LETTER('t') },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };

@@ -42,18 +42,18 @@ static const char *const stamp_modes[] = { "auto", "hw", "sw", NULL };
 static const char *const timescales[] = { "utc", "tai", NULL };
 
 static const struct opt_def validate_opts[] = {
-	{ "reference", 'r', OPT_STRING, NULL, 0, 0, NULL, "FILE",
-	  "reference capture of the same traffic (tap, capture card): pcap or pcapng", 0 },
-	{ "capture", 'c', OPT_STRING, NULL, 0, 0, NULL, "FILE",
-	  "the host's capture to check against --reference", 0 },
+	{ "reference", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "reference capture of the same traffic (tap, capture card): pcap or pcapng", OPT_OLD_LETTER('r') },
+	{ "capture", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "the host's capture to check against --reference", OPT_OLD_LETTER('c') },
 	{ "reference-timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
 	  "timescale of the reference's stamps, unless its file says", 0 },
 	{ "tai-offset", 0, OPT_INT, TAI_UTC_S_TEXT, 0, 1000, NULL, "S",
 	  "TAI - UTC in seconds, to compare TAI stamps with UTC ones", 0 },
 	{ "match-window", 0, OPT_DOUBLE, "10000", 1, 60e6, NULL, "US",
 	  "largest distance from the median offset at which a packet still matches", 0 },
-	{ "loopback", 'l', OPT_STRING, NULL, 0, 0, NULL, "A:B",
-	  "send frames out port A to port B and back, on this host", 0 },
+	{ "loopback", 0, OPT_STRING, NULL, 0, 0, NULL, "A:B",
+	  "send frames out port A to port B and back, on this host", OPT_OLD_LETTER('l') },
 	{ "one-way", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "loopback from A to B only", 0 },
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, stamp_modes, NULL,
@@ -421,7 +421,7 @@ int cmd_validate(int argc, char **argv)
 	verdict_limits_init(&v->lim);
 	rc = cmd_options(validate_opts, argc, argv, "", &v->o, &first);
 	if (rc) {
-		if (rc < 0)
+		if (rc < 0 && strcmp(argv[1], "--list-options"))
 			verdict_limits_usage(&v->lim, stdout);
 		free(v);
 		return rc < 0 ? CMD_OK : rc;
