@@ -42,7 +42,7 @@ const struct opt_def syncconf_opts[] = {
 	{ "sync_threshold", 0, OPT_INT, "1000", 1, 1e9, NULL, "NS", "in sync while the error bound is at most NS", 0 },
 	{ "asymmetry_allowance", 0, OPT_INT, "0", 0, 1e9, NULL, "NS", "path asymmetry allowed for in every bound", 0 },
 	{ "asymmetry_fraction", 0, OPT_DOUBLE, "0.1", 0, 1, NULL, "F", "and F times the mean path delay on top", 0 },
-	{ "sample_interval", 0, OPT_INT, "1000", 100, 60000, NULL, "MS", "one journal sample per clock this often", 0 },
+	{ "sample_interval", 0, OPT_DURATION, "1000", 100, 60000, NULL, "TIME", "one journal sample per clock this often", OPT_MS },
 	{ "journal_rotate_size", 0, OPT_INT, "64", 0, 100000, NULL, "MB", "start a new journal past MB million bytes (0: never)", 0 },
 	{ "journal_keep", 0, OPT_INT, "10", 0, 100000, NULL, "N", "rotated journals kept (0: all)", 0 },
 	{ "metrics_port", 0, OPT_INT, "0", 0, 65535, NULL, "PORT", "OpenMetrics on PORT (0: off)", 0 },

@@ -58,21 +58,21 @@ static const struct opt_def capd_opts[] = {
 	{ "snaplen", 0, OPT_INT, "262144", 64, 262144, NULL, "BYTES", "bytes kept of each frame", OPT_OLD_LETTER('s') },
 	{ "buffer-size", 'B', OPT_INT, "32768", 1024, 4194304, NULL, "KIB", "kernel ring per interface and direction", 0 },
 	{ "file-size", 'C', OPT_INT, "0", 0, 1000000, NULL, "MB", "start a new file after MB million bytes (0: never)", 0 },
-	{ "rotate-seconds", 'G', OPT_INT, "0", 0, 86400 * 7, NULL, "SECONDS", "start a new file every SECONDS (0: never)", 0 },
+	{ "rotate-seconds", 'G', OPT_DURATION, "0", 0, 86400 * 7, NULL, "TIME", "start a new file this often (0: never)", OPT_S },
 	{ "count", 'n', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames (0: never)", OPT_OLD_LETTER('c') },
-	{ "duration", 0, OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
+	{ "duration", 0, OPT_DURATION, "0", 0, 86400 * 365, NULL, "TIME", "stop after TIME (0: never)", OPT_S },
 	{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", OPT_OLD_LETTER('p') },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
-	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write the counters into the file, this often", 0 },
-	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat (complete up to a time) this often, 0 or 10 to 60000 (0: none)", 0 },
-	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
+	{ "stats-interval", 0, OPT_DURATION, "10", 1, 3600, NULL, "TIME", "log kernel drops, and write the counters into the file, this often", OPT_S },
+	{ "heartbeat-ms", 0, OPT_DURATION, "50", 0, 60000, NULL, "TIME", "write a heartbeat (complete up to a time) this often, 0 or 10ms to 60s (0: none)", OPT_MS },
+	{ "iface-grace", 0, OPT_DURATION, "5", 0, 86400, NULL, "TIME", "exit when every interface has been gone this long", OPT_S },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
 	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
 	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
-	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order", 0 },
+	{ "reorder-ms", 0, OPT_DURATION, "100", 1, 10000, NULL, "TIME", "hold frames this long to write them in time order", OPT_MS },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
@@ -1290,24 +1290,24 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (opts_int(o, "heartbeat-ms") && opts_int(o, "heartbeat-ms") < 10) {
-		fprintf(stderr, "tapless-capd: --heartbeat-ms: %lld is out of "
-			"range: 0 (none) or 10 to 60000\n",
-			(long long)opts_int(o, "heartbeat-ms"));
+	if (opts_ns(o, "heartbeat-ms") && opts_ns(o, "heartbeat-ms") < 10000000) {
+		fprintf(stderr, "tapless-capd: --heartbeat-ms: %lld ns is out of "
+			"range: 0 (none) or 10ms to 60s\n",
+			(long long)opts_ns(o, "heartbeat-ms"));
 		goto out;
 	}
 	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
-	d->rotate_ns = opts_int(o, "rotate-seconds") * 1000000000LL;
+	d->rotate_ns = opts_ns(o, "rotate-seconds");
 	d->max_frames = (uint64_t)opts_int(o, "count");
 	filter = capd_filter(argc, argv, first);
 	/* The ring hands over a block of frames when it is full or this old:
 	 * under the reorder hold, or late frames of a quiet link would miss
 	 * their place. */
 	block_ms = 100;
-	if (opts_int(o, "reorder-ms") / 2 + 1 < block_ms)
-		block_ms = (int)(opts_int(o, "reorder-ms") / 2 + 1);
-	d->hold_ns = opts_int(o, "reorder-ms") * 1000000LL;
-	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
+	if (opts_ns(o, "reorder-ms") / 2000000 + 1 < block_ms)
+		block_ms = (int)(opts_ns(o, "reorder-ms") / 2000000 + 1);
+	d->hold_ns = opts_ns(o, "reorder-ms");
+	d->hb_every_ns = opts_ns(o, "heartbeat-ms");
 	d->hb_back_ns = CAPD_HB_MARGIN_NS + 2 * block_ms * 1000000LL + d->hold_ns;
 
 	for (size_t i = 0; i < nif; i++) {
@@ -1346,7 +1346,7 @@ int main(int argc, char **argv)
 	/* Links that go down, disappear and come back are followed over
 	 * rtnetlink; without it, a removal is found by the capture's errors
 	 * and a return by trying every second. */
-	d->grace_ns = opts_int(o, "iface-grace") * 1000000000LL;
+	d->grace_ns = opts_ns(o, "iface-grace");
 	{
 		int werr = iface_watch_open(&d->watch);
 
@@ -1388,7 +1388,7 @@ int main(int argc, char **argv)
 	 * reply could be written before what it answers. */
 	int rerr = reorder_create(&d->ro, CAPD_REORDER_BYTES,
 				  CAPD_REORDER_ENTRIES, 1 + d->n,
-				  opts_int(o, "reorder-ms") * 1000000LL);
+				  opts_ns(o, "reorder-ms"));
 	if (rerr) {
 		fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
 			strerror(-rerr));
@@ -1401,7 +1401,7 @@ int main(int argc, char **argv)
 		 * for reordering: a pair made later could not be written in
 		 * time order any more. */
 		struct txmatch_config tc = {
-			.hold_ns = opts_int(o, "reorder-ms") * 1000000LL,
+			.hold_ns = opts_ns(o, "reorder-ms"),
 			.on_match = capd_tx_pair, .arg = d,
 		};
 		err = txmatch_create(&d->tm, &tc);
@@ -1434,9 +1434,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (opts_int(o, "duration"))
-		end_ns = ts_now_mono() + opts_int(o, "duration") * 1000000000LL;
-	next_stats = ts_now_mono() + opts_int(o, "stats-interval") * 1000000000LL;
+	if (opts_ns(o, "duration"))
+		end_ns = ts_now_mono() + opts_ns(o, "duration");
+	next_stats = ts_now_mono() + opts_ns(o, "stats-interval");
 	log_notice("capturing on %zu interface(s) into %s%s%s", nif, d->dir,
 		   filter[0] ? ", filter: " : "", filter);
 
@@ -1444,8 +1444,8 @@ int main(int argc, char **argv)
 	 * what it holds and a new one opened; only a signal, --count or
 	 * --duration end it. */
 	if (d->ro)
-		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
-				opts_int(o, "reorder-ms") / 4 + 1 : 100);
+		poll_ms = (int)(opts_ns(o, "reorder-ms") / 4000000 + 1 < 100 ?
+				opts_ns(o, "reorder-ms") / 4000000 + 1 : 100);
 	d->hb_next = ts_now_mono();
 	while (!capd_stop) {
 		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
@@ -1570,7 +1570,7 @@ int main(int argc, char **argv)
 			/* In the file as well, so a reader following it sees
 			 * drops as they happen. */
 			capd_write_stats(d, ts_now_real());
-			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
+			next_stats = now + opts_ns(o, "stats-interval");
 		}
 		if ((d->max_frames && d->taken >= d->max_frames) ||
 		    (end_ns && now >= end_ns))
