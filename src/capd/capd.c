@@ -72,6 +72,7 @@ static const struct opt_def capd_opts[] = {
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
 	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
 	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
+	{ "sender-copy-only", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "of a frame that got a keyed sender stamp, write only the sender-stamped copy (not the captured one)", 0 },
 	{ "reorder-ms", 0, OPT_DURATION, "100", 1, 10000, NULL, "TIME", "hold frames this long to write them in time order", OPT_MS },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
@@ -180,6 +181,16 @@ struct capd {
 	uint64_t tx_records, tx_unmatched, forced;
 	/* Keyed stamps (tapless-stamp's) joined to captured outbound frames. */
 	struct txmatch *tm;
+	/* --sender-copy-only: the captured copy of a frame paired with its
+	 * sender stamp is taken back from the reorder buffer (the tag it was
+	 * kept in txmatch with is its reorder handle), or, when the stamp was
+	 * waiting for it, never put in. */
+	bool sender_only;
+	bool in_packet;		/* in capd_packet(), for the frame tagged: */
+	uint64_t pkt_tag;
+	bool pkt_paired;	/* its stamp was waiting: the copy is not taken */
+	uint64_t copies_dropped;	/* captured copies left out */
+	uint64_t copies_both;	/* written already when their stamp came */
 	int64_t now;		/* the loop's clock reading (CLOCK_MONOTONIC):
 				 * frames and stamps of one batch share it */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
@@ -649,9 +660,18 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	 * sender's side of a connection between two local programs is
 	 * still told apart from the peer's, and a received frame never
 	 * takes a stamp of the other side. */
-	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown))
-		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
-			      p->caplen, p->len, d->now);
+	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown)) {
+		d->in_packet = true;
+		d->pkt_tag = reorder_next_seq(d->ro);
+		d->pkt_paired = false;
+		txmatch_frame_tagged(d->tm, x->i, d->ifc[x->i].linktype, p->data,
+				     p->caplen, p->len, d->now, d->pkt_tag);
+		d->in_packet = false;
+		if (d->pkt_paired) {
+			d->copies_dropped++;
+			return;
+		}
+	}
 
 	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
 		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, d->now);
@@ -662,8 +682,8 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 /* A keyed stamp found its frame, captured on interface i: the frame goes
  * into the file again, on the sender-stamped interface, with the sender's
  * stamp — exactly as a frame record would. */
-static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
-			 uint32_t caplen, uint32_t origlen,
+static void capd_tx_pair(void *arg, unsigned i, uint64_t tag,
+			 const uint8_t *frame, uint32_t caplen, uint32_t origlen,
 			 const struct txsock_rec *r)
 {
 	struct capd *d = arg;
@@ -677,6 +697,17 @@ static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
 		return;
 	}
 	d->tx_records++;
+	/* The captured copy: not taken yet (capd_packet leaves it out), or
+	 * held (taken back by its handle and bytes), or written already
+	 * when the stamp came later than the hold, or forced out. */
+	if (d->sender_only) {
+		if (d->in_packet && tag == d->pkt_tag)
+			d->pkt_paired = true;
+		else if (reorder_drop(d->ro, tag, frame, caplen))
+			d->copies_dropped++;
+		else
+			d->copies_both++;
+	}
 	capd_take(d, capd_group(i, hw), d->ifc[i].id_tx[hw], r->ts_ns, frame,
 		  caplen, origlen, true, d->now);
 }
@@ -948,6 +979,16 @@ static void capd_log_keyed(struct capd *d, bool end)
 			   (unsigned long long)st.other_stages);
 }
 
+/* --sender-copy-only's account. */
+static void capd_log_copies(const struct capd *d, int level)
+{
+	log_at(level, "--sender-copy-only: %llu captured copies of "
+	       "sender-stamped frames left out, %llu written anyway (their "
+	       "stamp came after --reorder-ms)",
+	       (unsigned long long)d->copies_dropped,
+	       (unsigned long long)d->copies_both);
+}
+
 static void capd_log_stats(struct capd *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
@@ -997,6 +1038,8 @@ static void capd_log_stats(struct capd *d)
 		       (unsigned long long)c.refused);
 		d->tx_lost_logged = c.lost;
 	}
+	if (d->sender_only)
+		capd_log_copies(d, LOG_INFO);
 }
 
 /* ---- Interfaces that go down, disappear and come back ---- */
@@ -1241,6 +1284,12 @@ int main(int argc, char **argv)
 	nif = opts_list(o, "interface", &ifnames);
 	ncg = opts_list(o, "stamp-cgroup", &cgroups);
 	d->tx = opts_str(o, "tx-socket") || ncg;
+	d->sender_only = opts_flag(o, "sender-copy-only");
+	if (d->sender_only && !d->tx) {
+		fprintf(stderr, "tapless-capd: --sender-copy-only needs sender "
+			"stamps: --tx-socket or --stamp-cgroup\n");
+		goto out;
+	}
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
 			CAPD_MAX_IFACES);
@@ -1613,6 +1662,8 @@ int main(int argc, char **argv)
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
 		   d->write_errors ? ", with write errors" : "");
+	if (d->sender_only)
+		capd_log_copies(d, LOG_NOTICE);
 	if (d->lfd >= 0)
 		log_notice("tx socket: %llu frames handed over, %llu matched no "
 			   "interface; %llu written out of order (reorder buffer "
