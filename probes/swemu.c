@@ -46,6 +46,7 @@
 #include "base/hist.h"
 #include "base/hmap.h"
 #include "base/log.h"
+#include "base/mkpath.h"
 #include "base/opts.h"
 #include "base/print.h"
 #include "base/prog.h"
@@ -1088,10 +1089,11 @@ int main(int argc, char **argv)
 	}
 	dir = opts_str(o, "write");
 	if (dir) {
-		struct stat st;
+		int derr = mkpath_is_dir(dir);
 
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "tapless-swemu: --write %s: not a directory\n", dir);
+		if (derr) {
+			fprintf(stderr, "tapless-swemu: --write %s: %s\n", dir,
+				mkpath_why(derr));
 			goto out;
 		}
 	}

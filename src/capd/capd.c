@@ -20,6 +20,7 @@
 #include "live/capture.h"
 #include "stamp/iface.h"
 #include "base/log.h"
+#include "base/mkpath.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
 #include "base/pidfile.h"
@@ -1264,10 +1265,9 @@ int main(int argc, char **argv)
 	const char *const *ifnames, *const *cgroups, *tx_path = NULL;
 	struct opts *o;
 	struct sigaction sa;
-	struct stat st;
 	int64_t end_ns = 0, next_stats;
 	char *filter = NULL;
-	int first, rc = 1, block_ms;
+	int first, rc = 1, block_ms, derr;
 	size_t nif, ncg;
 	int poll_ms = 100;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
@@ -1296,10 +1296,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write-dir"));
-	if (stat(d->dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tapless-capd: -w %s: %s\n", d->dir,
-			errno == ENOENT ? "no such directory (create it first)" :
-			"not a directory");
+	if ((derr = mkpath_is_dir(d->dir))) {
+		fprintf(stderr, "tapless-capd: -w %s: %s%s\n", d->dir,
+			mkpath_why(derr), derr == -ENOENT ? " (create it first)" : "");
 		goto out;
 	}
 	if (opts_str(o, "tx-socket")) {
@@ -1312,11 +1311,10 @@ int main(int argc, char **argv)
 		slash = strrchr(sdir, '/');
 		if (slash && slash != sdir) {
 			sdir[slash - sdir] = 0;
-			if (stat(sdir, &st) || !S_ISDIR(st.st_mode)) {
+			if ((derr = mkpath_is_dir(sdir))) {
 				fprintf(stderr, "tapless-capd: --tx-socket %s: "
 					"%s: %s\n", opts_str(o, "tx-socket"),
-					sdir, errno == ENOENT ?
-					"no such directory" : "not a directory");
+					sdir, mkpath_why(derr));
 				goto out;
 			}
 		}
