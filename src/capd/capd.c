@@ -1338,9 +1338,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (opts_ns(o, "heartbeat-ms") && opts_ns(o, "heartbeat-ms") < 10000000) {
-		fprintf(stderr, "tapless-capd: --heartbeat-ms: %lld ns is out of "
-			"range: 0 (none) or 10ms to 60s\n",
-			(long long)opts_ns(o, "heartbeat-ms"));
+		char hb[32];
+
+		opts_format_ns(hb, sizeof(hb), opts_ns(o, "heartbeat-ms"));
+		fprintf(stderr, "tapless-capd: --heartbeat-ms: %s is out of "
+			"range: 0 (none) or 10ms to 60s\n", hb);
 		goto out;
 	}
 	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;

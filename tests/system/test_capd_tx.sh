@@ -49,14 +49,19 @@ grep -q "relative TCP" "$out/tcp.send.log" && fail "root sender used relative TC
 # Keyed records (version 2, as tapless-stamp sends them): capd finds each
 # named frame among those it saw leave and writes it again with the
 # sender's stamp; a key that names no frame is counted, not written.
-tl_bg b socat -u TCP-LISTEN:9316,reuseaddr /dev/null
-tl_bg b socat -u UDP-RECV:9315 /dev/null
-sleep 0.2
-for p in udp:9315 tcp:9316; do
-	tl_exec a python3 tests/system/lib/keyed_send.py "${p%:*}" 198.18.6.2 "${p#*:}" \
-		100 "$sock" > "$out/keyed.${p%:*}" 2>&1 ||
-		fail "keyed ${p%:*} sender: $(cat "$out/keyed.${p%:*}")"
-done
+# keyed SOCK NAME UDPPORT TCPPORT: 100 keyed sends each way to b's sinks,
+# the senders' output in $out/NAME.udp and .tcp.
+keyed() {
+	tl_bg b socat -u "TCP-LISTEN:$4,reuseaddr" /dev/null
+	tl_bg b socat -u "UDP-RECV:$3" /dev/null
+	sleep 0.2
+	for p in "udp:$3" "tcp:$4"; do
+		tl_exec a python3 tests/system/lib/keyed_send.py "${p%:*}" 198.18.6.2 "${p#*:}" \
+			100 "$1" > "$out/$2.${p%:*}" 2>&1 ||
+			fail "$2: keyed ${p%:*} sender: $(cat "$out/$2.${p%:*}")"
+	done
+}
+keyed "$sock" keyed 9315 9316
 
 # Garbage on the socket: refused at byte 0, capd carries on.
 printf 'GET / HTTP/1.0\r\n\r\n' | tl_exec a build/tools/unixsend "$sock" > "$out/junk" 2>&1
@@ -160,14 +165,7 @@ tl_bg a bin/tapless-capd -i "$TL_IF_A" -w "$out/so" -H hosta -l info \
 	"udp port 9317 or tcp port 9318" 2> "$out/so.log"
 so=$TL_LAST_PID
 for _ in $(seq 100); do [ -S "$out/so.sock" ] && break; sleep 0.05; done
-tl_bg b socat -u TCP-LISTEN:9318,reuseaddr /dev/null
-tl_bg b socat -u UDP-RECV:9317 /dev/null
-sleep 0.2
-for p in udp:9317 tcp:9318; do
-	tl_exec a python3 tests/system/lib/keyed_send.py "${p%:*}" 198.18.6.2 "${p#*:}" \
-		100 "$out/so.sock" > "$out/so.${p%:*}" 2>&1 ||
-		fail "sender-copy-only: keyed ${p%:*} sender: $(cat "$out/so.${p%:*}")"
-done
+keyed "$out/so.sock" so 9317 9318
 sleep 0.2
 kill -TERM "$so"
 wait "$so" || fail "sender-copy-only: capd exited $?: $(cat "$out/so.log")"
