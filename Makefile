@@ -146,7 +146,7 @@ ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS)) \
 	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c)
 
-.PHONY: all check unit replay system manlint layering demo bench fuzz install deps clean lib-srcs FORCE
+.PHONY: all check unit replay system manlint optcheck layering demo bench fuzz install deps clean lib-srcs FORCE
 all: $(PROGS) $(SHIM_LIB) $(TOOL_BINS)
 
 build/obj/%.o: %.c
@@ -320,7 +320,7 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) build/san/bin/tapless
-	@$(MAKE) --no-print-directory unit replay manlint layering system
+	@$(MAKE) --no-print-directory unit replay manlint optcheck layering system
 
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
@@ -330,6 +330,11 @@ replay: all build/san/bin/tapless
 
 manlint: all
 	@tests/manlint
+
+# One letter, one meaning across the programs (tapless(8) OPTION LETTERS),
+# and every form --help prints parsing back.
+optcheck: all
+	@tests/optcheck
 
 layering:
 	@tests/layering

@@ -24,11 +24,11 @@
 
 
 static const struct opt_def algo_opts[] = {
-	{ "duration", 'd', OPT_INT, "0", 0, 86400, NULL, "SECONDS", "stop after SECONDS (0: when the venue logs out)", 0 },
+	{ "duration", 'd', OPT_DURATION, "0", 0, 86400, NULL, "TIME", "stop after TIME (0: when the venue logs out)", OPT_S },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
 	{ "comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "our SenderCompID", 0 },
 	{ "peer-comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "the venue's CompID", 0 },
-	{ "connect-timeout", 0, OPT_INT, "30", 0, 86400, NULL, "SECONDS", "keep trying to reach the venue this long", 0 },
+	{ "connect-timeout", 0, OPT_DURATION, "30", 0, 86400, NULL, "TIME", "keep trying to reach the venue this long", OPT_S },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
 };
@@ -203,7 +203,7 @@ static int algo_connect(struct algo *a, const struct opts *o,
 
 	for (int i = 0; i < 2; i++) {
 		int fd = probe_connect(opts_str(o, i ? "ord" : "md"),
-				       (int)opts_int(o, "connect-timeout") * 1000,
+				       (int)(opts_ns(o, "connect-timeout") / 1000000),
 				       err, sizeof(err));
 
 		if (fd < 0 || probe_conn_open(conn[i], names[i], fd, x, &fc, err,
@@ -236,9 +236,9 @@ static int algo_connect(struct algo *a, const struct opts *o,
 }
 
 /* Trade until the venue logs out of market data, --duration, or a signal. */
-static int algo_run(struct algo *a, int64_t secs)
+static int algo_run(struct algo *a, int64_t dur_ns)
 {
-	int64_t end = secs ? ts_now_mono() + secs * 1000000000LL : 0;
+	int64_t end = dur_ns ? ts_now_mono() + dur_ns : 0;
 	int64_t stamps_due = 0;
 
 	while (!algo_stop) {
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	rc = 2;
-	if (algo_connect(a, o, &x) || algo_run(a, opts_int(o, "duration")))
+	if (algo_connect(a, o, &x) || algo_run(a, opts_ns(o, "duration")))
 		goto done;
 	rc = 0;
 done:

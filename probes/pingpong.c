@@ -106,15 +106,15 @@ static const char *const pp_modes[] = { "auto", "hw", "sw", NULL };
 static const struct opt_def pp_opts[] = {
 	{ "server", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "run the echo server (else the client)", 0 },
 	{ "bind", 'b', OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "server: address to listen on; client: local address", 0 },
-	{ "to", 't', OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "client: the server", 0 },
-	{ "proto", 'p', OPT_ENUM, "udp", 0, 0, pp_protos, "PROTO", "udp or tcp", 0 },
-	{ "size", 's', OPT_INT, "64", PP_MIN_SIZE, PP_MAX_TCP, NULL, "BYTES", "client: message size (UDP: up to 1472)", 0 },
+	{ "to", 0, OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "client: the server", OPT_OLD_LETTER('t') },
+	{ "proto", 0, OPT_ENUM, "udp", 0, 0, pp_protos, "PROTO", "udp or tcp", OPT_OLD_LETTER('p') },
+	{ "size", 0, OPT_INT, "64", PP_MIN_SIZE, PP_MAX_TCP, NULL, "BYTES", "client: message size (UDP: up to 1472)", OPT_OLD_LETTER('s') },
 	{ "count", 'n', OPT_INT, NULL, 1, PP_MAX_MESSAGES, NULL, "N", "client: messages to measure (default 10000); server: exit after echoing N", 0 },
-	{ "duration", 'd', OPT_DOUBLE, NULL, 0.001, 31536000, NULL, "SECONDS", "client: measure for SECONDS instead of a count", 0 },
+	{ "duration", 'd', OPT_DURATION, NULL, 0.001, 31536000, NULL, "TIME", "client: measure this long instead of a count", OPT_S },
 	{ "rate", 'r', OPT_INT, "0", 0, 10000000, NULL, "N", "client: messages per second (0: each as soon as the last is answered)", 0 },
 	{ "warmup", 0, OPT_INT, "100", 0, 1000000, NULL, "N", "client: messages exchanged before measuring", 0 },
-	{ "timeout-ms", 0, OPT_INT, "1000", 1, 600000, NULL, "MS", "client: wait this long for an answer", 0 },
-	{ "idle-ms", 0, OPT_INT, "0", 0, 86400000, NULL, "MS", "server: exit after MS without a message (0: never)", 0 },
+	{ "timeout-ms", 0, OPT_DURATION, "1000", 1, 600000, NULL, "TIME", "client: wait this long for an answer", OPT_MS },
+	{ "idle-ms", 0, OPT_DURATION, "0", 0, 86400000, NULL, "TIME", "server: exit after TIME without a message (0: never)", OPT_MS },
 	{ "no-stamps", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "plain send and recv, no SO_TIMESTAMPING (half round trip only)", 0 },
 	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write this side's messages with their stamps to FILE (pcapng)", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
@@ -1151,7 +1151,7 @@ static int pp_client_open(struct pp_client *c, const struct opts *o)
 			return PP_SYSTEM;
 		}
 	}
-	pp_timeout(fd, opts_int(o, "timeout-ms"));
+	pp_timeout(fd, opts_ns(o, "timeout-ms") / 1000000);
 	return 0;
 }
 
@@ -1162,7 +1162,7 @@ static int pp_client(const struct opts *o)
 	bool by_time = opts_given(o, "duration");
 	uint64_t count = opts_given(o, "count") ? (uint64_t)opts_int(o, "count") :
 			 10000;
-	int64_t duration = (int64_t)(opts_double(o, "duration") * 1e9);
+	int64_t duration = opts_ns(o, "duration");
 	uint8_t *buf = xmalloc(PP_MAX_TCP);
 	struct timespec next;
 	struct pp_msg m;
@@ -1397,8 +1397,8 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 		ep->fd = c;
 		/* As the client's: an echo never waits for an ACK (Nagle). */
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (opts_int(o, "idle-ms"))
-			pp_timeout(c, opts_int(o, "idle-ms"));
+		if ((opts_ns(o, "idle-ms") / 1000000))
+			pp_timeout(c, (opts_ns(o, "idle-ms") / 1000000));
 		if (!opts_str(o, "interface"))
 			pp_iface_of(c, ep->ifname);
 		if (sv->stamps) {
@@ -1492,8 +1492,8 @@ static int pp_server_listen(struct pp_server *sv, const struct opts *o)
 			return PP_SYSTEM;
 		}
 	}
-	if (opts_int(o, "idle-ms"))
-		pp_timeout(ep->fd, opts_int(o, "idle-ms"));
+	if ((opts_ns(o, "idle-ms") / 1000000))
+		pp_timeout(ep->fd, (opts_ns(o, "idle-ms") / 1000000));
 	log_notice("listening on %s (%s, %s)", sv->bound, ep->tcp ? "tcp" : "udp",
 		   !sv->stamps ? "no stamps" : ep->tcp ? "stamps on connection" :
 		   ep->hw ? "hardware stamps" : "software stamps");
@@ -1519,7 +1519,7 @@ static int pp_server(const struct opts *o)
 		rc = rc == 1 ? PP_OK : rc - 1;
 		if (rc == PP_OK && !pp_stop)
 			log_notice("idle for %lld ms with no client: exiting",
-				   opts_int(o, "idle-ms"));
+				   (opts_ns(o, "idle-ms") / 1000000));
 		if (rc == PP_OK)
 			pp_server_print(sv, o);
 		goto out;
@@ -1533,7 +1533,7 @@ static int pp_server(const struct opts *o)
 			continue;
 		if (err == -ETIMEDOUT) {
 			log_notice("%s: idle for %lld ms: exiting", ep->peer,
-				   opts_int(o, "idle-ms"));
+				   (opts_ns(o, "idle-ms") / 1000000));
 			break;
 		}
 		if (err == -EPIPE || err == -ECONNRESET)

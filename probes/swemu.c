@@ -46,6 +46,7 @@
 #include "base/hist.h"
 #include "base/hmap.h"
 #include "base/log.h"
+#include "base/mkpath.h"
 #include "base/opts.h"
 #include "base/print.h"
 #include "base/prog.h"
@@ -86,24 +87,24 @@ static const struct opt_def swemu_opts[] = {
 	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the truth: DIR/IFACE.pcapng per port", 0 },
 	{ "preset", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "a switch model: arista-7124sx, mellanox-sx1036, gnodal-gs7200", 0 },
 	{ "mode", 0, OPT_ENUM, "cut-through", 0, 0, swemu_modes, "MODE", "cut-through or store-and-forward", 0 },
-	{ "latency", 0, OPT_DOUBLE, "0", 0, 1e9, NULL, "NS", "model latency (mean), nanoseconds", 0 },
-	{ "jitter", 0, OPT_DOUBLE, "0", 0, 1e9, NULL, "NS", "SD of the jitter added, nanoseconds", 0 },
+	{ "latency", 0, OPT_DURATION, "0", 0, 1e9, NULL, "TIME", "model latency (mean)", OPT_NS },
+	{ "jitter", 0, OPT_DURATION, "0", 0, 1e9, NULL, "TIME", "SD of the jitter added", OPT_NS },
 	{ "jitter-dist", 0, OPT_ENUM, "normal", 0, 0, swemu_dists, "DIST", "normal, exponential or uniform", 0 },
 	{ "speed", 0, OPT_STRING, "10G", 0, 0, NULL, "SPEED", "link speed for store-and-forward: 100M, 1G, 10G, 25G, 40G, 100G", 0 },
 	{ "seed", 0, OPT_INT, "1", 0, 9e18, NULL, "N", "seed of the jitter draws", 0 },
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, swemu_stamp_choices, "SOURCE", "stamps: auto, hw or sw", 0 },
 	{ "queue", 0, OPT_INT, "4096", 16, 1048576, NULL, "N", "frames each egress port holds", 0 },
-	{ "spin-us", 0, OPT_INT, "20", 0, 100000, NULL, "US", "spin instead of sleeping this close to a departure", 0 },
-	{ "poll-us", 0, OPT_INT, "0", 0, 1000000, NULL, "US", "keep polling this long after a frame before sleeping", 0 },
+	{ "spin-us", 0, OPT_DURATION, "20", 0, 100000, NULL, "TIME", "spin instead of sleeping this close to a departure", OPT_US },
+	{ "poll-us", 0, OPT_DURATION, "0", 0, 1000000, NULL, "TIME", "keep polling this long after a frame before sleeping", OPT_US },
 	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "never sleep (one CPU at 100 %)", 0 },
 	{ "io", 0, OPT_ENUM, "ring", 0, 0, swemu_ios, "IO", "receive through a ring (no syscall per frame) or socket (recvmsg per frame)", 0 },
-	{ "mac-age", 0, OPT_INT, "300", 1, 86400, NULL, "SECONDS", "forget a learned address after SECONDS", 0 },
-	{ "stamp-timeout-ms", 0, OPT_INT, "1000", 10, 60000, NULL, "MS", "a TX stamp not in by then is lost", 0 },
-	{ "snaplen", 's', OPT_INT, "65535", 64, 262144, NULL, "BYTES", "bytes kept of each frame in the files", 0 },
+	{ "mac-age", 0, OPT_DURATION, "300", 1, 86400, NULL, "TIME", "forget a learned address after TIME", OPT_S },
+	{ "stamp-timeout-ms", 0, OPT_DURATION, "1000", 10, 60000, NULL, "TIME", "a TX stamp not in by then is lost", OPT_MS },
+	{ "snaplen", 0, OPT_INT, "65535", 64, 262144, NULL, "BYTES", "bytes kept of each frame in the files", OPT_OLD_LETTER('s') },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "cpu", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "pin to CPU N", 0 },
-	{ "duration", 'd', OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
-	{ "count", 'c', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames received (0: never)", 0 },
+	{ "duration", 'd', OPT_DURATION, "0", 0, 86400 * 365, NULL, "TIME", "stop after TIME (0: never)", OPT_S },
+	{ "count", 'n', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames received (0: never)", OPT_OLD_LETTER('c') },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 },
 	{ "show-model", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the model the options give, as KEY VALUE lines, and exit", OPT_CLI_ONLY },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
@@ -1007,9 +1008,9 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 	if (!*preset || opts_given(o, "mode"))
 		mc->mode = (enum swmodel_mode)opts_enum(o, "mode");
 	if (!*preset || opts_given(o, "latency"))
-		mc->latency_ns = opts_double(o, "latency");
+		mc->latency_ns = (double)opts_ns(o, "latency");
 	if (!*preset || opts_given(o, "jitter"))
-		mc->jitter_ns = opts_double(o, "jitter");
+		mc->jitter_ns = (double)opts_ns(o, "jitter");
 	mc->dist = (enum swmodel_dist)opts_enum(o, "jitter-dist");
 	if (topo_parse_speed(opts_str(o, "speed"), &bps)) {
 		snprintf(err, len, "--speed: '%s' is not a speed like 100M, 1G, "
@@ -1088,10 +1089,11 @@ int main(int argc, char **argv)
 	}
 	dir = opts_str(o, "write");
 	if (dir) {
-		struct stat st;
+		int derr = mkpath_is_dir(dir);
 
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "tapless-swemu: --write %s: not a directory\n", dir);
+		if (derr) {
+			fprintf(stderr, "tapless-swemu: --write %s: %s\n", dir,
+				mkpath_why(derr));
 			goto out;
 		}
 	}
@@ -1102,13 +1104,13 @@ int main(int argc, char **argv)
 	host[sizeof(host) - 1] = 0;
 
 	d->cap = (uint32_t)opts_int(o, "queue");
-	d->mac_age_ns = opts_int(o, "mac-age") * 1000000000LL;
+	d->mac_age_ns = opts_ns(o, "mac-age");
 	if (hmap_create(&d->mac, 6, sizeof(struct swemu_mac), SWEMU_MAC_MAX, true)) {
 		log_err("the MAC table: %s", strerror(EINVAL));
 		goto out;
 	}
-	d->spin_ns = opts_int(o, "spin-us") * 1000LL;
-	d->poll_ns = opts_int(o, "poll-us") * 1000LL;
+	d->spin_ns = opts_ns(o, "spin-us");
+	d->poll_ns = opts_ns(o, "poll-us");
 	d->busy = opts_flag(o, "busy-poll");
 	d->io = (enum swemu_io)opts_enum(o, "io");
 	d->snaplen = (uint32_t)opts_int(o, "snaplen");
@@ -1119,7 +1121,7 @@ int main(int argc, char **argv)
 		snprintf(p->name, sizeof(p->name), "%s", names[i]);
 		d->n++;
 		err_no = swemu_port_open(p, modes[opts_enum(o, "stamps")],
-					 opts_int(o, "stamp-timeout-ms") * 1000000LL,
+					 opts_ns(o, "stamp-timeout-ms"),
 					 d->cap, err, sizeof(err));
 		if (err_no) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
@@ -1203,12 +1205,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	start = ts_now_mono();
-	if (opts_int(o, "duration"))
-		end_mono = start + opts_int(o, "duration") * 1000000000LL;
+	if (opts_ns(o, "duration"))
+		end_mono = start + opts_ns(o, "duration");
 	log_notice("switching %u ports: %s, latency %.1f ns, jitter SD %.1f ns%s%s",
 		   d->n, swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
 		   preset ? ", preset " : "", preset ? preset : "");
-	swemu_run(d, end_mono, opts_int(o, "stamp-timeout-ms") * 1000000LL, &waitmask);
+	swemu_run(d, end_mono, opts_ns(o, "stamp-timeout-ms"), &waitmask);
 	rc = 0;
 	if (d->truth && pcapq_finish(d->truth)) {
 		if (!d->write_failed)

@@ -48,12 +48,12 @@
 
 static const struct opt_def venue_opts[] = {
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
-	{ "duration", 'd', OPT_INT, "10", 1, 86400, NULL, "SECONDS", "publish for SECONDS", 0 },
+	{ "duration", 'd', OPT_DURATION, "10", 1, 86400, NULL, "TIME", "publish this long", OPT_S },
 	{ "symbols", 0, OPT_STRING, "TLA,TLB,TLC,TLD", 0, 0, NULL, "LIST", "symbols (55), comma-separated, cycled", 0 },
 	{ "comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "our SenderCompID", 0 },
 	{ "peer-comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "the algo's CompID", 0 },
-	{ "accept-timeout", 0, OPT_INT, "30", 1, 86400, NULL, "SECONDS", "wait this long for the algo to connect and log on", 0 },
-	{ "logon-timeout", 0, OPT_INT, "5", 1, 3600, NULL, "SECONDS", "close a connection that has not logged on after SECONDS", 0 },
+	{ "accept-timeout", 0, OPT_DURATION, "30", 1, 86400, NULL, "TIME", "wait this long for the algo to connect and log on", OPT_S },
+	{ "logon-timeout", 0, OPT_DURATION, "5", 1, 3600, NULL, "TIME", "close a connection that has not logged on after TIME", OPT_S },
 	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "pace market data by spinning on the clock, never sleeping (with --cpu)", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
@@ -464,8 +464,8 @@ static int venue_accept(struct venue *v, const struct opts *o,
 		.max_msg = (size_t)opts_int(o, "max-msg"),
 	};
 	struct probe_conn *conn[2] = { &v->md, &v->ord };
-	int64_t end = ts_now_mono() + opts_int(o, "accept-timeout") * NS_PER_S;
-	int64_t logon_ns = opts_int(o, "logon-timeout") * NS_PER_S;
+	int64_t end = ts_now_mono() + opts_ns(o, "accept-timeout");
+	int64_t logon_ns = opts_ns(o, "logon-timeout");
 
 	while (!venue_stop && ts_now_mono() < end) {
 		struct pollfd p[4 + VENUE_MAX_PENDING];
@@ -533,8 +533,8 @@ static int venue_accept(struct venue *v, const struct opts *o,
 	venue_pend_close_all(v, "the venue is stopping");
 	if (venue_stop)
 		return -EINTR;
-	log_err("the algo did not connect and log on to both sessions in %lld s",
-		opts_int(o, "accept-timeout"));
+	log_err("the algo did not connect and log on to both sessions in %.9g s",
+		(double)opts_ns(o, "accept-timeout") / NS_PER_S);
 	return -ETIMEDOUT;
 }
 
@@ -554,12 +554,12 @@ static void venue_refuse(struct venue *v, int lfd[2], const struct pollfd *p,
  * stops publishing, yet orders are filled to the end of the duration,
  * and the order client's leaves publishing going. The run ends early
  * only when every session has logged out. Returns 0 or -errno (logged). */
-static int venue_run(struct venue *v, int64_t rate, int64_t secs, bool busy,
+static int venue_run(struct venue *v, int64_t rate, int64_t dur_ns, bool busy,
 		     int lfd[2])
 {
 	int64_t interval = NS_PER_S / rate, start = ts_now_mono();
-	int64_t next = start, end = start + secs * NS_PER_S, now = start;
-	uint64_t n = 0, total = (uint64_t)(rate * secs);
+	int64_t next = start, end = start + dur_ns, now = start;
+	uint64_t n = 0, total = (uint64_t)((double)rate * (double)dur_ns / NS_PER_S);
 	int rc = 0;
 
 	v->offered = total;
@@ -743,7 +743,8 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	v->slip_cap = (size_t)opts_int(o, "rate") * (size_t)opts_int(o, "duration");
+	v->slip_cap = (size_t)((double)opts_int(o, "rate") *
+			       (double)opts_ns(o, "duration") / NS_PER_S) + 1;
 	if (v->slip_cap > VENUE_MAX_SLIP)
 		v->slip_cap = VENUE_MAX_SLIP;
 	v->slip = xcalloc(v->slip_cap, sizeof(*v->slip));
@@ -758,9 +759,9 @@ int main(int argc, char **argv)
 	rc = 2;
 	if (venue_accept(v, o, &x, lfd))
 		goto done;
-	log_notice("publishing %lld messages/s for %lld s", opts_int(o, "rate"),
-		   opts_int(o, "duration"));
-	if (venue_run(v, opts_int(o, "rate"), opts_int(o, "duration"),
+	log_notice("publishing %lld messages/s for %.9g s", opts_int(o, "rate"),
+		   (double)opts_ns(o, "duration") / NS_PER_S);
+	if (venue_run(v, opts_int(o, "rate"), opts_ns(o, "duration"),
 		      opts_flag(o, "busy-poll"), lfd))
 		goto done;
 	/* Orders sent on the last market data (and the SELLs of their fills)

@@ -184,7 +184,7 @@ static void syncd_apply(struct syncd *d)
 	struct opts_error err;
 	int rc;
 
-	d->interval_ns = opts_int(c->opts, "sample_interval") * 1000000LL;
+	d->interval_ns = opts_ns(c->opts, "sample_interval");
 	rc = ptpgen_write(&d->plan, &err);
 	if (rc)
 		syncd_event(d, NULL, "config_fail", "%s", err.msg);

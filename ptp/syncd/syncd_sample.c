@@ -286,7 +286,7 @@ void syncd_rules(struct syncd *d)
 			    "rules", "threshold_ns=%lld drift_ppb=%" PRId64
 			    " (%s) interval_ms=%lld settle=%d spread=%d "
 			    "fresh=%s", opts_int(o, "sync_threshold"), drift, why,
-			    opts_int(o, "sample_interval"), SYNCD_SETTLE,
+			    (long long)(d->interval_ns / 1000000), SYNCD_SETTLE,
 			    SYNCQ_SPREAD, der ? "reading+reference" :
 			    "new-sync-ingress");
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "base/xalloc.h"
@@ -35,4 +36,24 @@ int mkpath_p(const char *dir, mode_t mode)
 	else if (!err && !S_ISDIR(st.st_mode))
 		err = -ENOTDIR;
 	return err;
+}
+
+int mkpath_is_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+const char *mkpath_why(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no such directory";
+	case -ENOTDIR:
+		return "not a directory";
+	}
+	return strerror(-err);
 }

@@ -65,6 +65,151 @@ static bool opts_bounded(const struct opt_def *d)
 	return d->min <= d->max && !(d->min == 0 && d->max == 0);
 }
 
+/* text, a decimal with a fraction or an exponent, as a whole long long:
+ * 0, -EINVAL (not a number), -EDOM (not whole) or -ERANGE. */
+static int opts_whole(const char *text, long long *x)
+{
+	char *end;
+	double d;
+
+	if (!strchr("+-.0123456789", *text) || strpbrk(text, "xXnN"))
+		return -EINVAL;	/* no hex floats, inf or nan */
+	errno = 0;
+	d = strtod(text, &end);
+	if (*end || !isfinite(d))
+		return -EINVAL;
+	if (d != trunc(d))
+		return -EDOM;
+	if (errno == ERANGE || fabs(d) >= 9223372036854775807.0)
+		return -ERANGE;
+	*x = (long long)d;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	long long ns;
+} opts_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	{ "m", 60000000000LL },
+};
+
+static long long opts_bare_unit(const struct opt_def *d)
+{
+	switch (d->flags & OPT_UNIT_MASK) {
+	case OPT_US:
+		return 1000;
+	case OPT_MS:
+		return 1000000;
+	case OPT_S:
+		return 1000000000;
+	}
+	return 1;
+}
+
+int opts_parse_ns(const char *text, long long unit_ns, long long *ns)
+{
+	char num[64], *end;
+	const char *u = text;
+	size_t len;
+
+	/* The number: digits, a point, an exponent; then the unit. */
+	while (*u && (strchr("+-.0123456789", *u) ||
+		      ((*u == 'e' || *u == 'E') && u > text)))
+		u++;
+	len = (size_t)(u - text);
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, text, len);
+	num[len] = 0;
+	if (*u) {
+		size_t k;
+
+		for (k = 0; k < sizeof(opts_units) / sizeof(opts_units[0]); k++)
+			if (!strcmp(u, opts_units[k].name))
+				break;
+		if (k == sizeof(opts_units) / sizeof(opts_units[0]))
+			return -EINVAL;
+		unit_ns = opts_units[k].ns;
+	}
+	if (!strpbrk(num, ".eE")) {
+		long long x;
+
+		errno = 0;
+		x = strtoll(num, &end, 10);
+		if (*end || end == num)
+			return -EINVAL;
+		if (errno == ERANGE || __builtin_mul_overflow(x, unit_ns, ns))
+			return -ERANGE;
+		return 0;
+	} else {
+		double x;
+
+		errno = 0;
+		x = strtod(num, &end);
+		if (*end || end == num || !isfinite(x))
+			return -EINVAL;
+		x *= (double)unit_ns;
+		if (errno == ERANGE || fabs(x) >= 9223372036854775807.0)
+			return -ERANGE;
+		*ns = llround(x);
+		return 0;
+	}
+}
+
+void opts_format_ns(char *dst, size_t size, long long ns)
+{
+	/* The largest unit that keeps it exact; minutes read worse than s. */
+	for (int k = 3; k > 0; k--) {
+		if (ns % opts_units[k].ns == 0) {
+			snprintf(dst, size, "%lld%s", ns / opts_units[k].ns,
+				 opts_units[k].name);
+			return;
+		}
+	}
+	snprintf(dst, size, "%lldns", ns);
+}
+
+/* An OPT_DURATION's range in nanoseconds; false when it has none. */
+static bool opts_ns_range(const struct opt_def *d, long long *lo, long long *hi)
+{
+	long long unit = opts_bare_unit(d);
+
+	if (!opts_bounded(d))
+		return false;
+	*lo = llround(d->min * (double)unit);
+	*hi = llround(d->max * (double)unit);
+	return true;
+}
+
+static int opts_convert_ns(const struct opt_def *d, const char *text,
+			   struct opt_val *v, const char *where,
+			   struct opts_error *err)
+{
+	long long ns, lo, hi;
+	int rc = opts_parse_ns(text, opts_bare_unit(d), &ns);
+
+	if (rc == -ERANGE)
+		return opts_fail(err, "%s: '%s' is too large", where, text);
+	if (rc)
+		return opts_fail(err, "%s: '%s' is not a duration (a number "
+				 "with ns, us, ms, s or m)", where, text);
+	if (opts_ns_range(d, &lo, &hi)) {
+		if (ns < lo || ns > hi) {
+			char a[32], b[32];
+
+			opts_format_ns(a, sizeof(a), lo);
+			opts_format_ns(b, sizeof(b), hi);
+			return opts_fail(err, "%s: '%s' is out of range [%s, %s]",
+					 where, text, a, b);
+		}
+	} else if (ns < 0) {
+		return opts_fail(err, "%s: '%s' is negative", where, text);
+	}
+	v->i = ns;
+	return 0;
+}
+
 /* Parse text for definition d into *v (not touching v->src). where names
  * the option in messages: "--rate" or "PATH:LINE: rate". */
 static int opts_convert(const struct opt_def *d, const char *text,
@@ -92,6 +237,19 @@ static int opts_convert(const struct opt_def *d, const char *text,
 		/* Decimal, or hex with 0x; never octal: "037" is 37. */
 		x = strtoll(text, &end, (text[0] == '0' && (text[1] == 'x' ||
 							text[1] == 'X')) ? 16 : 10);
+		if (*text && *end && strchr(".eE", *end) && !errno &&
+		    !isspace((unsigned char)*text)) {
+			/* The forms --help prints a range in: 1e+15. */
+			int rc = opts_whole(text, &x);
+
+			if (rc == -ERANGE)
+				return opts_fail(err, "%s: '%s' is too large", where, text);
+			if (rc == -EDOM)
+				return opts_fail(err, "%s: '%s' is not a whole number",
+						 where, text);
+			if (!rc)
+				end = (char *)"";
+		}
 		if (!*text || *end || isspace((unsigned char)*text))
 			return opts_fail(err, "%s: '%s' is not a number", where, text);
 		if (errno == ERANGE)
@@ -115,6 +273,8 @@ static int opts_convert(const struct opt_def *d, const char *text,
 		v->d = x;
 		return 0;
 	}
+	case OPT_DURATION:
+		return opts_convert_ns(d, text, v, where, err);
 	case OPT_STRING:
 		free(v->s);
 		v->s = xstrdup(text);
@@ -273,7 +433,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	 * the key too: the spelling tapless-syncd had before, still taken. */
 	struct option *lo = xcalloc(2 * o->n + 1, sizeof(*lo));
 	char (*names)[OPTS_NAME_MAX] = xcalloc(o->n ? o->n : 1, sizeof(*names));
-	char *so = xmalloc(2 * o->n + 3);
+	char *so = xmalloc(4 * o->n + 3);
 	size_t nlo = 0, nso = 0;
 	int rc = 0;
 
@@ -294,6 +454,11 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 						     256 + (int)i };
 		if (d->short_name) {
 			so[nso++] = (char)d->short_name;
+			if (d->type != OPT_FLAG)
+				so[nso++] = ':';
+		}
+		if (opt_old_letter(d)) {
+			so[nso++] = (char)opt_old_letter(d);
 			if (d->type != OPT_FLAG)
 				so[nso++] = ':';
 		}
@@ -333,7 +498,8 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 			i = (size_t)(c - 256);
 		} else {
 			for (i = 0; i < o->n; i++)
-				if (o->defs[i].short_name == c &&
+				if ((o->defs[i].short_name == c ||
+				     opt_old_letter(&o->defs[i]) == c) &&
 				    !(o->defs[i].flags & OPT_FILE_ONLY))
 					break;
 		}
@@ -477,6 +643,11 @@ long long opts_int(const struct opts *o, const char *name)
 	return opts_get(o, name, OPT_INT)->i;
 }
 
+long long opts_ns(const struct opts *o, const char *name)
+{
+	return opts_get(o, name, OPT_DURATION)->i;
+}
+
 double opts_double(const struct opts *o, const char *name)
 {
 	return opts_get(o, name, OPT_DOUBLE)->d;
@@ -532,20 +703,23 @@ bool opts_given(const struct opts *o, const char *name)
 
 void opts_usage(FILE *f, const struct opt_def *defs)
 {
+	bool times = false;
+
 	for (const struct opt_def *d = defs; d->name; d++) {
 		char left[OPTS_NAME_MAX + 64], name[OPTS_NAME_MAX];
+		const char *arg = d->type == OPT_FLAG ? "" :
+				  d->arg ? d->arg :
+				  d->type == OPT_DURATION ? "TIME" : "ARG";
 
 		if (d->flags & OPT_FILE_ONLY)
 			continue;
 		opts_cli_name(name, sizeof(name), d->name);
 		if (d->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name,
-				 name, d->type == OPT_FLAG ? "" : " ",
-				 d->type == OPT_FLAG ? "" : d->arg ? d->arg : "ARG");
+				 name, *arg ? " " : "", arg);
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", name,
-				 d->type == OPT_FLAG ? "" : " ",
-				 d->type == OPT_FLAG ? "" : d->arg ? d->arg : "ARG");
+				 *arg ? " " : "", arg);
 		fprintf(f, "  %-28s %s", left, d->help ? d->help : "");
 		if (d->type == OPT_ENUM && d->choices) {
 			fprintf(f, " [one of:");
@@ -555,10 +729,122 @@ void opts_usage(FILE *f, const struct opt_def *defs)
 		}
 		if ((d->type == OPT_INT || d->type == OPT_DOUBLE) && opts_bounded(d))
 			fprintf(f, " [range: %.15g..%.15g]", d->min, d->max);
-		if (d->def && d->type != OPT_FLAG)
+		if (d->type == OPT_DURATION) {
+			static const char *const bare[] = { "ns", "us", "ms", "s" };
+			char a[32], b[32];
+			long long lo, hi, ns;
+
+			times = true;
+			if (opts_ns_range(d, &lo, &hi)) {
+				opts_format_ns(a, sizeof(a), lo);
+				opts_format_ns(b, sizeof(b), hi);
+				fprintf(f, " [range: %s..%s]", a, b);
+			}
+			if (d->def && !opts_parse_ns(d->def, opts_bare_unit(d), &ns)) {
+				opts_format_ns(a, sizeof(a), ns);
+				fprintf(f, " [default: %s]", a);
+			}
+			fprintf(f, " [bare number: %s]",
+				bare[(d->flags & OPT_UNIT_MASK) >> 4]);
+		} else if (d->def && d->type != OPT_FLAG) {
 			fprintf(f, " [default: %s]", d->def);
+		}
 		if (d->type == OPT_LIST)
 			fprintf(f, " (repeatable)");
+		if (opt_old_letter(d))
+			fprintf(f, " (old letter -%c still taken)", opt_old_letter(d));
 		fputc('\n', f);
 	}
+	if (times)
+		fprintf(f, "\nTIME: a number with a unit, ns, us, ms, s or m "
+			"(250us, 1.5s, 2m); a bare number is in the unit shown.\n");
+}
+
+void opts_print_table(FILE *f, const struct opt_def *defs)
+{
+	static const char *const types[] = {
+		[OPT_FLAG] = "flag", [OPT_INT] = "int", [OPT_DOUBLE] = "double",
+		[OPT_STRING] = "string", [OPT_ENUM] = "enum", [OPT_LIST] = "list",
+		[OPT_DURATION] = "duration",
+	};
+
+	for (const struct opt_def *d = defs; d->name; d++) {
+		char name[OPTS_NAME_MAX];
+
+		if (d->flags & OPT_FILE_ONLY)
+			continue;
+		opts_cli_name(name, sizeof(name), d->name);
+		fprintf(f, "%s\t%c\t%c\t%s\n", name,
+			d->short_name ? d->short_name : '-',
+			opt_old_letter(d) ? opt_old_letter(d) : '-', types[d->type]);
+	}
+}
+
+/* Does the letter table's row (or, without one, the first use seen so
+ * far, first: "" before it) let its letter stand for name? */
+static bool opts_letter_means(const struct opts_letter *row,
+			      const char *name, char *first, size_t size)
+{
+	if (row) {
+		for (size_t k = 0; row->names && row->names[k]; k++)
+			if (!strcmp(row->names[k], name))
+				return true;
+		return false;
+	}
+	if (!*first)
+		snprintf(first, size, "%s", name);
+	return !strcmp(first, name);
+}
+
+int opts_letters_check(const struct opts_program *progs, size_t n,
+		       const struct opts_letter *letters, size_t n_letters,
+		       struct opts_error *err)
+{
+	char first[256][OPTS_NAME_MAX];
+	const char *first_prog[256] = { 0 };
+
+	memset(first, 0, sizeof(first));
+
+	for (size_t p = 0; p < n; p++) {
+		const char *used[256] = { 0 };
+
+		for (const struct opt_def *d = progs[p].defs; d->name; d++) {
+			char name[OPTS_NAME_MAX];
+			const struct opts_letter *row = NULL;
+			int c = d->short_name, old = opt_old_letter(d);
+
+			if (d->flags & OPT_FILE_ONLY)
+				continue;
+			opts_cli_name(name, sizeof(name), d->name);
+			if (c && used[c])
+				return opts_fail(err, "%s: -%c is both --%s and --%s",
+						 progs[p].name, c, used[c], name);
+			if (c)
+				used[c] = d->name;
+			if (old && used[old])
+				return opts_fail(err, "%s: old letter -%c of --%s is "
+						 "also --%s", progs[p].name, old,
+						 name, used[old]);
+			if (old)
+				used[old] = d->name;
+			if (!c)
+				continue;
+			for (size_t k = 0; k < n_letters; k++)
+				if (letters[k].letter == c)
+					row = &letters[k];
+			if (!first[c][0])
+				first_prog[c] = progs[p].name;
+			if (!opts_letter_means(row, name, first[c], sizeof(first[c]))) {
+				if (row)
+					return opts_fail(err, "%s: -%c is --%s, which the "
+							 "letter table does not give it "
+							 "(an old letter? say so)",
+							 progs[p].name, c, name);
+				return opts_fail(err, "-%c has two meanings: --%s in %s, "
+						 "--%s in %s", c, first[c],
+						 first_prog[c], name, progs[p].name);
+			}
+		}
+	}
+	return 0;
 }

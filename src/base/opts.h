@@ -23,15 +23,32 @@
 
 enum opt_type {
 	OPT_FLAG,	/* no argument on the command line; "0"/"1" in a file */
-	OPT_INT,	/* long long within [min, max] */
+	OPT_INT,	/* long long within [min, max]; 1e+15 taken when integral */
 	OPT_DOUBLE,	/* double within [min, max] */
 	OPT_STRING,
 	OPT_ENUM,	/* one of .choices */
 	OPT_LIST,	/* repeatable string; each use appends */
+	OPT_DURATION,	/* a time: a number with ns, us, ms, s or m (250us,
+			 * 1.5s); a bare number is in the unit of the flags'
+			 * OPT_NS..OPT_S, as the option always took it. min,
+			 * max in that unit; never negative unless min is.
+			 * Read in nanoseconds with opts_ns(). */
 };
 
 #define OPT_CLI_ONLY	0x1	/* not accepted in a config file */
 #define OPT_FILE_ONLY	0x2	/* not accepted on the command line */
+/* OPT_DURATION: the unit of a bare number (OPT_NS when none is given). */
+#define OPT_NS		0x00
+#define OPT_US		0x10
+#define OPT_MS		0x20
+#define OPT_S		0x30
+#define OPT_UNIT_MASK	0x30
+/* An old short letter still taken for this option, as a deprecated alias:
+ * flags |= OPT_OLD_LETTER('p'). --help and the man page say so. It must
+ * not clash inside the table; across programs it is exempt from the rule
+ * that a letter means one thing (opts_letters_check). */
+#define OPT_OLD_LETTER(c)	((unsigned)(unsigned char)(c) << 8)
+#define opt_old_letter(d)	((int)(((d)->flags >> 8) & 0xff))
 
 struct opt_def {
 	const char *name;	/* the key in a file; --name with '-' for '_' */
@@ -106,6 +123,7 @@ void opts_cli_name(char *dst, size_t size, const char *key);
  * programming error and aborts). */
 bool opts_flag(const struct opts *o, const char *name);
 long long opts_int(const struct opts *o, const char *name);
+long long opts_ns(const struct opts *o, const char *name); /* DURATION */
 double opts_double(const struct opts *o, const char *name);
 const char *opts_str(const struct opts *o, const char *name); /* or NULL */
 int opts_enum(const struct opts *o, const char *name);	/* index */
@@ -120,7 +138,40 @@ int opts_line(const struct opts *o, const char *name, size_t item);
 bool opts_has(const struct opts *o, const char *name);	/* in the table */
 
 /* --help text: one line per option with its argument, help, default and
- * range, in table order. */
+ * range, in table order; every form it prints parses back. */
 void opts_usage(FILE *f, const struct opt_def *defs);
+
+/* Parse a duration as OPT_DURATION does: a number with ns, us, ms, s or m,
+ * or bare in unit_ns nanoseconds. 0, or -EINVAL (not a duration), -ERANGE
+ * (beyond a long long of nanoseconds). */
+int opts_parse_ns(const char *text, long long unit_ns, long long *ns);
+
+/* ns as the shortest exact text opts_parse_ns takes back: "250ms". */
+void opts_format_ns(char *dst, size_t size, long long ns);
+
+/* The table as lines for tools (shell completion, the letter check):
+ * "NAME<TAB>LETTER<TAB>OLD<TAB>TYPE", LETTER and OLD "-" when none. */
+void opts_print_table(FILE *f, const struct opt_def *defs);
+
+/* One letter, one meaning. */
+struct opts_program {
+	const char *name;		/* "tapless-capd", "tapless correlate" */
+	const struct opt_def *defs;
+};
+struct opts_letter {
+	int letter;
+	const char *const *names;	/* the command-line names it may mean,
+					 * NULL-terminated; none: no meaning */
+};
+/* Check the programs' tables against the letter table (n_letters rows;
+ * a letter not in it means whatever its first use means). Fails, with
+ * why in err, when a letter is used twice in one program (as a letter or
+ * an old letter), or when a letter stands for an option its table row
+ * does not list, or, without a row, for two differently named options in
+ * two programs. Old letters (OPT_OLD_LETTER) are exempt across programs.
+ * Returns 0 or -EINVAL. */
+int opts_letters_check(const struct opts_program *progs, size_t n,
+		       const struct opts_letter *letters, size_t n_letters,
+		       struct opts_error *err);
 
 #endif

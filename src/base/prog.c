@@ -60,6 +60,12 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
 	snprintf(prog_ident, sizeof(prog_ident), "%s %s", p->name,
 		 tapless_version);
 	log_init(p->name, false, LOG_NOTICE);
+	/* For tools (tests/optcheck, completion): the table itself. */
+	if (argc == 2 && !strcmp(argv[1], "--list-options")) {
+		opts_print_table(stdout, p->opts);
+		*ret = 0;
+		return NULL;
+	}
 	o = opts_create(p->opts);
 	first = opts_parse_args(o, argc, argv, &err);
 	if (first >= 0 && first < argc && !p->operands)

@@ -62,7 +62,8 @@ struct prog {
 
 /* Start the program p from its command line. Returns the options, with
  * *ret the index in argv of the first operand (argc if none), for the
- * program to run on; or NULL with *ret the exit status: 0 when --help or
+ * program to run on; or NULL with *ret the exit status: 0 when --help,
+ * --list-options (the table, opts_print_table; alone on the line) or
  * --version was answered (on stdout), PROG_USAGE after saying on stderr
  * what is wrong ("NAME: why", and "try 'NAME --help'" for the command
  * line). Logging goes to stderr at notice from the start, then as the

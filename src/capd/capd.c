@@ -20,6 +20,7 @@
 #include "live/capture.h"
 #include "stamp/iface.h"
 #include "base/log.h"
+#include "base/mkpath.h"
 #include "base/opts.h"
 #include "files/pcapng.h"
 #include "base/pidfile.h"
@@ -55,24 +56,25 @@ static const char *const capd_modes[] = { "auto", "hw", "sw", NULL };
 static const struct opt_def capd_opts[] = {
 	{ "interface", 'i', OPT_LIST, NULL, 0, 0, NULL, "IFACE", "capture on IFACE", 0 },
 	{ "write-dir", 'w', OPT_STRING, ".", 0, 0, NULL, "DIR", "directory for the capture files", 0 },
-	{ "snaplen", 's', OPT_INT, "262144", 64, 262144, NULL, "BYTES", "bytes kept of each frame", 0 },
+	{ "snaplen", 0, OPT_INT, "262144", 64, 262144, NULL, "BYTES", "bytes kept of each frame", OPT_OLD_LETTER('s') },
 	{ "buffer-size", 'B', OPT_INT, "32768", 1024, 4194304, NULL, "KIB", "kernel ring per interface and direction", 0 },
 	{ "file-size", 'C', OPT_INT, "0", 0, 1000000, NULL, "MB", "start a new file after MB million bytes (0: never)", 0 },
-	{ "rotate-seconds", 'G', OPT_INT, "0", 0, 86400 * 7, NULL, "SECONDS", "start a new file every SECONDS (0: never)", 0 },
-	{ "count", 'c', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames (0: never)", 0 },
-	{ "duration", 0, OPT_INT, "0", 0, 86400 * 365, NULL, "SECONDS", "stop after SECONDS (0: never)", 0 },
-	{ "no-promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", 0 },
+	{ "rotate-seconds", 'G', OPT_DURATION, "0", 0, 86400 * 7, NULL, "TIME", "start a new file this often (0: never)", OPT_S },
+	{ "count", 'n', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames (0: never)", OPT_OLD_LETTER('c') },
+	{ "duration", 0, OPT_DURATION, "0", 0, 86400 * 365, NULL, "TIME", "stop after TIME (0: never)", OPT_S },
+	{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", OPT_OLD_LETTER('p') },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
-	{ "stats-interval", 0, OPT_INT, "10", 1, 3600, NULL, "SECONDS", "log kernel drops, and write the counters into the file, this often", 0 },
-	{ "heartbeat-ms", 0, OPT_INT, "50", 0, 60000, NULL, "MS", "write a heartbeat (complete up to a time) this often, 0 or 10 to 60000 (0: none)", 0 },
-	{ "iface-grace", 0, OPT_INT, "5", 0, 86400, NULL, "SECONDS", "exit when every interface has been gone this long", 0 },
+	{ "stats-interval", 0, OPT_DURATION, "10", 1, 3600, NULL, "TIME", "log kernel drops, and write the counters into the file, this often", OPT_S },
+	{ "heartbeat-ms", 0, OPT_DURATION, "50", 0, 60000, NULL, "TIME", "write a heartbeat (complete up to a time) this often, 0 or 10ms to 60s (0: none)", OPT_MS },
+	{ "iface-grace", 0, OPT_DURATION, "5", 0, 86400, NULL, "TIME", "exit when every interface has been gone this long", OPT_S },
 	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
 	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
 	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
 	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
-	{ "reorder-ms", 0, OPT_INT, "100", 1, 10000, NULL, "MS", "hold frames this long to write them in time order", 0 },
+	{ "sender-copy-only", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "of a frame that got a keyed sender stamp, write only the sender-stamped copy (not the captured one)", 0 },
+	{ "reorder-ms", 0, OPT_DURATION, "100", 1, 10000, NULL, "TIME", "hold frames this long to write them in time order", OPT_MS },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
@@ -180,6 +182,16 @@ struct capd {
 	uint64_t tx_records, tx_unmatched, forced;
 	/* Keyed stamps (tapless-stamp's) joined to captured outbound frames. */
 	struct txmatch *tm;
+	/* --sender-copy-only: the captured copy of a frame paired with its
+	 * sender stamp is taken back from the reorder buffer (the tag it was
+	 * kept in txmatch with is its reorder handle), or, when the stamp was
+	 * waiting for it, never put in. */
+	bool sender_only;
+	bool in_packet;		/* in capd_packet(), for the frame tagged: */
+	uint64_t pkt_tag;
+	bool pkt_paired;	/* its stamp was waiting: the copy is not taken */
+	uint64_t copies_dropped;	/* captured copies left out */
+	uint64_t copies_both;	/* written already when their stamp came */
 	int64_t now;		/* the loop's clock reading (CLOCK_MONOTONIC):
 				 * frames and stamps of one batch share it */
 	uint64_t keyed_logged;	/* unmatched keyed stamps already logged */
@@ -649,9 +661,18 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 	 * sender's side of a connection between two local programs is
 	 * still told apart from the peer's, and a received frame never
 	 * takes a stamp of the other side. */
-	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown))
-		txmatch_frame(d->tm, x->i, d->ifc[x->i].linktype, p->data,
-			      p->caplen, p->len, d->now);
+	if (d->tm && (p->dir == CAPTURE_OUT || d->ifc[x->i].dir_unknown)) {
+		d->in_packet = true;
+		d->pkt_tag = reorder_next_seq(d->ro);
+		d->pkt_paired = false;
+		txmatch_frame_tagged(d->tm, x->i, d->ifc[x->i].linktype, p->data,
+				     p->caplen, p->len, d->now, d->pkt_tag);
+		d->in_packet = false;
+		if (d->pkt_paired) {
+			d->copies_dropped++;
+			return;
+		}
+	}
 
 	capd_take(d, capd_group(x->i, hw), d->ifc[x->i].id[p->dir], p->ts_ns,
 		  p->data, p->caplen, p->len, p->dir == CAPTURE_OUT, d->now);
@@ -662,8 +683,8 @@ static void capd_packet(void *arg, const struct capture_packet *p)
 /* A keyed stamp found its frame, captured on interface i: the frame goes
  * into the file again, on the sender-stamped interface, with the sender's
  * stamp — exactly as a frame record would. */
-static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
-			 uint32_t caplen, uint32_t origlen,
+static void capd_tx_pair(void *arg, unsigned i, uint64_t tag,
+			 const uint8_t *frame, uint32_t caplen, uint32_t origlen,
 			 const struct txsock_rec *r)
 {
 	struct capd *d = arg;
@@ -677,6 +698,17 @@ static void capd_tx_pair(void *arg, unsigned i, const uint8_t *frame,
 		return;
 	}
 	d->tx_records++;
+	/* The captured copy: not taken yet (capd_packet leaves it out), or
+	 * held (taken back by its handle and bytes), or written already
+	 * when the stamp came later than the hold, or forced out. */
+	if (d->sender_only) {
+		if (d->in_packet && tag == d->pkt_tag)
+			d->pkt_paired = true;
+		else if (reorder_drop(d->ro, tag, frame, caplen))
+			d->copies_dropped++;
+		else
+			d->copies_both++;
+	}
 	capd_take(d, capd_group(i, hw), d->ifc[i].id_tx[hw], r->ts_ns, frame,
 		  caplen, origlen, true, d->now);
 }
@@ -948,6 +980,16 @@ static void capd_log_keyed(struct capd *d, bool end)
 			   (unsigned long long)st.other_stages);
 }
 
+/* --sender-copy-only's account. */
+static void capd_log_copies(const struct capd *d, int level)
+{
+	log_at(level, "--sender-copy-only: %llu captured copies of "
+	       "sender-stamped frames left out, %llu written anyway (their "
+	       "stamp came after --reorder-ms)",
+	       (unsigned long long)d->copies_dropped,
+	       (unsigned long long)d->copies_both);
+}
+
 static void capd_log_stats(struct capd *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
@@ -997,6 +1039,8 @@ static void capd_log_stats(struct capd *d)
 		       (unsigned long long)c.refused);
 		d->tx_lost_logged = c.lost;
 	}
+	if (d->sender_only)
+		capd_log_copies(d, LOG_INFO);
 }
 
 /* ---- Interfaces that go down, disappear and come back ---- */
@@ -1221,10 +1265,9 @@ int main(int argc, char **argv)
 	const char *const *ifnames, *const *cgroups, *tx_path = NULL;
 	struct opts *o;
 	struct sigaction sa;
-	struct stat st;
 	int64_t end_ns = 0, next_stats;
 	char *filter = NULL;
-	int first, rc = 1, block_ms;
+	int first, rc = 1, block_ms, derr;
 	size_t nif, ncg;
 	int poll_ms = 100;
 	struct pidfile *out_lock = NULL, *tx_lock = NULL;
@@ -1241,16 +1284,21 @@ int main(int argc, char **argv)
 	nif = opts_list(o, "interface", &ifnames);
 	ncg = opts_list(o, "stamp-cgroup", &cgroups);
 	d->tx = opts_str(o, "tx-socket") || ncg;
+	d->sender_only = opts_flag(o, "sender-copy-only");
+	if (d->sender_only && !d->tx) {
+		fprintf(stderr, "tapless-capd: --sender-copy-only needs sender "
+			"stamps: --tx-socket or --stamp-cgroup\n");
+		goto out;
+	}
 	if (!nif || nif > CAPD_MAX_IFACES) {
 		fprintf(stderr, "tapless-capd: give 1 to %d interfaces with -i\n",
 			CAPD_MAX_IFACES);
 		goto out;
 	}
 	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write-dir"));
-	if (stat(d->dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tapless-capd: -w %s: %s\n", d->dir,
-			errno == ENOENT ? "no such directory (create it first)" :
-			"not a directory");
+	if ((derr = mkpath_is_dir(d->dir))) {
+		fprintf(stderr, "tapless-capd: -w %s: %s%s\n", d->dir,
+			mkpath_why(derr), derr == -ENOENT ? " (create it first)" : "");
 		goto out;
 	}
 	if (opts_str(o, "tx-socket")) {
@@ -1263,11 +1311,10 @@ int main(int argc, char **argv)
 		slash = strrchr(sdir, '/');
 		if (slash && slash != sdir) {
 			sdir[slash - sdir] = 0;
-			if (stat(sdir, &st) || !S_ISDIR(st.st_mode)) {
+			if ((derr = mkpath_is_dir(sdir))) {
 				fprintf(stderr, "tapless-capd: --tx-socket %s: "
 					"%s: %s\n", opts_str(o, "tx-socket"),
-					sdir, errno == ENOENT ?
-					"no such directory" : "not a directory");
+					sdir, mkpath_why(derr));
 				goto out;
 			}
 		}
@@ -1290,24 +1337,26 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (opts_int(o, "heartbeat-ms") && opts_int(o, "heartbeat-ms") < 10) {
-		fprintf(stderr, "tapless-capd: --heartbeat-ms: %lld is out of "
-			"range: 0 (none) or 10 to 60000\n",
-			(long long)opts_int(o, "heartbeat-ms"));
+	if (opts_ns(o, "heartbeat-ms") && opts_ns(o, "heartbeat-ms") < 10000000) {
+		char hb[32];
+
+		opts_format_ns(hb, sizeof(hb), opts_ns(o, "heartbeat-ms"));
+		fprintf(stderr, "tapless-capd: --heartbeat-ms: %s is out of "
+			"range: 0 (none) or 10ms to 60s\n", hb);
 		goto out;
 	}
 	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
-	d->rotate_ns = opts_int(o, "rotate-seconds") * 1000000000LL;
+	d->rotate_ns = opts_ns(o, "rotate-seconds");
 	d->max_frames = (uint64_t)opts_int(o, "count");
 	filter = capd_filter(argc, argv, first);
 	/* The ring hands over a block of frames when it is full or this old:
 	 * under the reorder hold, or late frames of a quiet link would miss
 	 * their place. */
 	block_ms = 100;
-	if (opts_int(o, "reorder-ms") / 2 + 1 < block_ms)
-		block_ms = (int)(opts_int(o, "reorder-ms") / 2 + 1);
-	d->hold_ns = opts_int(o, "reorder-ms") * 1000000LL;
-	d->hb_every_ns = opts_int(o, "heartbeat-ms") * 1000000LL;
+	if (opts_ns(o, "reorder-ms") / 2000000 + 1 < block_ms)
+		block_ms = (int)(opts_ns(o, "reorder-ms") / 2000000 + 1);
+	d->hold_ns = opts_ns(o, "reorder-ms");
+	d->hb_every_ns = opts_ns(o, "heartbeat-ms");
 	d->hb_back_ns = CAPD_HB_MARGIN_NS + 2 * block_ms * 1000000LL + d->hold_ns;
 
 	for (size_t i = 0; i < nif; i++) {
@@ -1346,7 +1395,7 @@ int main(int argc, char **argv)
 	/* Links that go down, disappear and come back are followed over
 	 * rtnetlink; without it, a removal is found by the capture's errors
 	 * and a return by trying every second. */
-	d->grace_ns = opts_int(o, "iface-grace") * 1000000000LL;
+	d->grace_ns = opts_ns(o, "iface-grace");
 	{
 		int werr = iface_watch_open(&d->watch);
 
@@ -1388,7 +1437,7 @@ int main(int argc, char **argv)
 	 * reply could be written before what it answers. */
 	int rerr = reorder_create(&d->ro, CAPD_REORDER_BYTES,
 				  CAPD_REORDER_ENTRIES, 1 + d->n,
-				  opts_int(o, "reorder-ms") * 1000000LL);
+				  opts_ns(o, "reorder-ms"));
 	if (rerr) {
 		fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
 			strerror(-rerr));
@@ -1401,7 +1450,7 @@ int main(int argc, char **argv)
 		 * for reordering: a pair made later could not be written in
 		 * time order any more. */
 		struct txmatch_config tc = {
-			.hold_ns = opts_int(o, "reorder-ms") * 1000000LL,
+			.hold_ns = opts_ns(o, "reorder-ms"),
 			.on_match = capd_tx_pair, .arg = d,
 		};
 		err = txmatch_create(&d->tm, &tc);
@@ -1434,9 +1483,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (opts_int(o, "duration"))
-		end_ns = ts_now_mono() + opts_int(o, "duration") * 1000000000LL;
-	next_stats = ts_now_mono() + opts_int(o, "stats-interval") * 1000000000LL;
+	if (opts_ns(o, "duration"))
+		end_ns = ts_now_mono() + opts_ns(o, "duration");
+	next_stats = ts_now_mono() + opts_ns(o, "stats-interval");
 	log_notice("capturing on %zu interface(s) into %s%s%s", nif, d->dir,
 		   filter[0] ? ", filter: " : "", filter);
 
@@ -1444,8 +1493,8 @@ int main(int argc, char **argv)
 	 * what it holds and a new one opened; only a signal, --count or
 	 * --duration end it. */
 	if (d->ro)
-		poll_ms = (int)(opts_int(o, "reorder-ms") / 4 + 1 < 100 ?
-				opts_int(o, "reorder-ms") / 4 + 1 : 100);
+		poll_ms = (int)(opts_ns(o, "reorder-ms") / 4000000 + 1 < 100 ?
+				opts_ns(o, "reorder-ms") / 4000000 + 1 : 100);
 	d->hb_next = ts_now_mono();
 	while (!capd_stop) {
 		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
@@ -1570,7 +1619,7 @@ int main(int argc, char **argv)
 			/* In the file as well, so a reader following it sees
 			 * drops as they happen. */
 			capd_write_stats(d, ts_now_real());
-			next_stats = now + opts_int(o, "stats-interval") * 1000000000LL;
+			next_stats = now + opts_ns(o, "stats-interval");
 		}
 		if ((d->max_frames && d->taken >= d->max_frames) ||
 		    (end_ns && now >= end_ns))
@@ -1613,6 +1662,8 @@ int main(int argc, char **argv)
 	capd_close_file(d);
 	log_notice("stopped after %llu frames%s", (unsigned long long)d->frames,
 		   d->write_errors ? ", with write errors" : "");
+	if (d->sender_only)
+		capd_log_copies(d, LOG_NOTICE);
 	if (d->lfd >= 0)
 		log_notice("tx socket: %llu frames handed over, %llu matched no "
 			   "interface; %llu written out of order (reorder buffer "

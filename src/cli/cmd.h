@@ -57,11 +57,11 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n);
 	  "TAI - UTC in seconds (else from the sync journals)", 0 }, \
 	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc", \
 	  "the timescale of host NAME's stamps, when its files do not say", 0 }, \
-	{ "hold", 0, OPT_INT, "200000000", 0, 60e9, NULL, "NS", \
+	{ "hold", 0, OPT_DURATION, "200000000", 0, 60e9, NULL, "TIME", \
 	  "how long a TCP hole may stay open before its bytes count as lost", \
-	  0 }, \
-	{ "sync-max-age", 0, OPT_INT, "3000000000", 1, 3600e9, NULL, "NS", \
-	  "how long a journal sample vouches for a clock", 0 }
+	  OPT_NS }, \
+	{ "sync-max-age", 0, OPT_DURATION, "3000000000", 1, 3600e9, NULL, "TIME", \
+	  "how long a journal sample vouches for a clock", OPT_NS }
 struct corr_config;
 void cmd_input_config(const struct opts *o, struct corr_config *cfg);
 /* --sync NAME=JOURNAL and --timescale NAME=tai|utc into c. */
@@ -70,7 +70,8 @@ int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o);
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the
  * options and *first the index of the first operand; returns 0. Returns
- * CMD_USAGE after printing the error, or -1 after printing --help (the
+ * CMD_USAGE after printing the error, or -1 after printing --help or, for
+ * "--list-options" alone, the table (opts_print_table) (the
  * caller exits 0). synopsis is the operand part of the usage line. */
 int cmd_options(const struct opt_def *defs, int argc, char **argv,
 		const char *synopsis, struct opts **out, int *first);

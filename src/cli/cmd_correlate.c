@@ -28,12 +28,12 @@ static const struct opt_def correlate_opts[] = {
 	  "the sync journal of host NAME (repeat per host)", 0 },
 	{ "topology", 't', OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "hosts' addresses, switches and cables", 0 },
-	{ "baseline", 'b', OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
-	  "a back-to-back run of host NAME, to subtract (repeat per host)", 0 },
-	{ "window", 'w', OPT_INT, "1000000000", 1000, 3600e9, NULL, "NS",
-	  "how long a message waits for its peers", 0 },
-	{ "by-rate", 'r', OPT_FLAG, NULL, 0, 0, NULL, NULL,
-	  "results per market data rate bucket", 0 },
+	{ "baseline", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
+	  "a back-to-back run of host NAME, to subtract (repeat per host)", OPT_OLD_LETTER('b') },
+	{ "window", 0, OPT_DURATION, "1000000000", 1000, 3600e9, NULL, "TIME",
+	  "how long a message waits for its peers", OPT_OLD_LETTER('w') | OPT_NS },
+	{ "by-rate", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	  "results per market data rate bucket", OPT_OLD_LETTER('r') },
 	{ "rates", 0, OPT_STRING, RATELIST_FTTC,
 	  0, 0, NULL, "LIST", "rate bucket centres, messages/s", 0 },
 	{ "first-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
@@ -47,16 +47,16 @@ static const struct opt_def correlate_opts[] = {
 	  "write every sample to FILE, one line each (for plots)", 0 },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "live: follow each host's directory as tapless-capd writes it", 0 },
-	{ "interval", 0, OPT_DOUBLE, "1", 0.01, 3600, NULL, "S",
-	  "with --follow: results every S seconds", 0 },
-	{ "stall", 0, OPT_DOUBLE, "2", 0.1, 3600, NULL, "S",
-	  "with --follow: a host without new data for S seconds has stalled", 0 },
+	{ "interval", 0, OPT_DURATION, "1", 0.01, 3600, NULL, "TIME",
+	  "with --follow: results this often", OPT_S },
+	{ "stall", 0, OPT_DURATION, "2", 0.1, 3600, NULL, "TIME",
+	  "with --follow: a host without new data this long has stalled", OPT_S },
 	{ "flow-series", 0, OPT_INT, "1000", 0, 1000000, NULL, "N",
 	  "with --follow: per-flow metric series kept at most", 0 },
 	{ "from-oldest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "with --follow: read the files already there first (default: start at the newest)", 0 },
-	{ "metrics", 'm', OPT_STRING, NULL, 0, 0, NULL, "[ADDR:]PORT",
-	  "with --follow: serve Prometheus/OpenMetrics text (ADDR: localhost)", 0 },
+	{ "metrics", 0, OPT_STRING, NULL, 0, 0, NULL, "[ADDR:]PORT",
+	  "with --follow: serve Prometheus/OpenMetrics text (ADDR: localhost)", OPT_OLD_LETTER('m') },
 	{ "alert", 'a', OPT_LIST, NULL, 0, 0, NULL, "RULE",
 	  "with --follow: an alert rule, e.g. 'tick_to_trade.p99>50us' (repeat)", 0 },
 	{ "alert-for", 0, OPT_INT, "1", 1, 1000, NULL, "N",
@@ -157,10 +157,10 @@ int cmd_correlate(int argc, char **argv)
 	}
 	cfg.follow = opts_flag(o, "follow");
 	cfg.from_oldest = opts_flag(o, "from-oldest");
-	cfg.interval_ns = (int64_t)llround(opts_double(o, "interval") * 1e9);
-	cfg.stall_ns = (int64_t)llround(opts_double(o, "stall") * 1e9);
+	cfg.interval_ns = opts_ns(o, "interval");
+	cfg.stall_ns = opts_ns(o, "stall");
 	cfg.flow_series = (unsigned)opts_int(o, "flow-series");
-	cfg.window_ns = opts_int(o, "window");
+	cfg.window_ns = opts_ns(o, "window");
 	cmd_input_config(o, &cfg);
 	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
 	cfg.last_byte = opts_flag(o, "last-byte");

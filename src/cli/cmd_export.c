@@ -27,8 +27,8 @@
 #define EXPORT_TICK_NS (20 * NS_PER_MS)
 
 static const struct opt_def export_opts[] = {
-	{ "clickhouse", 'c', OPT_STRING, NULL, 0, 0, NULL, "URL",
-	  "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/", 0 },
+	{ "clickhouse", 0, OPT_STRING, NULL, 0, 0, NULL, "URL",
+	  "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/", OPT_OLD_LETTER('c') },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER",
 	  "ClickHouse user (else the URL's, else 'default')", 0 },
 	{ "password-file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
@@ -39,25 +39,25 @@ static const struct opt_def export_opts[] = {
 	  "TABLE", "the table of the transactions each host computed", 0 },
 	{ "no-transactions", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "export records only", 0 },
-	{ "batch", 'b', OPT_INT, "100000", 1, 10000000, NULL, "N",
-	  "rows per insert", 0 },
-	{ "flush", 0, OPT_DOUBLE, "1", 0.01, 3600, NULL, "S",
-	  "with --follow: a row waits S seconds at most before it is sent", 0 },
+	{ "batch", 0, OPT_INT, "100000", 1, 10000000, NULL, "N",
+	  "rows per insert", OPT_OLD_LETTER('b') },
+	{ "flush", 0, OPT_DURATION, "1", 0.01, 3600, NULL, "TIME",
+	  "with --follow: a row waits this long at most before it is sent", OPT_S },
 	{ "state", 0, OPT_STRING, NULL, 0, 0, NULL, "DIR",
 	  "keep each input's state file here (default $STATE_DIRECTORY, "
 	  "else /var/lib/tapless/export)", 0 },
 	{ "fresh", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "ignore the state files: export everything again", 0 },
-	{ "retry-for", 0, OPT_DOUBLE, "0", 0, 1e7, NULL, "S",
-	  "give up on a server down for S seconds (0: wait for ever)", 0 },
+	{ "retry-for", 0, OPT_DURATION, "0", 0, 1e7, NULL, "TIME",
+	  "give up on a server down this long (0: wait for ever)", OPT_S },
 	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write records to FILE (- for stdout) instead of ClickHouse", 0 },
 	{ "txn-output", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "with --output: write the transactions to FILE", 0 },
-	{ "format", 'f', OPT_ENUM, "tsv", 0, 0, (const char *const[]){
+	{ "format", 0, OPT_ENUM, "tsv", 0, 0, (const char *const[]){
 	  "tsv", "json", NULL }, "FMT",
 	  "with --output: tsv (TabSeparatedWithNames) or json (one object a line)",
-	  0 },
+	  OPT_OLD_LETTER('f') },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "follow each host's directory as tapless-capd writes it", 0 },
 	{ "from-newest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
@@ -253,7 +253,7 @@ int cmd_export(int argc, char **argv)
 
 	/* The writer. */
 	ec.batch = (unsigned)opts_int(o, "batch");
-	ec.flush_ns = (int64_t)llround(opts_double(o, "flush") * 1e9);
+	ec.flush_ns = opts_ns(o, "flush");
 	ec.follow = cfg.follow;
 	ec.from_newest = opts_flag(o, "from-newest");
 	ec.stop = &export_stop;
@@ -280,7 +280,7 @@ int cmd_export(int argc, char **argv)
 			       opts_str(o, "txn-table");
 		ec.state_dir = state;
 		ec.fresh = opts_flag(o, "fresh");
-		ec.retry_for_ns = (int64_t)llround(opts_double(o, "retry-for") * 1e9);
+		ec.retry_for_ns = opts_ns(o, "retry-for");
 	} else {
 		const char *path = opts_str(o, "output");
 

@@ -79,7 +79,7 @@ static void ifinfo_verdict(struct printer *p, const struct iface_entry *ife,
 		    "expect \u00b5s-level error";
 	else
 		v = "usable with software stamps: expect \u00b5s-level error";
-	snprintf(next, sizeof(next), "check with 'tapless validate -l %s:PEER' "
+	snprintf(next, sizeof(next), "check with 'tapless validate --loopback %s:PEER' "
 		 "(PEER: the port it is cabled to)", ife->name);
 	print_str(p, "verdict", "  verdict            %s", v);
 	print_str(p, "next_step", "; %s\n", next);

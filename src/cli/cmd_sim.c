@@ -18,20 +18,20 @@ static const struct opt_def sim_opts[] = {
 	{ "seed", 0, OPT_INT, "1", 0, 4294967295.0, NULL, "N", "seed of every random draw", 0 },
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
 	{ "rates", 0, OPT_STRING, NULL, 0, 0, NULL, "R1,R2,...", "runs at these rates in turn, 1 s apart (instead of --rate)", 0 },
-	{ "duration", 'd', OPT_DOUBLE, "5", 0.000001, 86400, NULL, "SECONDS", "length of each run", 0 },
+	{ "duration", 'd', OPT_DURATION, "5", 0.000001, 86400, NULL, "TIME", "length of each run", OPT_S },
 	{ "messages", 'n', OPT_INT, "0", 0, 1000000000, NULL, "N", "market data messages per run, instead of --duration (0: from --duration)", 0 },
 	{ "symbols", 0, OPT_STRING, "AAPL,MSFT,GOOG", 0, 0, NULL, "LIST", "symbols (55) bid on, comma-separated", 0 },
-	{ "md-jitter", 0, OPT_INT, "0", 0, 1000000000, NULL, "NS", "mean of an exponential delay added to each publication", 0 },
-	{ "algo-reaction", 0, OPT_INT, "3000", 0, 1000000000, NULL, "NS", "algo's fixed reaction time", 0 },
-	{ "algo-reaction-exp", 0, OPT_INT, "500", 0, 1000000000, NULL, "NS", "mean of the algo's exponential extra reaction time", 0 },
-	{ "venue-reaction", 0, OPT_INT, "2000", 0, 1000000000, NULL, "NS", "venue's fixed reaction time", 0 },
-	{ "venue-reaction-exp", 0, OPT_INT, "300", 0, 1000000000, NULL, "NS", "mean of the venue's exponential extra reaction time", 0 },
+	{ "md-jitter", 0, OPT_DURATION, "0", 0, 1000000000, NULL, "TIME", "mean of an exponential delay added to each publication", OPT_NS },
+	{ "algo-reaction", 0, OPT_DURATION, "3000", 0, 1000000000, NULL, "TIME", "algo's fixed reaction time", OPT_NS },
+	{ "algo-reaction-exp", 0, OPT_DURATION, "500", 0, 1000000000, NULL, "TIME", "mean of the algo's exponential extra reaction time", OPT_NS },
+	{ "venue-reaction", 0, OPT_DURATION, "2000", 0, 1000000000, NULL, "TIME", "venue's fixed reaction time", OPT_NS },
+	{ "venue-reaction-exp", 0, OPT_DURATION, "300", 0, 1000000000, NULL, "TIME", "mean of the venue's exponential extra reaction time", OPT_NS },
 	{ "coalesce", 0, OPT_DOUBLE, "0.5", 0, 1, NULL, "P", "probability that New and Filled share one segment", 0 },
 	{ "switch", 0, OPT_ENUM, "arista-7124sx", 0, 0, sim_switch_choices, "MODEL", "switch between the hosts", 0 },
 	{ "cable", 0, OPT_DOUBLE, "2", 0, 100000, NULL, "METRES", "length of each cable (4.9 ns/m)", 0 },
 	{ "speed", 0, OPT_STRING, "10G", 0, 0, NULL, "SPEED", "link speed: 100M, 1G, 10G, 25G, 40G, 100G", 0 },
-	{ "stack-delay", 0, OPT_INT, "0", 0, 1000000000, NULL, "NS", "receive stamps taken this long after the frame arrives", 0 },
-	{ "stack-jitter", 0, OPT_INT, "0", 0, 1000000000, NULL, "NS", "mean of an exponential delay added to --stack-delay", 0 },
+	{ "stack-delay", 0, OPT_DURATION, "0", 0, 1000000000, NULL, "TIME", "receive stamps taken this long after the frame arrives", OPT_NS },
+	{ "stack-jitter", 0, OPT_DURATION, "0", 0, 1000000000, NULL, "TIME", "mean of an exponential delay added to --stack-delay", OPT_NS },
 	{ "clock", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST:KEY=V,...", "clock model of algo, venue or tap (offset, rate, wander, period, noise, quantum)", 0 },
 	{ "tap", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST", "tap a host's fibres: tap-HOST.pcapng, true wire times by the tap's clock (7.5 ns)", 0 },
 	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=tai|utc", "timescale of a host's stamps (default tai)", 0 },
@@ -45,7 +45,7 @@ static const struct opt_def sim_opts[] = {
 	{ "noise", 0, OPT_DOUBLE, "0", 0, 1, NULL, "P", "probability of a non-FIX packet after a data segment", 0 },
 	{ "capture-drop", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=P", "frames missing from a host's capture file only, each with probability P (0.001 or 0.1%)", 0 },
 	{ "format", 0, OPT_LIST, NULL, 0, 0, NULL, "HOST=FORMAT", "capture format of a host: pcapng, pcap (ns) or pcap-us", 0 },
-	{ "journal-interval", 0, OPT_DOUBLE, "1", 0.001, 3600, NULL, "SECONDS", "time between sync journal samples", 0 },
+	{ "journal-interval", 0, OPT_DURATION, "1", 0.001, 3600, NULL, "TIME", "time between sync journal samples", OPT_S },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
 	{ "no-truth-stats", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "keep histograms, not every sample, for the truth", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
@@ -116,14 +116,14 @@ int cmd_sim(int argc, char **argv)
 		if (sim_parse_rates(&c, opts_str(o, "rates"), err, sizeof(err)))
 			goto usage;
 	}
-	c.duration_s = opts_double(o, "duration");
+	c.duration_s = (double)opts_ns(o, "duration") / 1e9;
 	c.messages = opts_int(o, "messages");
 	c.symbols = opts_str(o, "symbols");
-	c.md_jitter_ns = opts_int(o, "md-jitter");
-	c.algo_reaction_ns = opts_int(o, "algo-reaction");
-	c.algo_reaction_exp_ns = opts_int(o, "algo-reaction-exp");
-	c.venue_reaction_ns = opts_int(o, "venue-reaction");
-	c.venue_reaction_exp_ns = opts_int(o, "venue-reaction-exp");
+	c.md_jitter_ns = opts_ns(o, "md-jitter");
+	c.algo_reaction_ns = opts_ns(o, "algo-reaction");
+	c.algo_reaction_exp_ns = opts_ns(o, "algo-reaction-exp");
+	c.venue_reaction_ns = opts_ns(o, "venue-reaction");
+	c.venue_reaction_exp_ns = opts_ns(o, "venue-reaction-exp");
 	c.coalesce = opts_double(o, "coalesce");
 	c.sw = (enum sim_switch)opts_enum(o, "switch");
 	c.cable_m = opts_double(o, "cable");
@@ -132,15 +132,15 @@ int cmd_sim(int argc, char **argv)
 			 "100M, 1G, 10G, 25G, 40G or 100G", opts_str(o, "speed"));
 		goto usage;
 	}
-	c.stack_delay_ns = opts_int(o, "stack-delay");
-	c.stack_jitter_ns = opts_int(o, "stack-jitter");
+	c.stack_delay_ns = opts_ns(o, "stack-delay");
+	c.stack_jitter_ns = opts_ns(o, "stack-jitter");
 	c.start_s = opts_int(o, "start");
 	c.mss = (unsigned)opts_int(o, "mss");
 	c.retransmit = opts_double(o, "retransmit");
 	c.reorder = opts_double(o, "reorder");
 	c.pure_acks = opts_double(o, "pure-acks");
 	c.noise = opts_double(o, "noise");
-	c.journal_interval_s = opts_double(o, "journal-interval");
+	c.journal_interval_s = (double)opts_ns(o, "journal-interval") / 1e9;
 	c.qty = opts_int(o, "qty");
 	c.no_truth_stats = opts_flag(o, "no-truth-stats");
 	if (sim_lists(&c, o, err, sizeof(err)))

@@ -26,10 +26,10 @@
 #define STATUS_LAST_EVENTS 10
 
 static const struct opt_def status_opts[] = {
-	{ "socket", 's', OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "the daemon's control socket", 0 },
+	{ "socket", 0, OPT_STRING, SYNCCONF_DEFAULT_SOCKET, 0, 0, NULL, "PATH", "the daemon's control socket", OPT_OLD_LETTER('s') },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
 	{ "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "CSV output", 0 },
-	{ "timeout", 't', OPT_INT, "5000", 100, 600000, NULL, "MS", "wait this long for the daemon", 0 },
+	{ "timeout", 0, OPT_DURATION, "5000", 100, 600000, NULL, "TIME", "wait this long for the daemon", OPT_OLD_LETTER('t') | OPT_MS },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -288,7 +288,7 @@ int cmd_status(int argc, char **argv)
 	if (first == argc) {
 		const char *sock = opts_str(o, "socket");
 
-		rc = ctl_request(sock, ctl_status_requests[fmt], stdout, (int)opts_int(o, "timeout"));
+		rc = ctl_request(sock, ctl_status_requests[fmt], stdout, (int)(opts_ns(o, "timeout") / 1000000));
 		if (rc == -EPROTO) {
 			rc = CMD_USAGE;
 		} else if (rc) {

@@ -42,18 +42,18 @@ static const char *const stamp_modes[] = { "auto", "hw", "sw", NULL };
 static const char *const timescales[] = { "utc", "tai", NULL };
 
 static const struct opt_def validate_opts[] = {
-	{ "reference", 'r', OPT_STRING, NULL, 0, 0, NULL, "FILE",
-	  "reference capture of the same traffic (tap, capture card): pcap or pcapng", 0 },
-	{ "capture", 'c', OPT_STRING, NULL, 0, 0, NULL, "FILE",
-	  "the host's capture to check against --reference", 0 },
+	{ "reference", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "reference capture of the same traffic (tap, capture card): pcap or pcapng", OPT_OLD_LETTER('r') },
+	{ "capture", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "the host's capture to check against --reference", OPT_OLD_LETTER('c') },
 	{ "reference-timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
 	  "timescale of the reference's stamps, unless its file says", 0 },
 	{ "tai-offset", 0, OPT_INT, TAI_UTC_S_TEXT, 0, 1000, NULL, "S",
 	  "TAI - UTC in seconds, to compare TAI stamps with UTC ones", 0 },
-	{ "match-window", 0, OPT_DOUBLE, "10000", 1, 60e6, NULL, "US",
-	  "largest distance from the median offset at which a packet still matches", 0 },
-	{ "loopback", 'l', OPT_STRING, NULL, 0, 0, NULL, "A:B",
-	  "send frames out port A to port B and back, on this host", 0 },
+	{ "match-window", 0, OPT_DURATION, "10000", 1, 60e6, NULL, "TIME",
+	  "largest distance from the median offset at which a packet still matches", OPT_US },
+	{ "loopback", 0, OPT_STRING, NULL, 0, 0, NULL, "A:B",
+	  "send frames out port A to port B and back, on this host", OPT_OLD_LETTER('l') },
 	{ "one-way", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "loopback from A to B only", 0 },
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, stamp_modes, NULL,
@@ -68,13 +68,13 @@ static const struct opt_def validate_opts[] = {
 	  "cable between the loopback ports: its expected delay is M x --ns-per-m", 0 },
 	{ "ns-per-m", 0, OPT_DOUBLE, "4.9", 1, 10, NULL, "NS",
 	  "propagation delay of the cable per metre (fibre 4.9, copper DAC ~4.3)", 0 },
-	{ "expect-ns", 0, OPT_INT, NULL, 0, 1e9, NULL, "NS",
-	  "expected loopback one-way (a switch between the ports); overrides --cable-m", 0 },
+	{ "expect-ns", 0, OPT_DURATION, NULL, 0, 1e9, NULL, "TIME",
+	  "expected loopback one-way (a switch between the ports); overrides --cable-m", OPT_NS },
 	{ "phc", 0, OPT_LIST, NULL, 0, 0, NULL, "N",
 	  "check /dev/ptpN only (repeatable; default every PHC)", 0 },
 	{ "no-phc", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "skip the PHC checks", 0 },
-	{ "duration", 'd', OPT_DOUBLE, "2", 0.1, 3600, NULL, "S",
-	  "how long to watch each PHC's offset to CLOCK_REALTIME", 0 },
+	{ "duration", 'd', OPT_DURATION, "2", 0.1, 3600, NULL, "TIME",
+	  "how long to watch each PHC's offset to CLOCK_REALTIME", OPT_S },
 	{ "limit", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=WARN[,FAIL]",
 	  "change a limit (repeatable; the list is below)", 0 },
 	{ "plot", 0, OPT_STRING, NULL, 0, 0, NULL, "DIR",
@@ -197,7 +197,7 @@ static void run_phc(struct validate *v)
 		snprintf(subject, sizeof(subject), "ptp%d", idx[i]);
 		c = new_check(v, "phc", subject);
 		phccheck_config_init(&cfg, idx[i]);
-		cfg.duration_s = opts_double(v->o, "duration");
+		cfg.duration_s = (double)opts_ns(v->o, "duration") / 1e9;
 		rc = phccheck_run(&cfg, r, err, sizeof(err));
 		if (rc) {
 			verdict_skip(c, "%s", err);
@@ -265,7 +265,7 @@ static void run_loop(struct validate *v)
 	cfg.frame_len = (unsigned)opts_int(v->o, "frame-len");
 	cfg.one_way = opts_flag(v->o, "one-way");
 	if (opts_given(v->o, "expect-ns"))
-		cfg.expect_ns = opts_int(v->o, "expect-ns");
+		cfg.expect_ns = opts_ns(v->o, "expect-ns");
 	else if (opts_given(v->o, "cable-m"))
 		cfg.expect_ns = llround(opts_double(v->o, "cable-m") *
 					opts_double(v->o, "ns-per-m"));
@@ -332,7 +332,7 @@ static void run_ref(struct validate *v)
 	cfg.ref_timescale = opts_enum(v->o, "reference-timescale") ?
 			    TS_SCALE_TAI : TS_SCALE_UTC;
 	cfg.tai_utc_ns = opts_int(v->o, "tai-offset") * NS_PER_S;
-	cfg.window_ns = llround(opts_double(v->o, "match-window") * 1000);
+	cfg.window_ns = opts_ns(v->o, "match-window");
 	rc = refcheck_run(&cfg, &v->ref, err);
 	if (rc) {
 		fprintf(stderr, "tapless validate: %s\n", err);
@@ -421,7 +421,7 @@ int cmd_validate(int argc, char **argv)
 	verdict_limits_init(&v->lim);
 	rc = cmd_options(validate_opts, argc, argv, "", &v->o, &first);
 	if (rc) {
-		if (rc < 0)
+		if (rc < 0 && strcmp(argv[1], "--list-options"))
 			verdict_limits_usage(&v->lim, stdout);
 		free(v);
 		return rc < 0 ? CMD_OK : rc;

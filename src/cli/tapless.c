@@ -76,8 +76,16 @@ int cmd_options(const struct opt_def *defs, int argc, char **argv,
 		const char *synopsis, struct opts **out, int *first)
 {
 	struct opts_error err;
-	struct opts *o = opts_create(defs);
-	int rc = opts_parse_args(o, argc, argv, &err);
+	struct opts *o;
+	int rc;
+
+	/* For tools (tests/optcheck, completion): the table itself. */
+	if (argc == 2 && !strcmp(argv[1], "--list-options")) {
+		opts_print_table(stdout, defs);
+		return -1;
+	}
+	o = opts_create(defs);
+	rc = opts_parse_args(o, argc, argv, &err);
 
 	if (rc < 0) {
 		fprintf(stderr, "tapless %s: %s\n", argv[0], err.msg);

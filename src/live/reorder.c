@@ -15,6 +15,7 @@ struct slot {
 	size_t off;		/* frame bytes at arena + off */
 	size_t span;		/* arena bytes taken, with any wrap waste */
 	bool live;
+	bool dropped;		/* reorder_drop(): discarded, never popped */
 };
 
 /* The key is kept in the heap itself: comparisons never touch the slots,
@@ -127,6 +128,7 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 	s->span = span;
 	s->off = wrap ? 0 : r->a_head;
 	s->live = true;
+	s->dropped = false;
 	memcpy(r->arena + s->off, e->data, e->caplen);
 	r->a_head = s->off + e->caplen;
 	r->a_used += span;
@@ -135,7 +137,19 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 	return 0;
 }
 
-/* Release the top of group g into *e and reclaim what arrival order frees. */
+/* Free slot s and reclaim what arrival order frees. The bytes stay put
+ * until the next push, which is what makes a popped e->data safe to use
+ * until then. */
+static void reclaim(struct reorder *r, struct slot *s)
+{
+	s->live = false;
+	while (r->tail < r->head && !r->slots[r->tail % r->max].live) {
+		r->a_used -= r->slots[r->tail % r->max].span;
+		r->tail++;
+	}
+}
+
+/* Release the top of group g into *e. */
 static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
 {
 	struct hkey k;
@@ -146,14 +160,23 @@ static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
 
 	*e = s->e;
 	e->data = r->arena + s->off;
-	s->live = false;
 	r->live--;
-	/* The bytes stay put until the next push, which is what makes e->data
-	 * safe to use until then. */
-	while (r->tail < r->head && !r->slots[r->tail % r->max].live) {
-		r->a_used -= r->slots[r->tail % r->max].span;
-		r->tail++;
+	reclaim(r, s);
+}
+
+/* The top of group g, past frames dropped while held. */
+static const struct hkey *top_of(struct reorder *r, unsigned g)
+{
+	const struct hkey *top;
+
+	while ((top = heap_top(r->heap[g])) &&
+	       r->slots[top->seq % r->max].dropped) {
+		struct hkey k;
+
+		heap_pop(r->heap[g], &k);
+		reclaim(r, &r->slots[k.seq % r->max]);
 	}
+	return top;
 }
 
 static int pick(struct reorder *r, int64_t now_ns, bool due_only,
@@ -163,7 +186,7 @@ static int pick(struct reorder *r, int64_t now_ns, bool due_only,
 	int64_t best_arrival = 0;
 
 	for (unsigned g = 0; g < r->groups; g++) {
-		const struct hkey *top = heap_top(r->heap[g]);
+		const struct hkey *top = top_of(r, g);
 		int64_t a;
 
 		if (!top)
@@ -195,4 +218,25 @@ int reorder_pop_oldest(struct reorder *r, struct reorder_entry *e)
 size_t reorder_count(const struct reorder *r)
 {
 	return r->live;
+}
+
+uint64_t reorder_next_seq(const struct reorder *r)
+{
+	return r->head;
+}
+
+bool reorder_drop(struct reorder *r, uint64_t seq, const uint8_t *data,
+		  uint32_t caplen)
+{
+	struct slot *s;
+
+	if (seq < r->tail || seq >= r->head)
+		return false;
+	s = &r->slots[seq % r->max];
+	if (!s->live || s->dropped || s->seq != seq || s->e.caplen != caplen ||
+	    memcmp(r->arena + s->off, data, caplen))
+		return false;
+	s->dropped = true;
+	r->live--;
+	return true;
 }

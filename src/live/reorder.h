@@ -65,4 +65,14 @@ int reorder_pop_oldest(struct reorder *r, struct reorder_entry *e);
 
 size_t reorder_count(const struct reorder *r);
 
+/* The handle the next reorder_push() gives its frame (pushes count 0,
+ * 1, ...). */
+uint64_t reorder_next_seq(const struct reorder *r);
+
+/* Take back the frame pushed as seq, before it is released: only when it
+ * is still held and is these bytes (so a stale handle never drops another
+ * frame). It is never popped. Returns true when dropped. */
+bool reorder_drop(struct reorder *r, uint64_t seq, const uint8_t *data,
+		  uint32_t caplen);
+
 #endif

@@ -25,6 +25,7 @@ struct tm_frame {
 	uint32_t len;		/* UDP: payload length */
 	uint64_t hash;		/* UDP: txsock_hash() of the payload */
 	unsigned slot;
+	uint64_t tag;		/* the caller's (txmatch_frame_tagged) */
 	bool stamped;
 };
 
@@ -181,7 +182,7 @@ static void make_pair(struct txmatch *m, struct tm_frame *f,
 	f->stamped = true;
 	m->st.matched++;
 	if (m->cfg.on_match)
-		m->cfg.on_match(m->cfg.arg, f->slot, m->arena + f->off,
+		m->cfg.on_match(m->cfg.arg, f->slot, f->tag, m->arena + f->off,
 				f->caplen, f->origlen, r);
 }
 
@@ -203,6 +204,13 @@ static bool flow_room(struct txmatch *m, const struct tm_fkey *k,
 void txmatch_frame(struct txmatch *m, unsigned slot, int linktype,
 		   const uint8_t *frame, uint32_t caplen, uint32_t origlen,
 		   int64_t now_ns)
+{
+	txmatch_frame_tagged(m, slot, linktype, frame, caplen, origlen, now_ns, 0);
+}
+
+void txmatch_frame_tagged(struct txmatch *m, unsigned slot, int linktype,
+			  const uint8_t *frame, uint32_t caplen,
+			  uint32_t origlen, int64_t now_ns, uint64_t tag)
 {
 	struct frame_info fi;
 	struct tm_fkey k;
@@ -237,6 +245,7 @@ void txmatch_frame(struct txmatch *m, unsigned slot, int linktype,
 	f->caplen = caplen;
 	f->origlen = origlen;
 	f->slot = slot;
+	f->tag = tag;
 	if (fi.flow.proto == IPPROTO_TCP) {
 		f->seq = fi.seq;
 		f->span = fi.payload_wire;

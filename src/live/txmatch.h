@@ -31,12 +31,12 @@
 
 struct txmatch;
 
-/* A pair made: the frame (as captured on interface slot `slot`) and the
- * sender's stamp of it. frame points into txmatch's arena, valid during
- * the call only. */
-typedef void (*txmatch_fn)(void *arg, unsigned slot, const uint8_t *frame,
-			   uint32_t caplen, uint32_t origlen,
-			   const struct txsock_rec *stamp);
+/* A pair made: the frame (as captured on interface slot `slot`, with the
+ * tag txmatch_frame_tagged() gave it, else 0) and the sender's stamp of
+ * it. frame points into txmatch's arena, valid during the call only. */
+typedef void (*txmatch_fn)(void *arg, unsigned slot, uint64_t tag,
+			   const uint8_t *frame, uint32_t caplen,
+			   uint32_t origlen, const struct txsock_rec *stamp);
 
 struct txmatch_config {
 	int64_t hold_ns;	/* how long frames and stamps wait: 0 → 1 s */
@@ -68,6 +68,11 @@ void txmatch_destroy(struct txmatch *m);
 void txmatch_frame(struct txmatch *m, unsigned slot, int linktype,
 		   const uint8_t *frame, uint32_t caplen, uint32_t origlen,
 		   int64_t now_ns);
+/* The same, with the caller's tag for the frame, handed back with its
+ * pair (capd: where the captured copy waits in its reorder buffer). */
+void txmatch_frame_tagged(struct txmatch *m, unsigned slot, int linktype,
+			  const uint8_t *frame, uint32_t caplen,
+			  uint32_t origlen, int64_t now_ns, uint64_t tag);
 
 /* A keyed record (TXSOCK_F_KEYED). Calls on_match at once when its frame
  * is kept, else holds it until the frame comes or hold_ns passes. */

@@ -138,7 +138,7 @@ grep -q '\.part$' "$out/full.ls" || fail "full disk: nothing kept: $(cat "$out/f
 
 # 6. -c N stops after exactly N frames, as tcpdump does.
 mkdir "$out/cnt"
-tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cnt" -c 100 udp 2>/dev/null
+tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cnt" -n 100 udp 2>/dev/null
 c=$TL_LAST_PID
 sleep 0.5
 tl_exec a build/tools/blast 198.18.5.2 9999 10000 0.1 > /dev/null

@@ -118,7 +118,7 @@ build/tools/capdump --blocks "$out"/off/*.pcapng > "$out/off.blocks"
 grep -q "complete to" "$out/off.blocks" && fail "--heartbeat-ms 0 wrote heartbeats"
 grep -q "^isb" "$out/off.blocks" || fail "off: no statistics at close"
 tl_exec b bin/tapless-capd -i "$TL_IF_B" -w "$out/off" --heartbeat-ms 5 2> "$out/e1"
-[ $? -eq 1 ] && grep -q -- "--heartbeat-ms: 5 is out of range" "$out/e1" ||
+[ $? -eq 1 ] && grep -q -- "--heartbeat-ms: 5ms is out of range: 0 (none) or 10ms to 60s" "$out/e1" ||
 	fail "--heartbeat-ms 5: $(cat "$out/e1")"
 
 [ "$fails" -eq 0 ] && echo "ok: capd heartbeat"

@@ -204,7 +204,7 @@ if [ -x bin/tapless ]; then
 		> "$W/sim.log" 2>&1 &&
 	   bin/tapless correlate --json $J $F > "$W/correlate.json" 2> "$W/correlate.err" &&
 	   ch_query "DROP DATABASE tapless" && ch_load_schema &&
-	   bin/tapless export -c "$CH_URL" -u writer --password-file "$W/password" \
+	   bin/tapless export --clickhouse "$CH_URL" -u writer --password-file "$W/password" \
 		--state "$W/state" $J $F > "$W/export.log" 2>&1; then
 		run e2e_hops $SQL/hops.sql
 		run e2e_txn $SQL/transactions.sql

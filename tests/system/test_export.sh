@@ -144,7 +144,7 @@ inputs() {
 export_ch() {
 	local n=$1
 	shift
-	$T export -j -c "$CH_URL" --state "$d/state-$n" "$@" "${ARGS[@]}" \
+	$T export -j --clickhouse "$CH_URL" --state "$d/state-$n" "$@" "${ARGS[@]}" \
 		> "$d/$n.exp.json" 2> "$d/$n.exp.err"
 	RC=$?
 }
@@ -326,7 +326,7 @@ want_rows=$(( $(wc -l < "$d/big.tsv") - 1 ))
 kill_mid() {
 	local n=0
 	reset_tables
-	$T export -j -c "$CH_URL" --state "$d/state-$1" -b 1000 "${ARGS[@]}" \
+	$T export -j --clickhouse "$CH_URL" --state "$d/state-$1" --batch 1000 "${ARGS[@]}" \
 		> "$d/$1.exp.json" 2> "$d/$1.exp.err" &
 	EP=$!
 	pids+=("$EP")
@@ -414,7 +414,7 @@ if kill_mid term; then
 		echo "term: $h: the state says ${took[$h]:-none} records taken, the table has $in"
 		[ "${took[$h]:-0}" -le "$in" ] 2> /dev/null || fail "term: $h: the state says ${took[$h]} records, the table has $in"
 	done
-	export_ch term -b 1000
+	export_ch term --batch 1000
 	[ "$RC" -eq 0 ] || fail "term: the next run: exit $RC: $(tail -3 "$d/term.exp.err")"
 	for h in algo venue; do
 		want=$(q "SELECT count() FROM tapless.check WHERE host = '$h'")
@@ -429,7 +429,7 @@ fi
 # when the second starts on the same captures and state directory. The
 # second refuses before the first ends; the first completes the table.
 reset_tables
-$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+$T export -j --clickhouse "$CH_URL" --state "$d/state-lock" --batch 1000 "${ARGS[@]}" \
 	> "$d/lock1.exp.json" 2> "$d/lock1.exp.err" &
 EP=$!
 pids+=("$EP")
@@ -443,7 +443,7 @@ done
 if ! kill -0 "$EP" 2> /dev/null; then
 	fail "lock: the first export ended ($n rows in) before the second could start"
 else
-	$T export -j -c "$CH_URL" --state "$d/state-lock" -b 1000 "${ARGS[@]}" \
+	$T export -j --clickhouse "$CH_URL" --state "$d/state-lock" --batch 1000 "${ARGS[@]}" \
 		> "$d/lock2.exp.json" 2> "$d/lock2.exp.err"
 	rc=$?
 	kill -0 "$EP" 2> /dev/null && first=running || first=ended
@@ -544,7 +544,7 @@ pp=$!
 pids+=("$pp")
 for _ in $(seq 100); do [ -s "$d/proxy.out" ] && break; sleep 0.05; done
 q "SYSTEM STOP MERGES" > /dev/null
-$T export -j -c "http://127.0.0.1:$(head -1 "$d/proxy.out")/" --state "$d/state-lost" -b 1000 \
+$T export -j --clickhouse "http://127.0.0.1:$(head -1 "$d/proxy.out")/" --state "$d/state-lost" --batch 1000 \
 	"${ARGS[@]}" > "$d/lost.exp.json" 2> "$d/lost.exp.err"
 rc=$?
 raw=$(q "SELECT count() FROM tapless.records")
@@ -645,13 +645,13 @@ export_ch pw -u writer --password-file "$d/pw.good"
 [ "$RC" -eq 0 ] && [ "$(q "SELECT count() FROM tapless.records")" -gt 0 ] ||
 	fail "right password: exit $RC: $(head -3 "$d/pw.exp.err")"
 reset_tables
-$T export -j -c "http://writer:$CH_WRITER_PASSWORD@127.0.0.1:$CH_HTTP_PORT/" --state "$d/state-url" \
+$T export -j --clickhouse "http://writer:$CH_WRITER_PASSWORD@127.0.0.1:$CH_HTTP_PORT/" --state "$d/state-url" \
 	"${ARGS[@]}" > "$d/url.exp.json" 2> "$d/url.exp.err" ||
 	fail "password in the URL: exit $?: $(head -3 "$d/url.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" -gt 0 ] || fail "password in the URL: nothing inserted"
 # The options' credentials win over the URL's.
 reset_tables
-$T export -j -c "http://writer:wrong@127.0.0.1:$CH_HTTP_PORT/" -u writer --password-file "$d/pw.good" \
+$T export -j --clickhouse "http://writer:wrong@127.0.0.1:$CH_HTTP_PORT/" -u writer --password-file "$d/pw.good" \
 	--state "$d/state-both" "${ARGS[@]}" > "$d/both.exp.json" 2> "$d/both.exp.err" ||
 	fail "a wrong password in the URL, the right one in --password-file: exit $?: $(head -3 "$d/both.exp.err")"
 [ "$(q "SELECT count() FROM tapless.records")" -gt 0 ] || fail "--password-file over the URL's: nothing inserted"
@@ -685,7 +685,7 @@ echo "column of another name: exit $RC: $(head -1 "$d/bn.exp.err")"
 	fail "refused exports inserted rows"
 port=$(ch_free_ports | cut -d' ' -f1)
 t0=$SECONDS
-timeout 120 $T export -c "http://127.0.0.1:$port/" --state "$d/state-down" --retry-for 2 "${ARGS[@]}" \
+timeout 120 $T export --clickhouse "http://127.0.0.1:$port/" --state "$d/state-down" --retry-for 2 "${ARGS[@]}" \
 	> "$d/down.out" 2> "$d/down.err"
 rc=$?
 echo "no server: exit $rc after $((SECONDS - t0)) s: $(tail -1 "$d/down.err")"
@@ -743,7 +743,7 @@ feed() {
 # follower N: tapless export --follow of both directories, state in
 # $d/state-follow; pid in FP.
 follower() {
-	$T export -j -c "$CH_URL" --state "$d/state-follow" --follow --flush 0.2 \
+	$T export -j --clickhouse "$CH_URL" --state "$d/state-follow" --follow --flush 0.2 \
 		-s algo="$d/fs/algo.journal" -s venue="$d/fs/venue.journal" -t "$d/fs/topology" \
 		algo="$F/algo" venue="$F/venue" > "$d/follow$1.exp.json" 2> "$d/follow$1.exp.err" &
 	FP=$!

@@ -79,7 +79,7 @@ follower() {
 	local n=$1 stall=$2 ad=$3 vd=$4
 	shift 4
 	$T correlate --follow --json --from-oldest --interval 1 --stall "$stall" \
-		-m 0 "$@" algo="$ad" venue="$vd" > "$out/$n.jsonl" 2> "$out/$n.err" &
+		--metrics 0 "$@" algo="$ad" venue="$vd" > "$out/$n.jsonl" 2> "$out/$n.err" &
 	FPID=$!
 	TL_PIDS+=("$FPID")
 	MPORT=

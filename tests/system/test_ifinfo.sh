@@ -33,13 +33,13 @@ echo "$text"
 echo "$text" | grep -q "software only, no PHC" || fail "veth: text does not say 'software only, no PHC'"
 # The verdict and the next step, and no error where there is simply no
 # hardware stamping to configure.
-echo "$text" | grep -q "verdict *usable with software stamps: expect .*s-level error; check with 'tapless validate -l $TL_IF_A:PEER'" ||
+echo "$text" | grep -q "verdict *usable with software stamps: expect .*s-level error; check with 'tapless validate --loopback $TL_IF_A:PEER'" ||
 	fail "veth: no software-stamp verdict with the validate step"
 echo "$text" | grep -q "hwtstamp config *none (the driver has no hardware stamping)" ||
 	fail "veth: hwtstamp config not 'none (the driver has no hardware stamping)'"
 echo "$text" | grep -q "not available" && fail "veth: a NIC without hardware stamping reported as an error"
 json=$(tl_exec a bin/tapless ifinfo --json "$TL_IF_A")
-echo "$json" | jq -e '.interfaces[0] | (.verdict | startswith("usable with software stamps")) and (.next_step | contains("tapless validate -l")) and .hwtstamp.error == null' >/dev/null ||
+echo "$json" | jq -e '.interfaces[0] | (.verdict | startswith("usable with software stamps")) and (.next_step | contains("tapless validate --loopback")) and .hwtstamp.error == null' >/dev/null ||
 	fail "veth: JSON verdict, next_step or hwtstamp.error wrong: $(echo "$json" | jq -c '.interfaces[0] | {verdict, next_step, hwtstamp}')"
 
 csv=$(tl_exec a bin/tapless ifinfo --csv)

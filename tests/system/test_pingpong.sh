@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 server() {
 	local name=$1 proto=$2 port=$3
 	shift 3
-	tl_bg b "$pp" --server --bind "198.18.9.2:$port" -p "$proto" --idle-ms 5000 \
+	tl_bg b "$pp" --server --bind "198.18.9.2:$port" --proto "$proto" --idle-ms 5000 \
 		--json "$@" > "$out/$name.server.json" 2> "$out/$name.server.log"
 	spid=$TL_LAST_PID
 	for _ in $(seq 100); do
@@ -58,8 +58,8 @@ pingpong() {
 	local cf=$out/$1.client.pcapng sf=$out/$1.server.pcapng
 
 	server "$proto" "$proto" "$port" -w "$sf"
-	tl_exec a "$pp" --to "198.18.9.2:$port" -p "$proto" -n $n --warmup 0 \
-		-s 200 -w "$cf" --json > "$j" 2> "$out/$proto.client.log" ||
+	tl_exec a "$pp" --to "198.18.9.2:$port" --proto "$proto" -n $n --warmup 0 \
+		--size 200 -w "$cf" --json > "$j" 2> "$out/$proto.client.log" ||
 		fail "$proto: client exited $?: $(cat "$out/$proto.client.log")"
 	wait "$spid" || fail "$proto: server exited $?: $(cat "$out/$proto.server.log")"
 	jq -e . "$j" > /dev/null 2>&1 || { fail "$proto: client JSON does not parse: $(head -c 500 "$j")"; return; }
@@ -136,7 +136,7 @@ pingpong tcp 9402
 
 # --no-stamps on both sides: plain send and recv, the half round trip only.
 server nostamps tcp 9403 --no-stamps
-tl_exec a "$pp" --to 198.18.9.2:9403 -p tcp -n 500 --no-stamps --json > "$out/ns.json" 2>&1 ||
+tl_exec a "$pp" --to 198.18.9.2:9403 --proto tcp -n 500 --no-stamps --json > "$out/ns.json" 2>&1 ||
 	fail "--no-stamps: client exited $?: $(cat "$out/ns.json")"
 wait "$spid" || fail "--no-stamps: server exited $?"
 check "$out/ns.json" '.answered == 500 and .stamps.client == "off" and .stamps.server == "off" and
@@ -166,7 +166,7 @@ rc=$?
 
 # Bad options: exit 1 with a message.
 for args in "" "--server" "--to 198.18.9.2" "--to 198.18.9.2:1 --size 1500" \
-	"--to 198.18.9.2:1 -p tcp --size 4096" "--to 198.18.9.2:1 -n 5 -d 1" \
+	"--to 198.18.9.2:1 --proto tcp --size 4096" "--to 198.18.9.2:1 -n 5 -d 1" \
 	"--to 198.18.9.2:1 --mode magic" "--server --bind 198.18.9.2:1 --rate 10" \
 	"--to 198.18.9.2:1 --idle-ms 10" "--to 198.18.9.2:1 --no-stamps -w x.pcapng" \
 	"--to 198.18.9.2:1 --bogus" "--to 198.18.9.2:1 operand" "--to 198.18.9.2:1 --cpu 1023"; do
@@ -176,7 +176,7 @@ for args in "" "--server" "--to 198.18.9.2" "--to 198.18.9.2:1 --size 1500" \
 	[ $rc -eq 1 ] && [ -s "$out/opt.err" ] || fail "'$args': exit $rc, want 1 with a message"
 done
 # Nobody there: a system error, exit 2.
-tl_exec a "$pp" --to 198.18.9.2:9406 -p tcp -n 1 > /dev/null 2>&1
+tl_exec a "$pp" --to 198.18.9.2:9406 --proto tcp -n 1 > /dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "no server: exit $rc, want 2"
 

@@ -22,6 +22,12 @@
 #           (sender_stamped; tap_tx_skipped, the packet socket's copies it
 #           left out). The figures are printed. Skipped, saying so, while
 #           tapless-stamp is not built.
+#   shim-only  shim with each capd's --sender-copy-only (issue 32): the
+#           same assertions as shim, but a segment with a sender TX stamp
+#           is in the file once, as the sender's copy (no packet-socket
+#           copy of it is left, capd's account of those left out agrees),
+#           and correlate has no packet-socket copy to skip yet matches
+#           every message and transaction as in the other runs.
 #   cgroup  each engine in a cgroup of its own (tl_cgroup), connecting
 #           after its host's capd attached with --stamp-cgroup (issue 20):
 #           the same assertions as shim, each capd armed the one session
@@ -90,7 +96,7 @@ settings acceptor "$out/venue.cfg"
 mode_unavailable() {
 	case $1 in
 	bare) ;;
-	shim) [ -x bin/tapless-stamp ] || echo "bin/tapless-stamp is not built" ;;
+	shim|shim-only) [ -x bin/tapless-stamp ] || echo "bin/tapless-stamp is not built" ;;
 	cgroup)
 		bin/tapless ifinfo -j lo 2>/dev/null | jq -r \
 			'.kernel | if .cgroup_stamping then empty else .cgroup_stamping_why end'
@@ -110,6 +116,7 @@ mode_capd() {
 		tl_cgroup "qf-$2" || fail "cgroup: cannot create a cgroup for $2"
 		CG[$2]=/proc/$$/root$TL_CGROUP
 		CAPD_ARGS=(--stamp-cgroup "${CG[$2]}" --stamp-ports "$PORT") ;;
+	shim-only) CAPD_ARGS=(--tx-socket "$out/$1/$2.sock" --sender-copy-only) ;;
 	*) CAPD_ARGS=(--tx-socket "$out/$1/$2.sock") ;;
 	esac
 }
@@ -120,7 +127,7 @@ declare -A CG
 mode_bg() {
 	local m=$1 h=$2
 	case $m/$3 in
-	shim/engine)
+	shim/engine|shim-only/engine)
 		shift 3
 		tl_bg "$h" bin/tapless-stamp --tx-socket "$out/$m/$h.sock" -- "$@" ;;
 	cgroup/engine)
@@ -312,6 +319,33 @@ check_stamped() {
 	grep -h "tapless-stamp" "$d/trader.err" "$d/venue.err" | sed "s/^/$m: /"
 }
 
+# check_sender_only: with --sender-copy-only, no outbound FIX data segment
+# is in a host's file twice; capd counted the packet-socket copies it left
+# out (every keyed stamp it joined) and wrote none anyway; correlate used
+# the sender's stamps with nothing to skip.
+check_sender_only() {
+	local m=shim-only d=$out/shim-only h total both sstamped skipped joined left
+	cmp -s "$out/bare/types" "$d/types" ||
+		fail "$m: messages differ from the bare run: $(diff "$out/bare/types" "$d/types" | tr '\n' ' ')"
+	for h in a b; do
+		read -r total both < <(coverage "$m" $h)
+		sstamped=$(jq -r --arg h $h '.inputs[] | select(.host == $h) | .sender_stamped' "$d/correlate.json")
+		skipped=$(jq -r --arg h $h '.inputs[] | select(.host == $h) | .tap_tx_skipped' "$d/correlate.json")
+		joined=$(sed -n 's/.*keyed stamps: [0-9]* taken, \([0-9]*\) joined.*/\1/p' "$d/$h.capd.log")
+		left=$(sed -n 's/.*--sender-copy-only: \([0-9]*\) captured copies .*, \([0-9]*\) written anyway.*/\1 \2/p' "$d/$h.capd.log" | tail -1)
+		echo "$m: $h: $(wc -l < "$d/$h.sender.keys") sender-stamped FIX data segments," \
+			"$total with only the packet socket's copy, $both with both;" \
+			"capd joined ${joined:-?}, left out/wrote anyway: ${left:-?};" \
+			"correlate: sender_stamped $sstamped, tap_tx_skipped $skipped"
+		[ "$both" -eq 0 ] || fail "$m: $h: $both segments in the file twice"
+		[ "$(wc -l < "$d/$h.sender.keys")" -gt 0 ] || fail "$m: $h: no sender-stamped segment"
+		[ -n "$joined" ] && [ "$joined" -gt 0 ] && [ "$left" = "$joined 0" ] ||
+			fail "$m: $h: capd joined '${joined:-}', left out and wrote anyway '${left:-}'"
+		[ "$sstamped" -ge "$(wc -l < "$d/$h.sender.keys")" ] && [ "$skipped" -eq 0 ] ||
+			fail "$m: $h: correlate sender_stamped $sstamped, tap_tx_skipped $skipped"
+	done
+}
+
 # check_cgroup: each capd armed its host's one session and lost no stamp;
 # stopped, they left nothing attached.
 check_cgroup() {
@@ -374,7 +408,7 @@ rc=$?
 	fail "venue killed: trader exit $rc: $(cat "$out/kill/trader.out" "$out/kill/trader.err")"
 
 skipped=""
-for mode in bare shim cgroup; do
+for mode in bare shim shim-only cgroup; do
 	why=$(mode_unavailable $mode)
 	if [ -n "$why" ]; then
 		echo "quickfix: $mode: skipped: $why"
@@ -383,7 +417,11 @@ for mode in bare shim cgroup; do
 	fi
 	run_engines $mode
 	check_run $mode
-	[ $mode = bare ] || check_stamped $mode
+	case $mode in
+	bare) ;;
+	shim-only) check_sender_only ;;
+	*) check_stamped $mode ;;
+	esac
 	[ $mode = cgroup ] && check_cgroup
 done
 

@@ -236,6 +236,10 @@ bad "jitter-dist" -i p1 -i p2 --jitter-dist cauchy
 bad "io" -i p1 -i p2 --io xdp
 bad "cpu" -i p1 -i p2 --cpu 4095
 bad "unknown\|unrecognized\|invalid" -i p1 -i p2 --no-such-option
+bad "write $out/none: no such directory" -i p1 -i p2 -w "$out/none"
+touch "$out/plain"
+bad "write $out/plain: not a directory" -i p1 -i p2 -w "$out/plain"
+bad "latency: '5parsecs' is not a duration" -i p1 -i p2 --latency 5parsecs
 
 # 6. Valgrind: a short run with traffic, no leak, no error (the writer
 # thread included), in both receive modes.

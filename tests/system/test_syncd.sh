@@ -53,7 +53,7 @@ tl_exec c1 bin/tapless-syncd -f "$out/hw.conf" 2> "$out/hw.err"
 [ $? -eq 1 ] && grep -q "hw.conf:[0-9]*: \[${TL_IF[c1]}\] time_stamping hardware" "$out/hw.err" ||
 	fail "hardware on veth: $(cat "$out/hw.err")"
 # --dry-run prints what ptp4l would get.
-tl_exec c1 bin/tapless-syncd -f "$out/c1/tapless.conf" -n > "$out/dry.txt" 2>&1 ||
+tl_exec c1 bin/tapless-syncd -f "$out/c1/tapless.conf" --dry-run > "$out/dry.txt" 2>&1 ||
 	fail "dry run: $(cat "$out/dry.txt")"
 grep -q "^hwts_filter  *full" "$out/dry.txt" && grep -q "^free_running  *1" "$out/dry.txt" &&
 	grep -q "^uds_address  *$out/c1/run/ptp4l-sys.sock" "$out/dry.txt" ||
@@ -95,7 +95,7 @@ for h in c1 c2; do
 		fail "$h: no port_state event in $j"
 done
 # The text form comes from the same printer.
-tl_exec c1 bin/tapless status -s "$out/c1/syncd.sock" > "$out/c1.text" &&
+tl_exec c1 bin/tapless status --socket "$out/c1/syncd.sock" > "$out/c1.text" &&
 	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" ||
 	fail "status text: $(cat "$out/c1.text")"
 

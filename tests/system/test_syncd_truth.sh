@@ -70,7 +70,7 @@ tl_exec sw tc qdisc add dev "$c1_port" clsact &&
 mark drop_start
 sleep 3
 st c1 > "$out/drop.status"
-tl_exec c1 bin/tapless status -s "$out/c1/syncd.sock" > "$out/drop.text" 2>&1
+tl_exec c1 bin/tapless status --socket "$out/c1/syncd.sock" > "$out/drop.text" 2>&1
 sleep 3
 tl_exec sw tc filter del dev "$c1_port" egress
 mark drop_end

@@ -56,6 +56,28 @@ START_TEST(file_in_the_way)
 }
 END_TEST
 
+/* The check before a daemon writes into a directory: a missing one is
+ * said to be missing, not "not a directory" (issue 32). */
+START_TEST(is_dir_says_why)
+{
+	char f[160], p[200];
+
+	ck_assert_int_eq(mkpath_is_dir(dir), 0);
+	snprintf(p, sizeof(p), "%s/missing", dir);
+	ck_assert_int_eq(mkpath_is_dir(p), -ENOENT);
+	ck_assert_str_eq(mkpath_why(mkpath_is_dir(p)), "no such directory");
+	snprintf(p, sizeof(p), "%s/missing/deeper", dir);
+	ck_assert_int_eq(mkpath_is_dir(p), -ENOENT);
+	snprintf(f, sizeof(f), "%s/f", dir);
+	unit_write_file(f, "x\n");
+	ck_assert_int_eq(mkpath_is_dir(f), -ENOTDIR);
+	ck_assert_str_eq(mkpath_why(-ENOTDIR), "not a directory");
+	snprintf(p, sizeof(p), "%s/sub", f);
+	ck_assert_int_eq(mkpath_is_dir(p), -ENOTDIR);
+	ck_assert_str_eq(mkpath_why(-EACCES), "Permission denied");
+}
+END_TEST
+
 static Suite *mkpath_suite(void)
 {
 	Suite *s = suite_create("mkpath");
@@ -64,6 +86,7 @@ static Suite *mkpath_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, parents_made);
 	tcase_add_test(tc, file_in_the_way);
+	tcase_add_test(tc, is_dir_says_why);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -431,6 +431,353 @@ START_TEST(copy_cli)
 }
 END_TEST
 
+/* Durations: a number with a unit, or bare in the option's own unit. */
+static const struct opt_def tdefs[] = {
+	{ "window", 'w', OPT_DURATION, "1000000000", 1000, 3600e9, NULL, NULL, "window", OPT_NS },
+	{ "timeout_ms", 0, OPT_DURATION, "5000", 100, 600000, NULL, "MS", "wait", OPT_MS },
+	{ "interval", 0, OPT_DURATION, "1", 0.01, 3600, NULL, NULL, "every", OPT_S },
+	{ "spin", 0, OPT_DURATION, "20", 0, 100000, NULL, NULL, "spin", OPT_US },
+	{ "free", 0, OPT_DURATION, NULL, 0, 0, NULL, NULL, "unbounded", OPT_S },
+	{ "skew", 0, OPT_DURATION, "0", -1000, 1000, NULL, NULL, "signed", OPT_NS },
+	{ "big", 0, OPT_INT, "0", 0, 1e15, NULL, "N", "count", 0 },
+	{ "neg", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "cpu", 0 },
+	{ "frac", 0, OPT_DOUBLE, "0.1", 1e-6, 1e7, NULL, "S", "seconds", 0 },
+	OPT_END
+};
+
+static long long ns_of(const char *name, const char *text, int *rc,
+		       struct opts_error *err)
+{
+	struct opts *o = opts_create(tdefs);
+	long long ns = -42;
+
+	*rc = opts_set_value(o, name, text, true, err);
+	if (!*rc)
+		ns = opts_ns(o, name);
+	opts_destroy(o);
+	return ns;
+}
+
+START_TEST(durations)
+{
+	static const struct {
+		const char *name, *text;
+		long long ns;
+	} ok[] = {
+		{ "window", "100ns", 100000 / 1000 * 10 },	/* below: range */
+		{ "window", "1000", 1000 },			/* bare: ns */
+		{ "window", "50us", 50000 },
+		{ "window", "250ms", 250000000 },
+		{ "window", "1s", 1000000000 },
+		{ "window", "1.5s", 1500000000 },
+		{ "window", "2m", 120000000000LL },
+		{ "window", "1e6", 1000000 },
+		{ "window", "3600s", 3600000000000LL },
+		{ "timeout_ms", "5000", 5000000000LL },		/* bare: ms */
+		{ "timeout_ms", "2s", 2000000000 },
+		{ "timeout_ms", "100ms", 100000000 },
+		{ "interval", "1", 1000000000 },		/* bare: s */
+		{ "interval", "0.25", 250000000 },
+		{ "interval", "10ms", 10000000 },
+		{ "spin", "20", 20000 },			/* bare: us */
+		{ "spin", "0", 0 },
+		{ "skew", "-500ns", -500 },
+		{ "free", "100000000s", 100000000000000000LL },
+	};
+	struct opts_error err;
+	struct opts *o;
+	int rc;
+
+	for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++) {
+		long long want = ok[k].ns, got;
+
+		if (!strcmp(ok[k].text, "100ns"))
+			continue;
+		got = ns_of(ok[k].name, ok[k].text, &rc, &err);
+		ck_assert_msg(rc == 0, "%s %s: %s", ok[k].name, ok[k].text, err.msg);
+		ck_assert_msg(got == want, "%s %s: %lld, not %lld", ok[k].name,
+			      ok[k].text, got, want);
+	}
+	/* Defaults are in the bare unit too. */
+	o = opts_create(tdefs);
+	ck_assert_int_eq(opts_ns(o, "window"), 1000000000);
+	ck_assert_int_eq(opts_ns(o, "timeout_ms"), 5000000000LL);
+	ck_assert_int_eq(opts_ns(o, "interval"), 1000000000);
+	ck_assert_int_eq(opts_ns(o, "spin"), 20000);
+	/* On the command line, through the long name and the letter. */
+	ck_assert_int_eq(parse(o, &err, "--window", "250us", "--timeout-ms",
+			       "1s", NULL), 5);
+	ck_assert_int_eq(opts_ns(o, "window"), 250000);
+	ck_assert_int_eq(opts_ns(o, "timeout_ms"), 1000000000);
+	ck_assert_int_eq(parse(o, &err, "-w", "2ms", NULL), 3);
+	ck_assert_int_eq(opts_ns(o, "window"), 2000000);
+	opts_destroy(o);
+}
+END_TEST
+
+START_TEST(duration_errors)
+{
+	static const struct {
+		const char *name, *text, *msg;
+	} bad[] = {
+		{ "window", "5parsecs", "window: '5parsecs' is not a duration (a number with ns, us, ms, s or m)" },
+		{ "window", "5 s", "is not a duration" },
+		{ "window", "s", "is not a duration" },
+		{ "window", "", "is not a duration" },
+		{ "window", "1h", "is not a duration" },
+		{ "window", "1S", "is not a duration" },
+		{ "window", "0x10", "is not a duration" },
+		{ "window", "inf", "is not a duration" },
+		{ "window", "nans", "is not a duration" },
+		{ "window", "1e", "is not a duration" },
+		{ "window", "1..2s", "is not a duration" },
+		{ "window", "999ns", "'999ns' is out of range [1us, 3600s]" },
+		{ "window", "3601s", "out of range [1us, 3600s]" },
+		{ "window", "61m", "out of range" },
+		{ "window", "-1s", "out of range" },
+		{ "spin", "-1", "out of range [0s, 100ms]" },
+		{ "free", "-1ns", "'-1ns' is negative" },
+		{ "free", "9223372037s", "'9223372037s' is too large" },
+		{ "free", "99999999999999999999", "is too large" },
+		{ "free", "1e300s", "is too large" },
+		{ "free", "153722868m", "is too large" },
+		{ "skew", "-1001", "out of range [-1us, 1us]" },
+	};
+	struct opts_error err;
+	int rc;
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		err.msg[0] = 0;
+		ns_of(bad[k].name, bad[k].text, &rc, &err);
+		ck_assert_msg(rc == -EINVAL, "%s '%s' taken", bad[k].name, bad[k].text);
+		ck_assert_msg(strstr(err.msg, bad[k].msg), "%s '%s': %s",
+			      bad[k].name, bad[k].text, err.msg);
+	}
+	/* The message names the option as the command line spells it. */
+	{
+		struct opts *o = opts_create(tdefs);
+
+		ck_assert_int_eq(parse(o, &err, "--window", "5parsecs", NULL), -EINVAL);
+		ck_assert_str_eq(err.msg, "--window: '5parsecs' is not a duration "
+				 "(a number with ns, us, ms, s or m)");
+		opts_destroy(o);
+	}
+}
+END_TEST
+
+START_TEST(duration_text)
+{
+	static const long long v[] = {
+		0, 1, 999, 1000, 1500, 250000000, 1000000000, 1500000000,
+		3600000000000LL, 60000000000LL, -2000, 9223372036854775807LL,
+	};
+	char buf[32];
+
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		long long back = -42;
+
+		opts_format_ns(buf, sizeof(buf), v[k]);
+		ck_assert_msg(opts_parse_ns(buf, 1, &back) == 0, "%s", buf);
+		ck_assert_msg(back == v[k], "%lld -> %s -> %lld", v[k], buf, back);
+	}
+	opts_format_ns(buf, sizeof(buf), 250000000);
+	ck_assert_str_eq(buf, "250ms");
+	opts_format_ns(buf, sizeof(buf), 1500);
+	ck_assert_str_eq(buf, "1500ns");
+	ck_assert_int_eq(opts_parse_ns("1s", 1, &(long long){0}), 0);
+	ck_assert_int_eq(opts_parse_ns("9223372037s", 1, &(long long){0}), -ERANGE);
+}
+END_TEST
+
+/* An integer option takes the forms a help text prints: 1e+15. */
+START_TEST(int_forms)
+{
+	struct opts *o = opts_create(tdefs);
+	struct opts_error err;
+
+	ck_assert_int_eq(opts_set_value(o, "big", "1e+15", true, &err), 0);
+	ck_assert_int_eq(opts_int(o, "big"), 1000000000000000LL);
+	ck_assert_int_eq(opts_set_value(o, "big", "2.5e3", true, &err), 0);
+	ck_assert_int_eq(opts_int(o, "big"), 2500);
+	ck_assert_int_eq(opts_set_value(o, "big", "7.0", true, &err), 0);
+	ck_assert_int_eq(opts_int(o, "big"), 7);
+	ck_assert_int_eq(opts_set_value(o, "neg", "-1e0", true, &err), 0);
+	ck_assert_int_eq(opts_int(o, "neg"), -1);
+	ck_assert_int_eq(opts_set_value(o, "big", "0x10", true, &err), 0);
+	ck_assert_int_eq(opts_int(o, "big"), 16);
+	ck_assert_int_eq(opts_set_value(o, "big", "1.5", true, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "big: '1.5' is not a whole number");
+	ck_assert_int_eq(opts_set_value(o, "big", "2e15", true, &err), -EINVAL);
+	ck_assert(strstr(err.msg, "out of range [0, 1e+15]"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e30", true, &err), -EINVAL);
+	ck_assert(strstr(err.msg, "too large"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e", true, &err), -EINVAL);
+	ck_assert(strstr(err.msg, "not a number"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e5x", true, &err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "big", "nan", true, &err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "big", "1.5e", true, &err), -EINVAL);
+	opts_destroy(o);
+}
+END_TEST
+
+/* Every "[range: A..B]" and "[default: X]" --help prints parses back as
+ * the option's value. */
+static void help_forms_parse(const struct opt_def *table)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int checked = 0;
+
+	opts_usage(f, table);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[OPTS_NAME_MAX], *p = strstr(line, "--"), *q;
+		const char *tags[] = { "[range: ", "[default: " };
+
+		if (!p)
+			continue;
+		sscanf(p + 2, "%63[a-z0-9-]", name);
+		for (const struct opt_def *d = table; d->name; d++) {
+			char cli[OPTS_NAME_MAX];
+
+			opts_cli_name(cli, sizeof(cli), d->name);
+			if (strcmp(cli, name))
+				continue;
+			for (int t = 0; t < 2; t++) {
+				char val[2][64] = { "", "" };
+				struct opts *o;
+				struct opts_error err;
+
+				q = strstr(line, tags[t]);
+				if (!q)
+					continue;
+				q += strlen(tags[t]);
+				ck_assert_int_eq(sscanf(q, "%63[^]]", val[0]), 1);
+				if (t == 0) {
+					char *dots = strstr(val[0], "..");
+
+					ck_assert_ptr_nonnull(dots);
+					snprintf(val[1], sizeof(val[1]), "%s", dots + 2);
+					*dots = 0;
+				}
+				for (int k = 0; k < 2 && *val[k]; k++) {
+					o = opts_create(table);
+					ck_assert_msg(opts_set_value(o, d->name, val[k], true,
+								     &err) == 0,
+						      "--%s %s (from '%s'): %s", cli,
+						      val[k], line, err.msg);
+					opts_destroy(o);
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_int_gt(checked, 3);
+	free(buf);
+}
+
+START_TEST(help_forms)
+{
+	help_forms_parse(tdefs);
+	help_forms_parse(defs);
+}
+END_TEST
+
+/* Old letters: still taken, shown in --help, and never two in a table. */
+static const struct opt_def odefs[] = {
+	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent", 0 },
+	{ "metrics", 0, OPT_STRING, NULL, 0, 0, NULL, "PORT", "serve", OPT_OLD_LETTER('m') },
+	{ "socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "ask", OPT_OLD_LETTER('s') },
+	OPT_END
+};
+
+START_TEST(old_letters)
+{
+	struct opts *o = opts_create(odefs);
+	struct opts_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(parse(o, &err, "-m", "9100", "-s", "/x", "-p", NULL), 6);
+	ck_assert_str_eq(opts_str(o, "metrics"), "9100");
+	ck_assert_str_eq(opts_str(o, "socket"), "/x");
+	ck_assert(opts_flag(o, "pretty"));
+	ck_assert_int_eq(parse(o, &err, "-x", NULL), -EINVAL);
+	opts_destroy(o);
+	f = open_memstream(&buf, &len);
+	opts_usage(f, odefs);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "    --metrics PORT") &&
+		      strstr(buf, "(old letter -m still taken)"), "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	opts_print_table(f, odefs);
+	fclose(f);
+	ck_assert_str_eq(buf, "pretty\tp\t-\tflag\nmetrics\t-\tm\tstring\n"
+			 "socket\t-\ts\tstring\n");
+	free(buf);
+}
+END_TEST
+
+/* The letter check: it must catch what it is for. */
+START_TEST(letters)
+{
+	static const struct opt_def capd[] = {
+		{ "no-promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
+		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		OPT_END
+	};
+	static const struct opt_def capd_old[] = {
+		{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
+		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		OPT_END
+	};
+	static const struct opt_def probe[] = {
+		{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "FILE", "x", 0 },
+		{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
+		OPT_END
+	};
+	static const struct opt_def self_clash[] = {
+		{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
+		{ "proto", 0, OPT_STRING, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
+		OPT_END
+	};
+	static const char *const w_names[] = { "write", "write-dir", NULL };
+	static const char *const p_names[] = { "pretty", NULL };
+	const struct opts_letter table[] = {
+		{ 'w', w_names }, { 'p', p_names },
+	};
+	struct opts_program progs[2] = {
+		{ "tapless-capd", capd }, { "tapless-algo", probe },
+	};
+	struct opts_error err;
+
+	/* No letter table: -w (and -p) each have two meanings. */
+	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "-w has two meanings: --write-dir in "
+			 "tapless-capd, --write in tapless-algo");
+	/* The table makes -w one meaning; -p is still two. */
+	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, &err), -EINVAL);
+	ck_assert_msg(strstr(err.msg, "tapless-capd: -p is --no-promiscuous"),
+		      "%s", err.msg);
+	/* With -p an old letter of capd's, noted as such: clean. */
+	progs[0].defs = capd_old;
+	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, &err), 0);
+	/* ...but not without the table's word for -w. */
+	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, &err), -EINVAL);
+	ck_assert(strstr(err.msg, "-w has two meanings"));
+	/* An old letter must not clash inside its own program. */
+	progs[0] = (struct opts_program){ "tapless-pingpong", self_clash };
+	ck_assert_int_eq(opts_letters_check(progs, 1, table, 2, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "tapless-pingpong: old letter -p of --proto is "
+			 "also --pretty");
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -447,6 +794,13 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, lines);
 	tcase_add_test(t, hyphens);
 	tcase_add_test(t, usage_lists_everything);
+	tcase_add_test(t, durations);
+	tcase_add_test(t, duration_errors);
+	tcase_add_test(t, duration_text);
+	tcase_add_test(t, int_forms);
+	tcase_add_test(t, help_forms);
+	tcase_add_test(t, old_letters);
+	tcase_add_test(t, letters);
 	suite_add_tcase(s, t);
 	return s;
 }

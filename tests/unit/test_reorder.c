@@ -141,6 +141,53 @@ START_TEST(hold_and_ties)
 }
 END_TEST
 
+/* A frame taken back while held never comes out, and its room comes back;
+ * a stale handle, or one naming other bytes, drops nothing. */
+START_TEST(drop_while_held)
+{
+	struct reorder *r;
+	struct reorder_entry e;
+	uint8_t a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 };
+	uint64_t sa, sb;
+
+	ck_assert_int_eq(reorder_create(&r, 8, 4, 1, 10 * MS), 0);
+	sa = reorder_next_seq(r);
+	ck_assert_int_eq(reorder_push(r, &(struct reorder_entry){
+		.ts_ns = 1, .id = 1, .caplen = 4, .data = a }), 0);
+	sb = reorder_next_seq(r);
+	ck_assert_uint_eq(sb, sa + 1);
+	ck_assert_int_eq(reorder_push(r, &(struct reorder_entry){
+		.ts_ns = 2, .id = 2, .caplen = 4, .data = b }), 0);
+	ck_assert(!reorder_room(r, 4));		/* the arena is full */
+	/* Wrong bytes, wrong length, a handle not pushed yet: kept. */
+	ck_assert(!reorder_drop(r, sa, b, 4));
+	ck_assert(!reorder_drop(r, sa, a, 3));
+	ck_assert(!reorder_drop(r, sb + 1, b, 4));
+	ck_assert(reorder_drop(r, sa, a, 4));
+	ck_assert(!reorder_drop(r, sa, a, 4));	/* once */
+	ck_assert_uint_eq(reorder_count(r), 1);
+	/* Only the other comes out, and the dropped one's room is back. */
+	ck_assert_int_eq(reorder_pop(r, 10 * MS, &e), 1);
+	ck_assert_uint_eq(e.id, 2);
+	ck_assert_int_eq(reorder_pop(r, INT64_MAX, &e), 0);
+	ck_assert(reorder_room(r, 8));
+	/* Released already: a late drop is refused. */
+	ck_assert(!reorder_drop(r, sb, b, 4));
+	/* A dropped frame at the top of a pop_oldest is skipped too. */
+	sa = reorder_next_seq(r);
+	ck_assert_int_eq(reorder_push(r, &(struct reorder_entry){
+		.ts_ns = 3, .id = 3, .caplen = 4, .data = a }), 0);
+	ck_assert_int_eq(reorder_push(r, &(struct reorder_entry){
+		.ts_ns = 4, .id = 4, .caplen = 4, .data = b }), 0);
+	ck_assert(reorder_drop(r, sa, a, 4));
+	ck_assert_int_eq(reorder_pop_oldest(r, &e), 1);
+	ck_assert_uint_eq(e.id, 4);
+	ck_assert_int_eq(reorder_pop_oldest(r, &e), 0);
+	ck_assert_uint_eq(reorder_count(r), 0);
+	reorder_destroy(r);
+}
+END_TEST
+
 static Suite *reorder_suite(void)
 {
 	Suite *s = suite_create("reorder");
@@ -149,6 +196,7 @@ static Suite *reorder_suite(void)
 	tcase_add_test(tc, late_frames_in_order);
 	tcase_add_test(tc, full_buffer_gives_way);
 	tcase_add_test(tc, hold_and_ties);
+	tcase_add_test(tc, drop_while_held);
 	suite_add_tcase(s, tc);
 	return s;
 }

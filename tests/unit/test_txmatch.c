@@ -15,14 +15,16 @@
 struct seen {
 	unsigned n;
 	unsigned slot;
+	uint64_t tag;
 	int64_t ts;
 	uint32_t seq;		/* TCP sequence of the paired frame */
 	uint32_t caplen;
 	uint8_t frame[2048];
 };
 
-static void on_match(void *arg, unsigned slot, const uint8_t *frame,
-		     uint32_t caplen, uint32_t origlen, const struct txsock_rec *r)
+static void on_match(void *arg, unsigned slot, uint64_t tag,
+		     const uint8_t *frame, uint32_t caplen, uint32_t origlen,
+		     const struct txsock_rec *r)
 {
 	struct seen *s = arg;
 	struct frame_info fi;
@@ -32,6 +34,7 @@ static void on_match(void *arg, unsigned slot, const uint8_t *frame,
 	ck_assert_int_eq(frame_parse(frame, caplen, FRAME_LINK_ETHERNET, &fi), 0);
 	s->n++;
 	s->slot = slot;
+	s->tag = tag;
 	s->ts = r->ts_ns;
 	s->seq = fi.seq;
 	s->caplen = caplen;
@@ -97,6 +100,7 @@ START_TEST(tcp_either_order)
 	txmatch_stamp(m, &r, 2 * MS);
 	ck_assert_uint_eq(s.n, 1);
 	ck_assert_uint_eq(s.slot, 2);
+	ck_assert_uint_eq(s.tag, 0);	/* untagged */
 	ck_assert_int_eq(s.ts, 555);
 	ck_assert_uint_eq(s.seq, 1000);
 
@@ -105,17 +109,19 @@ START_TEST(tcp_either_order)
 	txmatch_stamp(m, &r, 3 * MS);
 	ck_assert_uint_eq(s.n, 1);
 	n = frame(buf, &f, 1010, "35=D|11=1|");
-	txmatch_frame(m, 2, FRAME_LINK_ETHERNET, buf, n, n, 4 * MS);
+	txmatch_frame_tagged(m, 2, FRAME_LINK_ETHERNET, buf, n, n, 4 * MS, 41);
 	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.tag, 41);	/* the frame's, handed back */
 	ck_assert_int_eq(s.ts, 777);
 	ck_assert_uint_eq(s.seq, 1010);
 
 	/* A stamp of a byte inside the frame pairs too (merged sends). */
 	n = frame(buf, &f, 1020, "35=8|39=0|");
-	txmatch_frame(m, 2, FRAME_LINK_ETHERNET, buf, n, n, 5 * MS);
+	txmatch_frame_tagged(m, 2, FRAME_LINK_ETHERNET, buf, n, n, 5 * MS, 42);
 	r = stamp(&f, 1024, 888);
 	txmatch_stamp(m, &r, 5 * MS);
 	ck_assert_uint_eq(s.n, 3);
+	ck_assert_uint_eq(s.tag, 42);
 	ck_assert_uint_eq(s.seq, 1020);
 	/* A second stamp of the same frame is a duplicate, not a pair. */
 	r = stamp(&f, 1029, 889);

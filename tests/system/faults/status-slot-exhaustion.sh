@@ -80,7 +80,7 @@ h=$!
 sleep 1
 ok=0
 for i in $(seq 30); do
-	timeout 15 ip netns exec "$(tl_ns a)" bin/tapless status -s "$out/syncd.sock" \
+	timeout 15 ip netns exec "$(tl_ns a)" bin/tapless status --socket "$out/syncd.sock" \
 		> "$out/st.$i" 2> "$out/st.$i.err"
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q "^clock sys" "$out/st.$i"; then

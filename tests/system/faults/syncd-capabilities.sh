@@ -30,7 +30,7 @@ role server
 CONF
 tl_bg a bin/tapless-syncd -f "$out/tapless.conf" -l info 2> "$out/syncd.log"
 pid=$TL_LAST_PID
-st() { tl_exec a bin/tapless status --json -s "$out/syncd.sock" 2>/dev/null; }
+st() { tl_exec a bin/tapless status --json --socket "$out/syncd.sock" 2>/dev/null; }
 wait_for() {
 	local end=$((SECONDS + $1))
 	while [ $SECONDS -lt $end ]; do

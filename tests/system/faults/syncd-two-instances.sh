@@ -37,7 +37,7 @@ announce_interval -2
 delay_req_interval -3
 CONF
 }
-st() { tl_exec "$1" bin/tapless status --json -s "$out/$2/syncd.sock" 2>/dev/null; }
+st() { tl_exec "$1" bin/tapless status --json --socket "$out/$2/syncd.sock" 2>/dev/null; }
 wait_for() {	# NS NAME SECONDS JQ
 	local end=$((SECONDS + $3))
 	while [ $SECONDS -lt $end ]; do

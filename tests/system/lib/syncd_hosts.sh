@@ -34,7 +34,7 @@ syncd_conf() {
 	} > "$out/$h/tapless.conf"
 }
 
-st() { tl_exec "$1" bin/tapless status --json -s "$out/$1/syncd.sock" 2>/dev/null; }
+st() { tl_exec "$1" bin/tapless status --json --socket "$out/$1/syncd.sock" 2>/dev/null; }
 
 wait_for() {
 	local end=$((SECONDS + $2))
