@@ -42,7 +42,7 @@ LIBS := $(PKG_LIBS) -lm
 # The library, libtapless.a: one folder per concept (README, "Architecture
 # in brief"), and no main in any of them.
 LIB_DIRS := src/base src/stamp src/live src/files src/fix src/corr src/sim \
-	src/report src/validate src/export ptp
+	src/report src/validate src/export src/hwsim ptp
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 # Generated: the ptp4l profile templates (ptp/profiles/*.cfg) as C strings,
 # the installed paths (base/datadir.h) and the version (base/prog.h).
@@ -76,6 +76,13 @@ SHIM_SRCS := $(wildcard src/shim/*.c)
 SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c src/base/hmap.c \
 	src/base/xalloc.c
 SHIM_LIB := bin/libtapless-stamp.so
+# tapless-hwsim: the wrapper, and the preload library that simulates a
+# host's NIC clocks and stamps (src/hwsimlib), built like the shim's from
+# position-independent objects: its own sources and the simulated host's
+# state (src/hwsim), nothing else of libtapless.a.
+HWSIMRUN_SRCS := $(wildcard src/hwsimrun/*.c)
+HWSIM_LIB_SRCS := $(wildcard src/hwsimlib/*.c) $(wildcard src/hwsim/*.c)
+HWSIM_LIB := bin/libtapless-hwsim.so
 
 # capd --stamp-cgroup: the BPF program src/bpf/stamp.bpf.c, compiled by
 # clang against a vmlinux.h that bpftool dumps from the kernel's BTF, and
@@ -123,9 +130,11 @@ SYNCD_OBJS := $(call obj,$(SYNCD_SRCS))
 PROBE_COMMON_OBJS := $(call obj,$(PROBE_COMMON))
 SHIMRUN_OBJS := $(call obj,$(SHIMRUN_SRCS) src/shim/shim_filter.c)
 SHIM_OBJS := $(call pic,$(SHIM_SRCS) $(SHIM_LIB_SRCS))
+HWSIMRUN_OBJS := $(call obj,$(HWSIMRUN_SRCS))
+HWSIM_OBJS := $(call pic,$(HWSIM_LIB_SRCS))
 
 PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp \
-	$(PROBE_BINS)
+	bin/tapless-hwsim $(PROBE_BINS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
@@ -144,10 +153,11 @@ endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) \
 	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS)) \
-	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c)
+	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c) \
+	$(HWSIMRUN_OBJS) $(HWSIM_OBJS)
 
 .PHONY: all check unit replay system manlint optcheck layering demo bench fuzz install deps clean lib-srcs FORCE
-all: $(PROGS) $(SHIM_LIB) $(TOOL_BINS)
+all: $(PROGS) $(SHIM_LIB) $(HWSIM_LIB) $(TOOL_BINS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -264,6 +274,15 @@ $(SHIM_LIB): $(SHIM_OBJS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now \
 		-Wl,--gc-sections $(SHIM_WRAP:%=-Wl,--wrap=%) -o $@ $^ -ldl -lpthread
 
+bin/tapless-hwsim: $(HWSIMRUN_OBJS) build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(HWSIM_LIB): $(HWSIM_OBJS)
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now \
+		-Wl,--gc-sections -o $@ $^ -ldl -lm
+
 $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
@@ -367,6 +386,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/tapless
 	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
 	install -m 755 $(SHIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
+	install -m 755 $(HWSIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -d $(DESTDIR)$(datadir)/tapless/plot
 	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
 	install -d $(DESTDIR)$(datadir)/tapless/clickhouse

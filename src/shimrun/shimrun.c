@@ -15,6 +15,7 @@
 
 #include "base/datadir.h"
 #include "base/opts.h"
+#include "base/preload.h"
 #include "base/prog.h"
 #include "shim/shim_env.h"
 #include "shim/shim_filter.h"
@@ -49,35 +50,6 @@ static int set(const char *name, const char *value)
 	if (!value)
 		return unsetenv(name);
 	return setenv(name, value, 1);
-}
-
-/* LD_PRELOAD with lib first (once): entries are separated by ':' or
- * blanks (ld.so(8)). */
-static int preload(const char *lib)
-{
-	const char *old = getenv("LD_PRELOAD");
-	size_t n = strlen(lib);
-	char *v;
-
-	if (old) {
-		for (const char *p = old; *p;) {
-			size_t k = strcspn(p, ": \t");
-
-			if (k == n && !strncmp(p, lib, n))
-				return 0;
-			p += k;
-			p += strspn(p, ": \t");
-		}
-	}
-	if (!old || !*old)
-		return setenv("LD_PRELOAD", lib, 1);
-	v = malloc(n + strlen(old) + 2);
-	if (!v)
-		return -1;
-	sprintf(v, "%s:%s", lib, old);
-	n = (size_t)setenv("LD_PRELOAD", v, 1);
-	free(v);
-	return (int)n;
 }
 
 int main(int argc, char **argv)
@@ -126,7 +98,7 @@ int main(int argc, char **argv)
 	    set(SHIM_ENV_PEERS, opts_str(o, "peers")) ||
 	    set(SHIM_ENV_MODE, modes[opts_enum(o, "mode")]) ||
 	    set(SHIM_ENV_LOG_LEVEL, opts_str(o, "log-level")) ||
-	    set(SHIM_ENV_LOG_FILE, opts_str(o, "log-file")) || preload(lib)) {
+	    set(SHIM_ENV_LOG_FILE, opts_str(o, "log-file")) || preload_first(lib)) {
 		fprintf(stderr, "tapless-stamp: environment: %s\n", strerror(errno));
 		goto out;
 	}

@@ -1,0 +1,91 @@
+/* hwsim_host.h — one simulated host of tapless-hwsim: its system clock and
+ * its NICs' clocks (PHCs) and stamping configuration, in a file mapped
+ * shared by every program of the host (DIR/HOST.hwsim), so that ptp4l,
+ * phc2sys, tapless-syncd, tapless-capd and the probes see one set of
+ * clocks, as on a real host.
+ *
+ * A PHC belongs to an interface (by name) and is /dev/ptpN for N its slot.
+ * The first question about an interface (its timestamping capabilities,
+ * its stamping configuration) gives it a PHC: the host's configured start
+ * offset and frequency error when set (tapless-hwsim --phc-offset,
+ * --phc-ppm), else drawn from the host's and the interface's names.
+ *
+ * Every access takes the host's lock (a spin lock in the mapping: the
+ * critical sections are a few loads and stores, no call in them), so a
+ * program killed holding it is the one way to wedge a host: none of the
+ * functions here can be interrupted inside it by anything but SIGKILL.
+ */
+#ifndef TAPLESS_HWSIM_HOST_H
+#define TAPLESS_HWSIM_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hwsim/hwsim_clock.h"
+
+#define HWSIM_MAX_PHC 8
+#define HWSIM_NAME_MAX 64
+#define HWSIM_NONE INT64_MIN
+
+struct hwsim_host;
+
+/* What a new host (and its new PHCs) starts with; HWSIM_NONE and NAN:
+ * drawn from the names (hwsim_seed()). */
+struct hwsim_params {
+	int64_t phc_offset_ns;
+	double phc_ppm;
+	int64_t sys_offset_ns;
+	double sys_ppm;
+	int64_t quantum_ns;	/* PHC stamps cut down to a multiple; 0, 1: ns */
+	int64_t noise_ns;	/* stamp noise, standard deviation */
+};
+
+/* A PHC as the library reads it. */
+struct hwsim_phc_info {
+	char ifname[16];
+	struct hwsim_clock clk;
+	int64_t quantum_ns, noise_ns;
+	int tx_type, rx_filter;	/* the stamping configuration set */
+};
+
+/* The machine's true time: CLOCK_REALTIME as the kernel keeps it, which
+ * is also the time of its software stamps. */
+int64_t hwsim_true_now(void);
+
+/* The host's file: DIR/HOST.hwsim. Made (mode 0644, with p, or defaults
+ * when p is NULL) when create is set and it does not exist; an existing
+ * one is used as it is. Returns 0, or -errno with why in err: -ENOENT (no
+ * such host, create not set), -EINVAL (not a hwsim file, a host name with
+ * '/' or over 63 characters). */
+int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
+		    bool create, const struct hwsim_params *p, char *err,
+		    size_t errlen);
+void hwsim_host_close(struct hwsim_host *h);
+const char *hwsim_host_name(const struct hwsim_host *h);
+/* What the host was made with. */
+void hwsim_host_params(struct hwsim_host *h, struct hwsim_params *p);
+
+/* The slot (N of /dev/ptpN) of ifname's PHC, made when create is set;
+ * -ENOENT without one, -ENOSPC when all HWSIM_MAX_PHC are taken. */
+int hwsim_phc_find(struct hwsim_host *h, const char *ifname, bool create);
+/* How many PHCs the host has (slots 0..n-1). */
+unsigned hwsim_phc_count(struct hwsim_host *h);
+/* A copy of slot n's state; -ENOENT for a slot not in use. */
+int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out);
+
+/* The clocks: n a PHC's slot, or -1 the system clock. */
+int64_t hwsim_read(struct hwsim_host *h, int n, int64_t t_true);
+/* clock_adjtime(): the frequency in force, in ppb, and changes. */
+double hwsim_get_freq(struct hwsim_host *h, int n);
+void hwsim_set_freq(struct hwsim_host *h, int n, double adj_ppb);
+void hwsim_step(struct hwsim_host *h, int n, int64_t delta_ns);
+void hwsim_set(struct hwsim_host *h, int n, int64_t value);
+/* The stamp a NIC's PHC n gives a packet at true time t_true: its value,
+ * with the PHC's noise, cut to its quantum. */
+int64_t hwsim_stamp(struct hwsim_host *h, int n, int64_t t_true);
+
+/* SIOCSHWTSTAMP / SIOCGHWTSTAMP on slot n. */
+void hwsim_set_hwtstamp(struct hwsim_host *h, int n, int tx_type, int rx_filter);
+
+#endif

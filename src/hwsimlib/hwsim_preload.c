@@ -1,0 +1,650 @@
+/* hwsim_preload.c — libtapless-hwsim.so: a NIC's hardware clock and
+ * hardware stamps for the programs of a simulated host, above the kernel.
+ *
+ * tapless-hwsim(1) preloads it with the host's name and directory in the
+ * environment. The library then answers, for that host's shared state
+ * (hwsim/hwsim_host.h):
+ *
+ *   clocks      open("/dev/ptpN") gives a descriptor of PHC N;
+ *               clock_gettime/settime/adjtime/getres on its dynamic clock
+ *               id, PTP_CLOCK_GETCAPS and PTP_SYS_OFFSET{,_EXTENDED,
+ *               _PRECISE} on the descriptor act on the simulated PHC;
+ *               CLOCK_REALTIME (clock_*, gettimeofday, time, adjtimex,
+ *               ntp_adjtime) is the host's simulated system clock, so a
+ *               phc2sys steers it and never the machine's;
+ *   the NIC     ioctl SIOCETHTOOL ETHTOOL_GET_TS_INFO reports hardware
+ *               stamping and the interface's PHC; SIOCSHWTSTAMP and
+ *               SIOCGHWTSTAMP are taken and remembered;
+ *   stamps      SO_TIMESTAMPING asking for hardware stamps asks the kernel
+ *               for software ones instead; recvmsg() then turns each
+ *               software stamp (the kernel's CLOCK_REALTIME: true time)
+ *               into ts[2], the PHC of the socket's interface at that
+ *               moment (noise and quantum applied), and ts[0] into the
+ *               simulated system clock's time or 0, as the program asked.
+ *
+ * Not covered here: the ethtool netlink TSINFO request (a program that
+ * asks netlink sees the kernel's answer for veth: no hardware), packet
+ * sockets' mmap rings (libpcap's), SO_TIMESTAMP(NS), recvmmsg, timers on
+ * CLOCK_REALTIME (they run on the true time). Without TAPLESS_HWSIM_HOST
+ * in the environment every call goes straight to the C library.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/errqueue.h>
+#include <linux/ethtool.h>
+#include <linux/net_tstamp.h>
+#include <linux/ptp_clock.h>
+#include <linux/sockios.h>
+
+#include "hwsim/hwsim_host.h"
+#include "hwsimlib/hwsim_env.h"
+
+#define HWSIM_EXPORT __attribute__((visibility("default")))
+#define HWSIM_FDS 4096
+#define CLOCKFD 3
+#define FD_TO_CLOCKID(fd) ((clockid_t)((((unsigned int)~(fd)) << 3) | CLOCKFD))
+#define CLOCKID_TO_FD(clk) ((int)~((clk) >> 3))	/* arithmetic shift */
+
+enum { FD_NONE, FD_PHC, FD_SOCK };
+
+struct hwsim_fd {
+	unsigned char kind;
+	signed char phc;		/* FD_PHC: its slot */
+	unsigned int want;		/* FD_SOCK: SO_TIMESTAMPING asked */
+	char ifname[IF_NAMESIZE];	/* FD_SOCK: SO_BINDTODEVICE */
+};
+
+static struct hwsim_host *host;
+static struct hwsim_fd fdtab[HWSIM_FDS];
+
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_close)(int);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
+static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static int (*real_clock_settime)(clockid_t, const struct timespec *);
+static int (*real_clock_adjtime)(clockid_t, struct timex *);
+static int (*real_clock_getres)(clockid_t, struct timespec *);
+
+#define REAL(name) do { if (!real_##name) \
+	real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name); } while (0)
+
+__attribute__((constructor)) static void hwsim_init(void)
+{
+	const char *name = getenv(HWSIM_ENV_HOST);
+	const char *dir = getenv(HWSIM_ENV_DIR);
+	char err[512];
+
+	REAL(open); REAL(openat); REAL(close); REAL(ioctl);
+	REAL(setsockopt); REAL(getsockopt); REAL(recvmsg);
+	REAL(clock_gettime); REAL(clock_settime); REAL(clock_adjtime);
+	REAL(clock_getres);
+	if (!name || !*name)
+		return;
+	if (hwsim_host_open(&host, dir && *dir ? dir : HWSIM_DEFAULT_DIR,
+			    name, true, NULL, err, sizeof(err))) {
+		/* A program told to run on simulated clocks must not run on
+		 * the real ones, where it would steer the machine's. */
+		fprintf(stderr, "libtapless-hwsim: %s\n", err);
+		_exit(126);
+	}
+}
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+static void ns_ts(int64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000LL;
+	ts->tv_nsec = ns % 1000000000LL;
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += 1000000000LL;
+		ts->tv_sec--;
+	}
+}
+
+/* The simulated clock a clock id names: a PHC slot, -1 the system clock,
+ * -2 none (the real clock). */
+static int hwsim_clock_of(clockid_t id)
+{
+	if (!host)
+		return -2;
+	if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)
+		return -1;
+	if ((id & 7) == CLOCKFD) {
+		int fd = CLOCKID_TO_FD(id);
+
+		if (fd >= 0 && fd < HWSIM_FDS && fdtab[fd].kind == FD_PHC)
+			return fdtab[fd].phc;
+	}
+	return -2;
+}
+
+/* ---- /dev/ptpN ---- */
+
+static int hwsim_phc_path(const char *path)
+{
+	char *end;
+	long n;
+
+	if (!host || strncmp(path, "/dev/ptp", 8))
+		return -1;
+	n = strtol(path + 8, &end, 10);
+	if (end == path + 8 || *end || n < 0 || n >= HWSIM_MAX_PHC)
+		return -1;
+	return (int)n;
+}
+
+static int hwsim_open_phc(int n, int flags)
+{
+	struct hwsim_phc_info p;
+	int fd;
+
+	if (hwsim_phc_get(host, (unsigned)n, &p)) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* A descriptor of its own that nothing else will claim. */
+	fd = memfd_create("tapless-hwsim-ptp", flags & O_CLOEXEC ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	if (fd >= HWSIM_FDS) {
+		real_close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	fdtab[fd] = (struct hwsim_fd){ .kind = FD_PHC, .phc = (signed char)n };
+	return fd;
+}
+
+HWSIM_EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int n = hwsim_phc_path(path);
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	REAL(open);
+	return n >= 0 ? hwsim_open_phc(n, flags) : real_open(path, flags, mode);
+}
+
+HWSIM_EXPORT int open64(const char *path, int flags, ...)
+	__attribute__((alias("open")));
+
+HWSIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int n = hwsim_phc_path(path);
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	REAL(openat);
+	return n >= 0 ? hwsim_open_phc(n, flags) :
+		real_openat(dirfd, path, flags, mode);
+}
+
+HWSIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+	__attribute__((alias("openat")));
+
+/* The fortified entries (_FORTIFY_SOURCE) of open and open64. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+
+HWSIM_EXPORT int __open_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
+HWSIM_EXPORT int __open64_2(const char *path, int flags)
+	__attribute__((alias("__open_2")));
+
+HWSIM_EXPORT int close(int fd)
+{
+	REAL(close);
+	if (fd >= 0 && fd < HWSIM_FDS)
+		fdtab[fd].kind = FD_NONE;
+	return real_close(fd);
+}
+
+/* ---- clocks ---- */
+
+HWSIM_EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int n = hwsim_clock_of(id);
+
+	REAL(clock_gettime);
+	if (n == -2) {
+		if (host && id == CLOCK_TAI) {
+			struct timespec r;
+
+			/* TAI keeps its distance from the system clock. */
+			real_clock_gettime(CLOCK_TAI, ts);
+			real_clock_gettime(CLOCK_REALTIME, &r);
+			ns_ts(ts_ns(ts) - ts_ns(&r) + hwsim_read(host, -1, ts_ns(&r)), ts);
+			return 0;
+		}
+		return real_clock_gettime(id, ts);
+	}
+	ns_ts(hwsim_read(host, n, hwsim_true_now()), ts);
+	return 0;
+}
+
+HWSIM_EXPORT int clock_settime(clockid_t id, const struct timespec *ts)
+{
+	int n = hwsim_clock_of(id);
+
+	REAL(clock_settime);
+	if (n == -2)
+		return real_clock_settime(id, ts);
+	hwsim_set(host, n, ts_ns(ts));
+	return 0;
+}
+
+HWSIM_EXPORT int clock_getres(clockid_t id, struct timespec *ts)
+{
+	REAL(clock_getres);
+	if (hwsim_clock_of(id) == -2)
+		return real_clock_getres(id, ts);
+	if (ts)
+		*ts = (struct timespec){ 0, 1 };
+	return 0;
+}
+
+/* clock_adjtime on a simulated clock: a frequency (ADJ_FREQUENCY), a step
+ * (ADJ_SETOFFSET); the NTP fields a servo sets besides (status, errors,
+ * the leap flags) are taken and not acted on; the answer gives the
+ * frequency in force. Never the machine's clock. */
+static int hwsim_adjtime(int n, struct timex *tx)
+{
+	if (tx->modes & ADJ_SETOFFSET) {
+		int64_t d = tx->time.tv_sec * 1000000000LL +
+			(tx->modes & ADJ_NANO ? tx->time.tv_usec :
+			 tx->time.tv_usec * 1000LL);
+
+		hwsim_step(host, n, d);
+	}
+	if (tx->modes & ADJ_FREQUENCY)
+		hwsim_set_freq(host, n, (double)tx->freq / 65.536);
+	tx->freq = (long)llround(hwsim_get_freq(host, n) * 65.536);
+	tx->offset = 0;
+	tx->maxerror = tx->esterror = 0;
+	tx->status = n < 0 ? 0 : tx->status;
+	tx->tick = 10000;
+	return TIME_OK;
+}
+
+HWSIM_EXPORT int clock_adjtime(clockid_t id, struct timex *tx)
+{
+	int n = hwsim_clock_of(id);
+
+	REAL(clock_adjtime);
+	if (n == -2)
+		return real_clock_adjtime(id, tx);
+	return hwsim_adjtime(n, tx);
+}
+
+HWSIM_EXPORT int adjtimex(struct timex *tx)
+{
+	return clock_adjtime(CLOCK_REALTIME, tx);
+}
+
+HWSIM_EXPORT int ntp_adjtime(struct timex *tx)
+	__attribute__((alias("adjtimex")));
+
+HWSIM_EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	struct timespec ts;
+
+	(void)tz;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	tv->tv_sec = ts.tv_sec;
+	tv->tv_usec = ts.tv_nsec / 1000;
+	return 0;
+}
+
+HWSIM_EXPORT time_t time(time_t *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (t)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+
+/* ---- the PHC's ioctls ---- */
+
+static int hwsim_phc_ioctl(int n, unsigned long req, void *arg)
+{
+	int64_t t;
+
+	switch (req) {
+	case PTP_CLOCK_GETCAPS:
+	case PTP_CLOCK_GETCAPS2: {
+		struct ptp_clock_caps *c = arg;
+
+		memset(c, 0, sizeof(*c));
+		c->max_adj = 1000000;		/* 1000 ppm */
+		c->cross_timestamping = 1;
+		return 0;
+	}
+	case PTP_SYS_OFFSET:
+	case PTP_SYS_OFFSET2: {
+		struct ptp_sys_offset *so = arg;
+		unsigned k = so->n_samples;
+
+		if (!k || k > PTP_MAX_SAMPLES) {
+			errno = EINVAL;
+			return -1;
+		}
+		/* sys, phc, sys, ..., sys: each pair at one true instant. */
+		for (unsigned i = 0; i <= k; i++) {
+			struct timespec s;
+
+			t = hwsim_true_now();
+			ns_ts(hwsim_read(host, -1, t), &s);
+			so->ts[2 * i].sec = s.tv_sec;
+			so->ts[2 * i].nsec = (unsigned)s.tv_nsec;
+			if (i < k) {
+				ns_ts(hwsim_read(host, n, t), &s);
+				so->ts[2 * i + 1].sec = s.tv_sec;
+				so->ts[2 * i + 1].nsec = (unsigned)s.tv_nsec;
+			}
+		}
+		return 0;
+	}
+	case PTP_SYS_OFFSET_EXTENDED:
+	case PTP_SYS_OFFSET_EXTENDED2: {
+		struct ptp_sys_offset_extended *so = arg;
+
+		if (!so->n_samples || so->n_samples > PTP_MAX_SAMPLES) {
+			errno = EINVAL;
+			return -1;
+		}
+		for (unsigned i = 0; i < so->n_samples; i++) {
+			struct timespec s, p;
+
+			t = hwsim_true_now();
+			ns_ts(hwsim_read(host, -1, t), &s);
+			ns_ts(hwsim_read(host, n, t), &p);
+			so->ts[i][0].sec = so->ts[i][2].sec = s.tv_sec;
+			so->ts[i][0].nsec = so->ts[i][2].nsec = (unsigned)s.tv_nsec;
+			so->ts[i][1].sec = p.tv_sec;
+			so->ts[i][1].nsec = (unsigned)p.tv_nsec;
+		}
+		return 0;
+	}
+	case PTP_SYS_OFFSET_PRECISE:
+	case PTP_SYS_OFFSET_PRECISE2: {
+		struct ptp_sys_offset_precise *so = arg;
+		struct timespec s, p, raw;
+
+		t = hwsim_true_now();
+		ns_ts(hwsim_read(host, -1, t), &s);
+		ns_ts(hwsim_read(host, n, t), &p);
+		real_clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
+		memset(so, 0, sizeof(*so));
+		so->device.sec = p.tv_sec;
+		so->device.nsec = (unsigned)p.tv_nsec;
+		so->sys_realtime.sec = s.tv_sec;
+		so->sys_realtime.nsec = (unsigned)s.tv_nsec;
+		so->sys_monoraw.sec = raw.tv_sec;
+		so->sys_monoraw.nsec = (unsigned)raw.tv_nsec;
+		return 0;
+	}
+	default:
+		errno = EOPNOTSUPP;	/* pins, PPS, alarms: not simulated */
+		return -1;
+	}
+}
+
+/* ---- the NIC's ioctls ---- */
+
+static int hwsim_nic_ioctl(int fd, unsigned long req, struct ifreq *ifr,
+			   bool *done)
+{
+	int n;
+
+	*done = false;
+	if (!strcmp(ifr->ifr_name, "lo"))
+		return 0;
+	if (req == SIOCETHTOOL) {
+		struct ethtool_ts_info *ti = (void *)ifr->ifr_data;
+
+		if (ti->cmd != ETHTOOL_GET_TS_INFO)
+			return 0;
+		n = hwsim_phc_find(host, ifr->ifr_name, true);
+		if (n < 0)
+			return 0;
+		memset(ti, 0, sizeof(*ti));
+		ti->cmd = ETHTOOL_GET_TS_INFO;
+		ti->so_timestamping = SOF_TIMESTAMPING_TX_HARDWARE |
+			SOF_TIMESTAMPING_TX_SOFTWARE |
+			SOF_TIMESTAMPING_RX_HARDWARE |
+			SOF_TIMESTAMPING_RX_SOFTWARE |
+			SOF_TIMESTAMPING_SOFTWARE |
+			SOF_TIMESTAMPING_RAW_HARDWARE;
+		ti->phc_index = n;
+		ti->tx_types = 1 << HWTSTAMP_TX_OFF | 1 << HWTSTAMP_TX_ON;
+		ti->rx_filters = 1 << HWTSTAMP_FILTER_NONE |
+			1 << HWTSTAMP_FILTER_ALL;
+		*done = true;
+		return 0;
+	}
+	if (req == SIOCSHWTSTAMP || req == SIOCGHWTSTAMP) {
+		struct hwtstamp_config *cfg = (void *)ifr->ifr_data;
+		struct hwsim_phc_info p;
+
+		n = hwsim_phc_find(host, ifr->ifr_name, true);
+		if (n < 0)
+			return 0;
+		(void)fd;
+		*done = true;
+		if (req == SIOCSHWTSTAMP) {
+			if (cfg->tx_type != HWTSTAMP_TX_OFF &&
+			    cfg->tx_type != HWTSTAMP_TX_ON) {
+				errno = ERANGE;
+				return -1;
+			}
+			/* A filter wider than none stamps everything, as
+			 * most NICs answer. */
+			if (cfg->rx_filter != HWTSTAMP_FILTER_NONE)
+				cfg->rx_filter = HWTSTAMP_FILTER_ALL;
+			hwsim_set_hwtstamp(host, n, cfg->tx_type, cfg->rx_filter);
+			return 0;
+		}
+		hwsim_phc_get(host, (unsigned)n, &p);
+		cfg->flags = 0;
+		cfg->tx_type = p.tx_type;
+		cfg->rx_filter = p.rx_filter;
+		return 0;
+	}
+	return 0;
+}
+
+HWSIM_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	REAL(ioctl);
+	if (host && fd >= 0 && fd < HWSIM_FDS && fdtab[fd].kind == FD_PHC)
+		return hwsim_phc_ioctl(fdtab[fd].phc, req, arg);
+	if (host && arg && (req == SIOCETHTOOL || req == SIOCSHWTSTAMP ||
+			    req == SIOCGHWTSTAMP)) {
+		bool done;
+		int rc = hwsim_nic_ioctl(fd, req, arg, &done);
+
+		if (done || rc)
+			return rc;
+	}
+	return real_ioctl(fd, req, arg);
+}
+
+/* ---- sockets ---- */
+
+#define HWSIM_HW_FLAGS (SOF_TIMESTAMPING_TX_HARDWARE | \
+			SOF_TIMESTAMPING_RX_HARDWARE | \
+			SOF_TIMESTAMPING_RAW_HARDWARE)
+
+HWSIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
+			    socklen_t len)
+{
+	REAL(setsockopt);
+	if (!host || level != SOL_SOCKET || fd < 0 || fd >= HWSIM_FDS || !val)
+		return real_setsockopt(fd, level, name, val, len);
+	if (name == SO_BINDTODEVICE) {
+		int rc = real_setsockopt(fd, level, name, val, len);
+
+		if (!rc) {
+			size_t n = len < IF_NAMESIZE - 1 ? len : IF_NAMESIZE - 1;
+
+			memcpy(fdtab[fd].ifname, val, n);
+			fdtab[fd].ifname[n] = 0;
+			fdtab[fd].kind = FD_SOCK;
+		}
+		return rc;
+	}
+	if (name == SO_TIMESTAMPING && len >= sizeof(int)) {
+		unsigned int want = *(const unsigned int *)val, ask;
+		char buf[64];
+		int rc;
+
+		if (!(want & HWSIM_HW_FLAGS)) {
+			rc = real_setsockopt(fd, level, name, val, len);
+			if (!rc) {
+				fdtab[fd].want = want;
+				fdtab[fd].kind = FD_SOCK;
+			}
+			return rc;
+		}
+		/* The kernel stamps in software what the NIC would have in
+		 * hardware; recvmsg() maps the stamps. */
+		ask = want & ~HWSIM_HW_FLAGS;
+		if (want & SOF_TIMESTAMPING_TX_HARDWARE)
+			ask |= SOF_TIMESTAMPING_TX_SOFTWARE;
+		if (want & SOF_TIMESTAMPING_RX_HARDWARE)
+			ask |= SOF_TIMESTAMPING_RX_SOFTWARE;
+		if (want & SOF_TIMESTAMPING_RAW_HARDWARE)
+			ask |= SOF_TIMESTAMPING_SOFTWARE;
+		if (len > sizeof(buf))
+			len = sizeof(buf);
+		memcpy(buf, val, len);
+		memcpy(buf, &ask, sizeof(ask));
+		rc = real_setsockopt(fd, level, name, buf, len);
+		if (!rc) {
+			fdtab[fd].want = want;
+			fdtab[fd].kind = FD_SOCK;
+		}
+		return rc;
+	}
+	return real_setsockopt(fd, level, name, val, len);
+}
+
+HWSIM_EXPORT int getsockopt(int fd, int level, int name, void *val,
+			    socklen_t *len)
+{
+	REAL(getsockopt);
+	if (host && level == SOL_SOCKET && name == SO_TIMESTAMPING &&
+	    fd >= 0 && fd < HWSIM_FDS && fdtab[fd].kind == FD_SOCK &&
+	    (fdtab[fd].want & HWSIM_HW_FLAGS) && val && len &&
+	    *len >= sizeof(int)) {
+		/* What the program set, not what the kernel was given. */
+		*(unsigned int *)val = fdtab[fd].want;
+		*len = sizeof(int);
+		return 0;
+	}
+	return real_getsockopt(fd, level, name, val, len);
+}
+
+/* The PHC whose NIC carried a packet of fd: the interface in the stamp's
+ * PKTINFO, else the one the socket is bound to, else the host's only one. */
+static int hwsim_sock_phc(int fd, int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	if (ifindex > 0 && if_indextoname((unsigned)ifindex, name))
+		return hwsim_phc_find(host, name, true);
+	if (fdtab[fd].ifname[0])
+		return hwsim_phc_find(host, fdtab[fd].ifname, true);
+	return hwsim_phc_count(host) == 1 ? 0 : -1;
+}
+
+static void hwsim_map_stamps(int fd, struct msghdr *msg)
+{
+	struct scm_timestamping *st = NULL;
+	int ifindex = 0;
+	unsigned int want = fdtab[fd].want;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_TIMESTAMPING &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(*st)))
+			st = (void *)CMSG_DATA(c);
+		else if (c->cmsg_type == SCM_TIMESTAMPING_PKTINFO &&
+			 c->cmsg_len >= CMSG_LEN(sizeof(struct scm_ts_pktinfo)))
+			ifindex = (int)((struct scm_ts_pktinfo *)CMSG_DATA(c))->if_index;
+	}
+	if (!st || (!st->ts[0].tv_sec && !st->ts[0].tv_nsec))
+		return;
+	int64_t t = ts_ns(&st->ts[0]);
+	if (want & HWSIM_HW_FLAGS) {
+		int n = hwsim_sock_phc(fd, ifindex);
+
+		if (n >= 0 && (want & SOF_TIMESTAMPING_RAW_HARDWARE))
+			ns_ts(hwsim_stamp(host, n, t), &st->ts[2]);
+	}
+	/* The software stamp on the host's own (simulated) system clock,
+	 * or none when only hardware ones were asked for. */
+	if (want & SOF_TIMESTAMPING_SOFTWARE)
+		ns_ts(hwsim_read(host, -1, t), &st->ts[0]);
+	else
+		st->ts[0] = (struct timespec){ 0, 0 };
+}
+
+HWSIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t n;
+
+	REAL(recvmsg);
+	n = real_recvmsg(fd, msg, flags);
+	if (n >= 0 && host && fd >= 0 && fd < HWSIM_FDS &&
+	    fdtab[fd].kind == FD_SOCK && msg->msg_controllen)
+		hwsim_map_stamps(fd, msg);
+	return n;
+}
