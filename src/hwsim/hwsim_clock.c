@@ -15,7 +15,7 @@ void hwsim_clock_init(struct hwsim_clock *c, int64_t t_true, int64_t offset_ns,
 	c->ref_true = t_true;
 	c->ref_val = t_true + offset_ns;
 	c->native_ppb = native_ppb;
-	c->adj_ppb = 0;
+	c->adj_ppb = c->tick_ppb = 0;
 }
 
 int64_t hwsim_clock_at(const struct hwsim_clock *c, int64_t t_true)

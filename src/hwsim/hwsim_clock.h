@@ -4,7 +4,9 @@
  *   value(t) = ref_val + (t - ref_true) * (1 + (native_ppb + adj_ppb) / 1e9)
  *
  * native_ppb is the oscillator's own error (what a servo must correct),
- * adj_ppb the frequency a program set with clock_adjtime(ADJ_FREQUENCY).
+ * adj_ppb the frequency a program set: clock_adjtime(ADJ_FREQUENCY), and
+ * for the system clock its tick too (ADJ_TICK: phc2sys steers beyond
+ * 500 ppm with it), kept apart in tick_ppb and counted in adj_ppb.
  * Each change rebases (ref_true, ref_val) at the moment it is made, so a
  * clock's history is a chain of straight pieces, and value() is exact for
  * the piece in force. Pure computation on a plain struct: it lives in
@@ -19,7 +21,8 @@ struct hwsim_clock {
 	int64_t ref_true;	/* true time (ns) at the last change */
 	int64_t ref_val;	/* the clock's value then */
 	double native_ppb;	/* the oscillator's frequency error */
-	double adj_ppb;		/* the adjustment in force */
+	double adj_ppb;		/* the adjustment in force, tick included */
+	double tick_ppb;	/* of which the tick's (system clock) */
 };
 
 /* A clock offset_ns from true time at t_true, running native_ppb fast. */

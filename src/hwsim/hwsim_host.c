@@ -39,6 +39,7 @@ struct hwsim_shared {
 struct hwsim_host {
 	struct hwsim_shared *s;
 	uint64_t rng;		/* this process's noise */
+	int truth;		/* DIR/HOST.truth, O_APPEND; -1: none */
 };
 
 int64_t hwsim_true_now(void)
@@ -49,6 +50,24 @@ int64_t hwsim_true_now(void)
 	 * that is the simulated system clock. */
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One line of the truth journal (hwsim_host.h): what clock n is from
+ * now on. Written with the lock held, so lines come in the order of the
+ * changes; one write(2) each, so programs' lines never mix. */
+static void hwsim_truth_line(struct hwsim_host *h, const char *name,
+			     const struct hwsim_clock *c)
+{
+	char line[160];
+	int n;
+
+	if (h->truth < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%lld %s %lld %.3f %.3f\n",
+		     (long long)c->ref_true, name, (long long)c->ref_val,
+		     c->native_ppb, c->adj_ppb);
+	if (n > 0 && n < (int)sizeof(line) && write(h->truth, line, (size_t)n) < 0)
+		h->truth = -1;		/* no truth rather than a torn one */
 }
 
 static void hwsim_lock(struct hwsim_host *h)
@@ -168,6 +187,26 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 	}
 	(*out)->s = s;
 	(*out)->rng = (uint64_t)hwsim_true_now() ^ ((uint64_t)getpid() << 32);
+	snprintf(path, sizeof(path), "%s/%s.truth", dir, host);
+	(*out)->truth = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if ((*out)->truth >= 0) {
+		struct stat ts;
+
+		hwsim_lock(*out);
+		/* The first program of the host starts the file with the
+		 * system clock as made. */
+		if (!fstat((*out)->truth, &ts) && !ts.st_size) {
+			char hdr[128];
+			int n = snprintf(hdr, sizeof(hdr), "# tapless-hwsim truth 1 host %s\n"
+					 "# true_ns clock value_ns native_ppb adj_ppb\n",
+					 host);
+
+			if (write((*out)->truth, hdr, (size_t)n) < 0)
+				(*out)->truth = -1;
+			hwsim_truth_line(*out, "sys", &s->sys);
+		}
+		hwsim_unlock(*out);
+	}
 	return 0;
 }
 
@@ -175,6 +214,8 @@ void hwsim_host_close(struct hwsim_host *h)
 {
 	if (!h)
 		return;
+	if (h->truth >= 0)
+		close(h->truth);
 	munmap(h->s, sizeof(*h->s));
 	free(h);
 }
@@ -229,6 +270,12 @@ int hwsim_phc_find(struct hwsim_host *h, const char *ifname, bool create)
 		p->noise_ns = s->params.noise_ns;
 		p->used = true;
 		rc = free_slot;
+		{
+			char name[16];
+
+			snprintf(name, sizeof(name), "phc%d", free_slot);
+			hwsim_truth_line(h, name, &p->clk);
+		}
 	}
 out:
 	hwsim_unlock(h);
@@ -269,6 +316,19 @@ int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out)
 	return rc;
 }
 
+/* A change of clock n, with the lock held, into the truth journal. */
+static void hwsim_changed(struct hwsim_host *h, int n,
+			  const struct hwsim_clock *c)
+{
+	char name[16];
+
+	if (n < 0)
+		snprintf(name, sizeof(name), "sys");
+	else
+		snprintf(name, sizeof(name), "phc%d", n);
+	hwsim_truth_line(h, name, c);
+}
+
 /* The clock n names, with the lock held: NULL for an unused slot. */
 static struct hwsim_clock *hwsim_clk(struct hwsim_host *h, int n)
 {
@@ -303,13 +363,42 @@ double hwsim_get_freq(struct hwsim_host *h, int n)
 	return f;
 }
 
+double hwsim_get_tick(struct hwsim_host *h, int n)
+{
+	struct hwsim_clock *c;
+	double f = 0;
+
+	hwsim_lock(h);
+	if ((c = hwsim_clk(h, n)))
+		f = c->tick_ppb;
+	hwsim_unlock(h);
+	return f;
+}
+
+/* adj_ppb is the frequency's part, without the tick's. */
 void hwsim_set_freq(struct hwsim_host *h, int n, double adj_ppb)
 {
 	struct hwsim_clock *c;
 
 	hwsim_lock(h);
-	if ((c = hwsim_clk(h, n)))
-		hwsim_clock_set_freq(c, hwsim_true_now(), adj_ppb);
+	if ((c = hwsim_clk(h, n))) {
+		hwsim_clock_set_freq(c, hwsim_true_now(), adj_ppb + c->tick_ppb);
+		hwsim_changed(h, n, c);
+	}
+	hwsim_unlock(h);
+}
+
+void hwsim_set_tick(struct hwsim_host *h, int n, double tick_ppb)
+{
+	struct hwsim_clock *c;
+
+	hwsim_lock(h);
+	if ((c = hwsim_clk(h, n))) {
+		hwsim_clock_set_freq(c, hwsim_true_now(),
+				     c->adj_ppb - c->tick_ppb + tick_ppb);
+		c->tick_ppb = tick_ppb;
+		hwsim_changed(h, n, c);
+	}
 	hwsim_unlock(h);
 }
 
@@ -318,8 +407,10 @@ void hwsim_step(struct hwsim_host *h, int n, int64_t delta_ns)
 	struct hwsim_clock *c;
 
 	hwsim_lock(h);
-	if ((c = hwsim_clk(h, n)))
+	if ((c = hwsim_clk(h, n))) {
 		hwsim_clock_step(c, hwsim_true_now(), delta_ns);
+		hwsim_changed(h, n, c);
+	}
 	hwsim_unlock(h);
 }
 
@@ -328,8 +419,10 @@ void hwsim_set(struct hwsim_host *h, int n, int64_t value)
 	struct hwsim_clock *c;
 
 	hwsim_lock(h);
-	if ((c = hwsim_clk(h, n)))
+	if ((c = hwsim_clk(h, n))) {
 		hwsim_clock_set(c, hwsim_true_now(), value);
+		hwsim_changed(h, n, c);
+	}
 	hwsim_unlock(h);
 }
 

@@ -10,6 +10,16 @@
  * offset and frequency error when set (tapless-hwsim --phc-offset,
  * --phc-ppm), else drawn from the host's and the interface's names.
  *
+ * Truth: every change of a clock (made, stepped, set, its frequency) is
+ * appended to DIR/HOST.truth, one line each, in the order made:
+ *
+ *   # tapless-hwsim truth 1 host NAME
+ *   TRUE_NS CLOCK VALUE_NS NATIVE_PPB ADJ_PPB
+ *
+ * CLOCK sys or phcN: from true time TRUE_NS on, the clock reads
+ * VALUE_NS + (t - TRUE_NS) * (1 + (NATIVE_PPB + ADJ_PPB) / 1e9), until its
+ * next line. A test knows from it where every clock was at any moment.
+ *
  * Every access takes the host's lock (a spin lock in the mapping: the
  * critical sections are a few loads and stores, no call in them), so a
  * program killed holding it is the one way to wedge a host: none of the
@@ -76,9 +86,12 @@ int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out);
 
 /* The clocks: n a PHC's slot, or -1 the system clock. */
 int64_t hwsim_read(struct hwsim_host *h, int n, int64_t t_true);
-/* clock_adjtime(): the frequency in force, in ppb, and changes. */
+/* clock_adjtime(): the frequency in force, in ppb (the tick's part
+ * included), the tick's part alone, and changes of either. */
 double hwsim_get_freq(struct hwsim_host *h, int n);
+double hwsim_get_tick(struct hwsim_host *h, int n);
 void hwsim_set_freq(struct hwsim_host *h, int n, double adj_ppb);
+void hwsim_set_tick(struct hwsim_host *h, int n, double tick_ppb);
 void hwsim_step(struct hwsim_host *h, int n, int64_t delta_ns);
 void hwsim_set(struct hwsim_host *h, int n, int64_t value);
 /* The stamp a NIC's PHC n gives a packet at true time t_true: its value,

@@ -22,11 +22,12 @@
  *               moment (noise and quantum applied), and ts[0] into the
  *               simulated system clock's time or 0, as the program asked.
  *
- * Not covered here: the ethtool netlink TSINFO request (a program that
- * asks netlink sees the kernel's answer for veth: no hardware), packet
- * sockets' mmap rings (libpcap's), SO_TIMESTAMP(NS), recvmmsg, timers on
- * CLOCK_REALTIME (they run on the true time). Without TAPLESS_HWSIM_HOST
- * in the environment every call goes straight to the C library.
+ * Generic netlink sockets fail (EPROTONOSUPPORT), so that the ethtool
+ * netlink TSINFO request falls back to the ioctl answered here. Not
+ * covered: packet sockets' mmap rings (libpcap's), SO_TIMESTAMP(NS),
+ * recvmmsg, timers on CLOCK_REALTIME (they run on the true time).
+ * Without TAPLESS_HWSIM_HOST in the environment every call goes straight
+ * to the C library.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/errqueue.h>
+#include <linux/netlink.h>
 #include <linux/ethtool.h>
 #include <linux/net_tstamp.h>
 #include <linux/ptp_clock.h>
@@ -76,6 +78,7 @@ static struct hwsim_fd fdtab[HWSIM_FDS];
 static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_close)(int);
+static int (*real_socket)(int, int, int);
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
@@ -94,7 +97,7 @@ __attribute__((constructor)) static void hwsim_init(void)
 	const char *dir = getenv(HWSIM_ENV_DIR);
 	char err[512];
 
-	REAL(open); REAL(openat); REAL(close); REAL(ioctl);
+	REAL(open); REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
 	REAL(setsockopt); REAL(getsockopt); REAL(recvmsg);
 	REAL(clock_gettime); REAL(clock_settime); REAL(clock_adjtime);
 	REAL(clock_getres);
@@ -281,12 +284,20 @@ HWSIM_EXPORT int clock_getres(clockid_t id, struct timespec *ts)
 	return 0;
 }
 
-/* clock_adjtime on a simulated clock: a frequency (ADJ_FREQUENCY), a step
- * (ADJ_SETOFFSET); the NTP fields a servo sets besides (status, errors,
- * the leap flags) are taken and not acted on; the answer gives the
- * frequency in force. Never the machine's clock. */
+/* The system clock's tick, as the kernel has it for USER_HZ 100: 10000 us
+ * a tick; each us more runs the clock 100 ppm faster. */
+#define HWSIM_TICK_US 10000
+#define HWSIM_TICK_PPB 100000.0
+
+/* clock_adjtime on a simulated clock: a frequency (ADJ_FREQUENCY), for the
+ * system clock a tick (ADJ_TICK), a step (ADJ_SETOFFSET); the NTP fields
+ * a servo sets besides (status, errors, the leap flags) are taken and not
+ * acted on; the answer gives the frequency and tick in force and the
+ * kernel's tolerance (500 ppm). Never the machine's clock. */
 static int hwsim_adjtime(int n, struct timex *tx)
 {
+	double tick;
+
 	if (tx->modes & ADJ_SETOFFSET) {
 		int64_t d = tx->time.tv_sec * 1000000000LL +
 			(tx->modes & ADJ_NANO ? tx->time.tv_usec :
@@ -294,13 +305,19 @@ static int hwsim_adjtime(int n, struct timex *tx)
 
 		hwsim_step(host, n, d);
 	}
+	if (n < 0 && (tx->modes & ADJ_TICK))
+		hwsim_set_tick(host, n, (double)(tx->tick - HWSIM_TICK_US) *
+			       HWSIM_TICK_PPB);
 	if (tx->modes & ADJ_FREQUENCY)
 		hwsim_set_freq(host, n, (double)tx->freq / 65.536);
-	tx->freq = (long)llround(hwsim_get_freq(host, n) * 65.536);
+	tick = hwsim_get_tick(host, n);
+	tx->freq = (long)llround((hwsim_get_freq(host, n) - tick) * 65.536);
+	tx->tick = HWSIM_TICK_US + (long)llround(tick / HWSIM_TICK_PPB);
+	tx->tolerance = 500 * 65536;
 	tx->offset = 0;
 	tx->maxerror = tx->esterror = 0;
-	tx->status = n < 0 ? 0 : tx->status;
-	tx->tick = 10000;
+	if (n >= 0)
+		tx->status = 0;
 	return TIME_OK;
 }
 
@@ -516,6 +533,21 @@ HWSIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 }
 
 /* ---- sockets ---- */
+
+/* Generic netlink is where ethtool's TSINFO request goes, and the kernel
+ * would answer it for the real (software-only) interface. Without it,
+ * tapless's tsinfo and ethtool(8) fall back to the ETHTOOL_GET_TS_INFO
+ * ioctl, which is answered above. Route netlink (links, addresses) is
+ * left alone. */
+HWSIM_EXPORT int socket(int domain, int type, int protocol)
+{
+	REAL(socket);
+	if (host && domain == AF_NETLINK && protocol == NETLINK_GENERIC) {
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return real_socket(domain, type, protocol);
+}
 
 #define HWSIM_HW_FLAGS (SOF_TIMESTAMPING_TX_HARDWARE | \
 			SOF_TIMESTAMPING_RX_HARDWARE | \

@@ -1,0 +1,170 @@
+#!/bin/bash
+# tapless-hwsim: Debian's ptp4l and phc2sys, unmodified, in hardware mode
+# on simulated NIC clocks (issue 33, "linuxptp in hardware mode"). A
+# grandmaster and two slaves on a bridge, each a namespace and a simulated
+# host; the slaves' PHCs start 50 ms and +-50 ppm away. Asserts:
+#   - the simulated NICs report hardware stamping (tapless ifinfo, read
+#     through the ioctl the library answers), and the PHCs start where
+#     they were put;
+#   - both slaves' ptp4l -H reach SLAVE, and after lock the true offset of
+#     each slave's PHC from the grandmaster's (tapless-hwsim --truth)
+#     stays within 20 us; ptp4l's own offset RMS is printed beside the
+#     true one;
+#   - phc2sys keeps each slave's simulated system clock on its PHC, and
+#     the machine's clock is not touched (its frequency as before);
+#   - tapless-syncd in hardware mode (time_stamping hardware, steering)
+#     on two fresh simulated hosts: status and metrics show the PHC as a
+#     hardware clock in sync, and its journal's bound holds the true
+#     offset (from the simulator's truth journals) in >= 99 % of samples.
+set -u
+. scripts/netns.sh
+if [ "$(id -u)" -ne 0 ]; then
+	echo "hwsim: skipped: needs root for network namespaces"
+	exit 0
+fi
+for p in ptp4l phc2sys phc_ctl; do
+	command -v $p >/dev/null || { echo "FAIL: hwsim: $p missing (scripts/install-deps)"; exit 1; }
+done
+tl_init
+TL_OUT=$(mktemp -d /tmp/tapless-hwsim.XXXXXX)
+if [ "${TL_KEEP:-0}" = 1 ]; then
+	trap 'tl_cleanup; echo "hwsim: kept $TL_OUT"' EXIT
+else
+	trap 'tl_cleanup; rm -rf "$TL_OUT"' EXIT
+fi
+out=$TL_OUT
+fails=0
+fail() { echo "FAIL: hwsim: $*"; fails=$((fails + 1)); }
+tl_bridge sw 198.18.11 gm s1 s2 || { echo "FAIL: hwsim: could not build the namespaces"; exit 1; }
+sim() { local h=$1; shift; tl_exec "$h" bin/tapless-hwsim --dir "$out/hosts" --host "$h" "$@"; }
+# The offset (ns) of HOST's clock NAME (phc0 or sys) from true time.
+truth() { sim "$1" --truth --json | jq -r ".clocks[] | select(.clock | startswith(\"$2\")) | .offset_ns"; }
+real_freq() { phc_ctl CLOCK_REALTIME freq 2>&1 | sed -n 's/.*frequency offset is \([-0-9.]*\)ppb.*/\1/p'; }
+
+freq0=$(real_freq)
+cat > "$out/ptp4l.cfg" <<EOC
+[global]
+logSyncInterval -3
+logAnnounceInterval -2
+logMinDelayReqInterval -3
+# software stamps underneath: the TX stamp may take a while on a busy box
+tx_timestamp_timeout 100
+summary_interval 0
+EOC
+
+# The hosts, their PHCs made by the first question about the interface.
+sim gm --phc-offset 0 --phc-ppm 0 -- bin/tapless ifinfo --json "${TL_IF[gm]}" > "$out/gm.ifinfo" 2>&1 ||
+	fail "ifinfo under hwsim: $(cat "$out/gm.ifinfo")"
+jq -e '.interfaces[0].phc_index == 0 and (.interfaces[0].capabilities | index("hardware-raw-clock"))' \
+	"$out/gm.ifinfo" >/dev/null 2>&1 || fail "ifinfo: no simulated PHC: $(head -c 600 "$out/gm.ifinfo")"
+sim s1 --phc-offset 50ms --phc-ppm 50 -- phc_ctl "${TL_IF[s1]}" get > /dev/null 2>&1
+sim s2 --phc-offset -50ms --phc-ppm -50 -- phc_ctl "${TL_IF[s2]}" get > /dev/null 2>&1
+o1=$(truth s1 phc0)
+o2=$(truth s2 phc0)
+[ -n "$o1" ] && [ "$o1" -gt 49000000 ] && [ "$o1" -lt 51000000 ] &&
+	[ -n "$o2" ] && [ "$o2" -lt -49000000 ] && [ "$o2" -gt -51000000 ] ||
+	fail "PHCs did not start 50 ms away: s1 $o1 ns, s2 $o2 ns"
+
+# Each ptp4l its own management socket: /var/run is shared by the
+# namespaces.
+tl_bg gm bin/tapless-hwsim --dir "$out/hosts" --host gm -- \
+	ptp4l -f "$out/ptp4l.cfg" --uds_address "$out/gm.uds" \
+	-i "${TL_IF[gm]}" -H -m -q > "$out/gm.log" 2>&1
+for h in s1 s2; do
+	tl_bg $h bin/tapless-hwsim --dir "$out/hosts" --host $h -- \
+		ptp4l -f "$out/ptp4l.cfg" --uds_address "$out/$h.uds" \
+		-i "${TL_IF[$h]}" -H -s -m -q > "$out/$h.log" 2>&1
+done
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do
+	grep -q "to SLAVE" "$out/s1.log" && grep -q "to SLAVE" "$out/s2.log" && break
+	sleep 0.5
+done
+for h in s1 s2; do
+	grep -q "UNCALIBRATED to SLAVE" "$out/$h.log" || fail "$h: ptp4l -H never reached SLAVE: $(tail -5 "$out/$h.log")"
+done
+# phc2sys once ptp4l has stepped the PHC (as phc2sys -w would wait): it
+# steps the simulated system clock onto the PHC, then steers it.
+for h in s1 s2; do
+	tl_bg $h bin/tapless-hwsim --dir "$out/hosts" --host $h -- \
+		phc2sys -s "${TL_IF[$h]}" -c CLOCK_REALTIME -O 0 -R 8 -m -q > "$out/$h.phc2sys" 2>&1
+done
+# Settled: then 5 s of truth at 4 Hz, and ptp4l's own figures meanwhile.
+sleep 4
+for h in s1 s2; do wc -l < "$out/$h.log" > "$out/$h.mark"; done
+for i in $(seq 20); do
+	g=$(truth gm phc0)
+	for h in s1 s2; do
+		echo "$(( $(truth $h phc0) - g )) $(( $(truth $h sys) - $(truth $h phc0) ))" >> "$out/$h.truth"
+	done
+	sleep 0.25
+done
+for h in s1 s2; do
+	tail -n +"$(cat "$out/$h.mark")" "$out/$h.log" |
+		sed -n 's/.* rms *\([0-9]*\) max .*/\1/p' > "$out/$h.ptp4l"
+	read -r n rms max <<< "$(awk '{ s += $1 * $1; a = $1 < 0 ? -$1 : $1; if (a > m) m = a; n++ }
+		END { printf "%d %.0f %d", n, n ? sqrt(s / n) : -1, m }' "$out/$h.ptp4l")"
+	read -r tn trms tmax smax <<< "$(awk '{ s += $1 * $1; a = $1 < 0 ? -$1 : $1; if (a > m) m = a;
+		b = $2 < 0 ? -$2 : $2; if (b > sm) sm = b; n++ }
+		END { printf "%d %.0f %d %d", n, n ? sqrt(s / n) : -1, m, sm }' "$out/$h.truth")"
+	echo "hwsim: $h: ptp4l offset rms $rms ns (max of its 1 s rms $max, $n s); true offset from the grandmaster rms $trms ns (max $tmax, $tn samples); sys - phc max $smax ns"
+	[ "$n" -ge 3 ] || fail "$h: ptp4l reported $n summaries in 5 s"
+	# Software stamps underneath: microseconds of jitter, five orders
+	# below the 50 ms the slaves started from.
+	[ "$tn" -eq 20 ] && [ "$tmax" -lt 100000 ] || fail "$h: true offset up to $tmax ns after lock"
+	[ "$smax" -lt 50000 ] || fail "$h: phc2sys left the system clock $smax ns from the PHC"
+	grep -q "CLOCK_REALTIME phc offset" "$out/$h.phc2sys" || fail "$h: phc2sys did not run: $(tail -3 "$out/$h.phc2sys")"
+done
+for p in "${TL_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+wait 2>/dev/null
+TL_PIDS=()
+
+# tapless-syncd in hardware mode: hosts sgm (grandmaster) and sc (client,
+# its PHC 50 ms and -50 ppm away) in the gm and s2 namespaces.
+. tests/system/lib/syncd_hosts.sh
+TL_IF[sgm]=${TL_IF[gm]}
+TL_IF[sc]=${TL_IF[s2]}
+# Software stamps underneath: a TX stamp can take over ptp4l's 1 ms.
+syncd_conf sgm server "ptp4l_option tx_timestamp_timeout 100"
+syncd_conf sc client "metrics_port 19274" "ptp4l_option tx_timestamp_timeout 100"
+for h in sgm sc; do
+	sed -i 's/^free_running 1/# steering: the clocks are simulated/;
+		s/^sync_threshold .*/sync_threshold 100000/;
+		s/^role \(.*\)/role \1\ntime_stamping hardware/' "$out/$h/tapless.conf"
+done
+ip netns exec "$(tl_ns gm)" bin/tapless-hwsim --dir "$out/hosts" --host sgm \
+	--phc-offset 0 --phc-ppm 0 -- bin/tapless-syncd -f "$out/sgm/tapless.conf" \
+	2> "$out/sgm.log" &
+TL_PIDS+=("$!")
+ip netns exec "$(tl_ns s2)" bin/tapless-hwsim --dir "$out/hosts" --host sc \
+	--phc-offset 50ms --phc-ppm -50 -- bin/tapless-syncd -f "$out/sc/tapless.conf" \
+	2> "$out/sc.log" &
+sc_pid=$!
+TL_PIDS+=("$sc_pid")
+st_sc() { tl_exec s2 bin/tapless status --json --socket "$out/sc/syncd.sock" 2>/dev/null; }
+end=$((SECONDS + 30)); ok=0
+while [ $SECONDS -lt $end ]; do
+	st_sc > "$out/sc.status"
+	jq -e '.clocks[] | select(.clock == "phc0") | .in_sync and .hardware and .state == "SLAVE"' \
+		"$out/sc.status" >/dev/null 2>&1 && { ok=1; break; }
+	sleep 0.5
+done
+[ $ok = 1 ] || fail "syncd: phc0 not a hardware clock in sync within 30 s: $(jq -c '[.clocks[] | {clock, state, in_sync, hardware}], .alarms' "$out/sc.status" 2>/dev/null)"
+sleep 6
+end=$((SECONDS + 10)); ok=0
+while [ $SECONDS -lt $end ]; do
+	tl_exec s2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/19274;
+		printf "GET /metrics HTTP/1.0\r\n\r\n" >&3; cat <&3' > "$out/sc.metrics" 2>&1
+	grep -q '^tapless_clock_in_sync{clock="phc0"} 1' "$out/sc.metrics" && { ok=1; break; }
+	sleep 0.5
+done
+[ $ok = 1 ] || fail "syncd metrics: $(grep tapless_clock_in_sync "$out/sc.metrics")"
+kill -TERM "$sc_pid"; wait "$sc_pid" 2>/dev/null
+python3 tests/system/lib/hwsim_truth.py bound "$out/hosts" sc sgm \
+	"$out/sc/journal/sc.journal" phc0 || fail "syncd: the journal's bound did not hold the true offset"
+
+freq1=$(real_freq)
+[ "$freq0" = "$freq1" ] || fail "the machine's clock frequency changed: $freq0 -> $freq1 ppb"
+
+[ $fails -eq 0 ] && echo "hwsim: all checks passed"
+[ $fails -eq 0 ]
