@@ -30,7 +30,7 @@
 #include "stamp/phc.h"
 
 #define SYNCD_SUBSCRIBE_S 180		/* subscription lifetime asked */
-#define SYNCD_STEP_NS 1000000LL		/* a jump this large is a step... */
+#define SYNCD_STEP_NS 500000LL		/* a jump this large is a step... */
 #define SYNCD_STEP_PPM 500		/* ...or what a servo could not slew */
 
 /* ---- events ---- */

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/net_tstamp.h>
 
 #define HWSIM_MAGIC 0x6d697377684c5454ULL	/* "TTLhwsim" */
 #define HWSIM_VERSION 1
@@ -23,6 +24,7 @@ struct hwsim_slot {
 	struct hwsim_clock clk;
 	int64_t quantum_ns, noise_ns;
 	int tx_type, rx_filter;
+	struct hwsim_faults faults;
 };
 
 /* The file's layout: fixed size, no pointers. */
@@ -160,8 +162,10 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 		return rc;
 	}
 	if (fstat(fd, &st) < 0 || st.st_size != (off_t)sizeof(*s)) {
-		snprintf(err, errlen, "%s: not a tapless-hwsim host file (size "
-			 "%lld, want %zu)", path, (long long)st.st_size, sizeof(*s));
+		snprintf(err, errlen, "%s: not a host file of this tapless-hwsim "
+			 "(size %lld, want %zu): another version's, or not one; "
+			 "remove it to start the host anew", path,
+			 (long long)st.st_size, sizeof(*s));
 		close(fd);
 		return -EINVAL;
 	}
@@ -310,6 +314,7 @@ int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out)
 		out->noise_ns = p->noise_ns;
 		out->tx_type = p->tx_type;
 		out->rx_filter = p->rx_filter;
+		out->faults = p->faults;
 		rc = 0;
 	}
 	hwsim_unlock(h);
@@ -337,6 +342,13 @@ static struct hwsim_clock *hwsim_clk(struct hwsim_host *h, int n)
 	if (n >= HWSIM_MAX_PHC || !h->s->phc[n].used)
 		return NULL;
 	return &h->s->phc[n].clk;
+}
+
+void hwsim_sys_get(struct hwsim_host *h, struct hwsim_clock *out)
+{
+	hwsim_lock(h);
+	*out = h->s->sys;
+	hwsim_unlock(h);
 }
 
 int64_t hwsim_read(struct hwsim_host *h, int n, int64_t t_true)
@@ -469,4 +481,55 @@ void hwsim_set_hwtstamp(struct hwsim_host *h, int n, int tx_type, int rx_filter)
 		h->s->phc[n].rx_filter = rx_filter;
 	}
 	hwsim_unlock(h);
+}
+
+int hwsim_fault(struct hwsim_host *h, int n, const struct hwsim_fault *f)
+{
+	struct hwsim_slot *p;
+	char name[16];
+
+	if (n < 0 || n >= HWSIM_MAX_PHC)
+		return -ENOENT;
+	hwsim_lock(h);
+	p = &h->s->phc[n];
+	if (!p->used) {
+		hwsim_unlock(h);
+		return -ENOENT;
+	}
+	snprintf(name, sizeof(name), "phc%d", n);
+	switch (f->kind) {
+	case HWSIM_FAULT_STEP:
+		hwsim_clock_step(&p->clk, hwsim_true_now(), f->value);
+		hwsim_truth_line(h, name, &p->clk);
+		break;
+	case HWSIM_FAULT_FREQ_JUMP:
+		/* The oscillator itself: the rate moves, the adjustment a
+		 * servo made stays. */
+		hwsim_clock_set_freq(&p->clk, hwsim_true_now(), p->clk.adj_ppb);
+		p->clk.native_ppb += (double)f->value;
+		hwsim_truth_line(h, name, &p->clk);
+		break;
+	case HWSIM_FAULT_GM_GONE:
+		p->faults.gm_gone = f->value != 0;
+		break;
+	case HWSIM_FAULT_TX_LOSS:
+		p->faults.tx_loss_pct = (int)f->value;
+		break;
+	case HWSIM_FAULT_RX_PTP_ONLY:
+		p->faults.rx_ptp_only = f->value != 0;
+		if (p->faults.rx_ptp_only &&
+		    p->rx_filter != HWTSTAMP_FILTER_NONE)
+			p->rx_filter = HWTSTAMP_FILTER_PTP_V2_EVENT;
+		break;
+	}
+	hwsim_unlock(h);
+	return 0;
+}
+
+bool hwsim_draw_pct(struct hwsim_host *h, int pct)
+{
+	h->rng ^= h->rng >> 12;
+	h->rng ^= h->rng << 25;
+	h->rng ^= h->rng >> 27;
+	return (int)((h->rng * 2685821657736338717ULL) >> 33) % 100 < pct;
 }

@@ -21,9 +21,11 @@
  * next line. A test knows from it where every clock was at any moment.
  *
  * Every access takes the host's lock (a spin lock in the mapping: the
- * critical sections are a few loads and stores, no call in them), so a
- * program killed holding it is the one way to wedge a host: none of the
- * functions here can be interrupted inside it by anything but SIGKILL.
+ * critical sections are a few loads and stores, and a truth line's one
+ * write). A program killed holding it wedges the host; a signal handler
+ * that reads a simulated clock while its own thread holds the lock spins
+ * for ever (signals are not blocked around it: that would cost two system
+ * calls a clock read).
  */
 #ifndef TAPLESS_HWSIM_HOST_H
 #define TAPLESS_HWSIM_HOST_H
@@ -51,12 +53,38 @@ struct hwsim_params {
 	int64_t noise_ns;	/* stamp noise, standard deviation */
 };
 
+/* The faults a NIC is under, switched at run time (tapless-hwsim
+ * --fault). */
+struct hwsim_faults {
+	bool gm_gone;		/* takes no PTP message in (UDP 319, 320):
+				 * its grandmaster is gone */
+	int tx_loss_pct;	/* share of TX stamps lost (igc has 4 slots) */
+	bool rx_ptp_only;	/* RX stamps only for PTP event packets, and
+				 * a wider filter asked for is answered
+				 * HWTSTAMP_FILTER_PTP_V2_EVENT (the X710
+				 * trap) */
+};
+
+enum hwsim_fault_kind {
+	HWSIM_FAULT_STEP,	/* value: ns the PHC jumps by */
+	HWSIM_FAULT_FREQ_JUMP,	/* value: ppb its oscillator moves by */
+	HWSIM_FAULT_GM_GONE,	/* value: 1 on, 0 off */
+	HWSIM_FAULT_TX_LOSS,	/* value: percent */
+	HWSIM_FAULT_RX_PTP_ONLY,	/* value: 1 on, 0 off */
+};
+
+struct hwsim_fault {
+	enum hwsim_fault_kind kind;
+	int64_t value;
+};
+
 /* A PHC as the library reads it. */
 struct hwsim_phc_info {
 	char ifname[16];
 	struct hwsim_clock clk;
 	int64_t quantum_ns, noise_ns;
 	int tx_type, rx_filter;	/* the stamping configuration set */
+	struct hwsim_faults faults;
 };
 
 /* The machine's true time: CLOCK_REALTIME as the kernel keeps it, which
@@ -84,6 +112,9 @@ unsigned hwsim_phc_count(struct hwsim_host *h);
 /* A copy of slot n's state; -ENOENT for a slot not in use. */
 int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out);
 
+/* A copy of the system clock's state. */
+void hwsim_sys_get(struct hwsim_host *h, struct hwsim_clock *out);
+
 /* The clocks: n a PHC's slot, or -1 the system clock. */
 int64_t hwsim_read(struct hwsim_host *h, int n, int64_t t_true);
 /* clock_adjtime(): the frequency in force, in ppb (the tick's part
@@ -97,6 +128,12 @@ void hwsim_set(struct hwsim_host *h, int n, int64_t value);
 /* The stamp a NIC's PHC n gives a packet at true time t_true: its value,
  * with the PHC's noise, cut to its quantum. */
 int64_t hwsim_stamp(struct hwsim_host *h, int n, int64_t t_true);
+
+/* Put PHC n under fault f (a step and a frequency jump go to the truth
+ * journal). Returns 0 or -ENOENT. */
+int hwsim_fault(struct hwsim_host *h, int n, const struct hwsim_fault *f);
+/* True with probability pct %, from this process's generator. */
+bool hwsim_draw_pct(struct hwsim_host *h, int pct);
 
 /* SIOCSHWTSTAMP / SIOCGHWTSTAMP on slot n. */
 void hwsim_set_hwtstamp(struct hwsim_host *h, int n, int tx_type, int rx_filter);

@@ -20,7 +20,11 @@
  *               software stamp (the kernel's CLOCK_REALTIME: true time)
  *               into ts[2], the PHC of the socket's interface at that
  *               moment (noise and quantum applied), and ts[0] into the
- *               simulated system clock's time or 0, as the program asked.
+ *               simulated system clock's time or 0, as the program asked;
+ *   faults      (tapless-hwsim --fault, in the host's state) a share of
+ *               TX stamps lost, RX stamps only on the PTP event port, PTP
+ *               messages in made foreign (gm-gone); steps and frequency
+ *               jumps act on the clocks themselves.
  *
  * Generic netlink sockets fail (EPROTONOSUPPORT), so that the ethtool
  * netlink TSINFO request falls back to the ioctl answered here. Not
@@ -34,6 +38,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -69,6 +75,8 @@ struct hwsim_fd {
 	unsigned char kind;
 	signed char phc;		/* FD_PHC: its slot */
 	unsigned int want;		/* FD_SOCK: SO_TIMESTAMPING asked */
+	int port;			/* FD_SOCK: its local port, 0: not
+					 * asked yet, -1: none */
 	char ifname[IF_NAMESIZE];	/* FD_SOCK: SO_BINDTODEVICE */
 };
 
@@ -83,6 +91,7 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_clock_settime)(clockid_t, const struct timespec *);
 static int (*real_clock_adjtime)(clockid_t, struct timex *);
@@ -475,7 +484,8 @@ static int hwsim_nic_ioctl(int fd, unsigned long req, struct ifreq *ifr,
 		ti->phc_index = n;
 		ti->tx_types = 1 << HWTSTAMP_TX_OFF | 1 << HWTSTAMP_TX_ON;
 		ti->rx_filters = 1 << HWTSTAMP_FILTER_NONE |
-			1 << HWTSTAMP_FILTER_ALL;
+			1 << HWTSTAMP_FILTER_ALL |
+			1 << HWTSTAMP_FILTER_PTP_V2_EVENT;
 		*done = true;
 		return 0;
 	}
@@ -495,9 +505,13 @@ static int hwsim_nic_ioctl(int fd, unsigned long req, struct ifreq *ifr,
 				return -1;
 			}
 			/* A filter wider than none stamps everything, as
-			 * most NICs answer. */
+			 * most NICs answer; under the X710 fault, PTP
+			 * event packets only, whatever was asked. */
+			hwsim_phc_get(host, (unsigned)n, &p);
 			if (cfg->rx_filter != HWTSTAMP_FILTER_NONE)
-				cfg->rx_filter = HWTSTAMP_FILTER_ALL;
+				cfg->rx_filter = p.faults.rx_ptp_only ?
+					HWTSTAMP_FILTER_PTP_V2_EVENT :
+					HWTSTAMP_FILTER_ALL;
 			hwsim_set_hwtstamp(host, n, cfg->tx_type, cfg->rx_filter);
 			return 0;
 		}
@@ -636,7 +650,27 @@ static int hwsim_sock_phc(int fd, int ifindex)
 	return hwsim_phc_count(host) == 1 ? 0 : -1;
 }
 
-static void hwsim_map_stamps(int fd, struct msghdr *msg)
+/* The socket's local port, asked once. */
+static int hwsim_sock_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (!fdtab[fd].port) {
+		fdtab[fd].port = -1;
+		if (!getsockname(fd, (struct sockaddr *)&ss, &len)) {
+			if (ss.ss_family == AF_INET)
+				fdtab[fd].port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+			else if (ss.ss_family == AF_INET6)
+				fdtab[fd].port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		}
+	}
+	return fdtab[fd].port;
+}
+
+/* Map the stamps of a message of fd; false when a TX stamp is lost to the
+ * NIC (the message is then to be dropped). */
+static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
 {
 	struct scm_timestamping *st = NULL;
 	int ifindex = 0;
@@ -653,13 +687,24 @@ static void hwsim_map_stamps(int fd, struct msghdr *msg)
 			ifindex = (int)((struct scm_ts_pktinfo *)CMSG_DATA(c))->if_index;
 	}
 	if (!st || (!st->ts[0].tv_sec && !st->ts[0].tv_nsec))
-		return;
+		return true;
 	int64_t t = ts_ns(&st->ts[0]);
 	if (want & HWSIM_HW_FLAGS) {
 		int n = hwsim_sock_phc(fd, ifindex);
+		struct hwsim_phc_info p;
 
-		if (n >= 0 && (want & SOF_TIMESTAMPING_RAW_HARDWARE))
-			ns_ts(hwsim_stamp(host, n, t), &st->ts[2]);
+		if (n >= 0 && !hwsim_phc_get(host, (unsigned)n, &p)) {
+			if (errqueue && p.faults.tx_loss_pct &&
+			    hwsim_draw_pct(host, p.faults.tx_loss_pct))
+				return false;
+			/* The X710 trap: only PTP event packets (port 319)
+			 * carry a receive stamp. */
+			bool stamped = errqueue || !p.faults.rx_ptp_only ||
+				hwsim_sock_port(fd) == 319;
+
+			if (stamped && (want & SOF_TIMESTAMPING_RAW_HARDWARE))
+				ns_ts(hwsim_stamp(host, n, t), &st->ts[2]);
+		}
 	}
 	/* The software stamp on the host's own (simulated) system clock,
 	 * or none when only hardware ones were asked for. */
@@ -667,6 +712,27 @@ static void hwsim_map_stamps(int fd, struct msghdr *msg)
 		ns_ts(hwsim_read(host, -1, t), &st->ts[0]);
 	else
 		st->ts[0] = (struct timespec){ 0, 0 };
+	return true;
+}
+
+/* Its grandmaster gone: a PTP message (UDP 319, 320) that reaches a NIC
+ * under gm-gone is put in domain 255 - its own, which no ptp4l of the
+ * host serves, so it is ignored as ptp4l ignores a foreign domain's: no
+ * error on the socket, no fault, only silence from the master. */
+static void hwsim_gm_gone(int fd, struct msghdr *msg, ssize_t n)
+{
+	struct hwsim_phc_info p;
+	int k, port = hwsim_sock_port(fd);
+	unsigned char *b;
+
+	if ((port != 319 && port != 320) || n < 34 || !msg->msg_iovlen ||
+	    msg->msg_iov[0].iov_len < 34)
+		return;
+	k = hwsim_sock_phc(fd, 0);
+	if (k < 0 || hwsim_phc_get(host, (unsigned)k, &p) || !p.faults.gm_gone)
+		return;
+	b = msg->msg_iov[0].iov_base;
+	b[4] = (unsigned char)(255 - b[4]);	/* domainNumber */
 }
 
 HWSIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
@@ -675,8 +741,16 @@ HWSIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 	REAL(recvmsg);
 	n = real_recvmsg(fd, msg, flags);
+	if (n > 0 && host && fd >= 0 && fd < HWSIM_FDS &&
+	    fdtab[fd].kind == FD_SOCK && !(flags & MSG_ERRQUEUE))
+		hwsim_gm_gone(fd, msg, n);
 	if (n >= 0 && host && fd >= 0 && fd < HWSIM_FDS &&
-	    fdtab[fd].kind == FD_SOCK && msg->msg_controllen)
-		hwsim_map_stamps(fd, msg);
+	    fdtab[fd].kind == FD_SOCK && msg->msg_controllen &&
+	    !hwsim_map_stamps(fd, msg, flags & MSG_ERRQUEUE)) {
+		/* A TX stamp the NIC lost: as if it never came. */
+		errno = EAGAIN;
+		return -1;
+	}
 	return n;
 }
+

@@ -35,6 +35,8 @@ static const struct opt_def hwsim_opts[] = {
 	{ "quantum", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "a new host's PHC stamps are cut down to a multiple of TIME", OPT_NS },
 	{ "noise", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "and carry noise of standard deviation TIME", OPT_NS },
 	{ "truth", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "run nothing: print each of the host's clocks against true time", 0 },
+	{ "fault", 0, OPT_LIST, NULL, 0, 0, NULL, "KIND=VALUE", "run nothing: put the host's NICs under a fault now: step=TIME, freq-jump=PPM, gm-gone=on|off, tx-loss=PERCENT, rx-filter=ptp|all", 0 },
+	{ "iface", 0, OPT_STRING, NULL, 0, 0, NULL, "IFACE", "with --fault: only this interface's NIC (default: every NIC of the host)", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "with --truth: JSON", 0 },
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
@@ -45,7 +47,8 @@ static const struct prog hwsim_prog = {
 	.name = "tapless-hwsim",
 	.opts = hwsim_opts,
 	.usage = "usage: tapless-hwsim --host NAME [OPTIONS] [--] PROGRAM [ARGS...]\n"
-		 "       tapless-hwsim --host NAME --truth [--json]\n\n"
+		 "       tapless-hwsim --host NAME --truth [--json]\n"
+		 "       tapless-hwsim --host NAME --fault KIND=VALUE... [--iface IFACE]\n\n"
 		 "Run PROGRAM on the simulated NIC clocks (PHCs), hardware stamps\n"
 		 "and system clock of host NAME (see tapless-hwsim(1)).\n\n"
 		 "options:\n",
@@ -89,7 +92,7 @@ static const char *hwsim_differs(const struct opts *o,
 
 static void hwsim_print_clock(struct printer *pr, const char *host,
 			      const char *name, const struct hwsim_clock *c,
-			      int64_t t)
+			      int64_t t, const struct hwsim_faults *f)
 {
 	print_object_begin(pr, NULL);
 	print_str(pr, "host", "%s", host);
@@ -97,8 +100,14 @@ static void hwsim_print_clock(struct printer *pr, const char *host,
 	print_int(pr, "offset_ns", " %+lld ns", hwsim_clock_at(c, t) - t);
 	print_double(pr, "native_ppb", "  native %+.0f ppb", c->native_ppb);
 	print_double(pr, "adj_ppb", "  adjusted %+.3f ppb", c->adj_ppb);
-	print_double(pr, "rate_ppb", "  rate %+.3f ppb\n",
+	print_double(pr, "rate_ppb", "  rate %+.3f ppb",
 		     c->native_ppb + c->adj_ppb);
+	if (f) {
+		print_bool(pr, "gm_gone", "  gm gone %s", f->gm_gone);
+		print_int(pr, "tx_loss_pct", "  tx loss %lld %%", f->tx_loss_pct);
+		print_bool(pr, "rx_ptp_only", "  rx ptp only %s", f->rx_ptp_only);
+	}
+	print_text(pr, "\n");
 	print_object_end(pr);
 }
 
@@ -108,13 +117,12 @@ static int hwsim_truth(struct hwsim_host *h, bool json)
 	struct printer *pr = print_create(stdout, json ? PRINT_JSON : PRINT_TEXT,
 					  json ? PRINT_PRETTY : 0);
 	int64_t t = hwsim_true_now();
-	struct hwsim_clock sys = { .ref_true = t,
-				   .ref_val = hwsim_read(h, -1, t) };
+	struct hwsim_clock sys;
 
+	hwsim_sys_get(h, &sys);
 	print_int(pr, "true_ns", NULL, t);
 	print_array_begin(pr, "clocks");
-	sys.adj_ppb = hwsim_get_freq(h, -1);
-	hwsim_print_clock(pr, hwsim_host_name(h), "sys", &sys, t);
+	hwsim_print_clock(pr, hwsim_host_name(h), "sys", &sys, t, NULL);
 	for (unsigned n = 0; n < hwsim_phc_count(h); n++) {
 		struct hwsim_phc_info p;
 		char name[40];
@@ -122,11 +130,123 @@ static int hwsim_truth(struct hwsim_host *h, bool json)
 		if (hwsim_phc_get(h, n, &p))
 			continue;
 		snprintf(name, sizeof(name), "phc%u(%s)", n, p.ifname);
-		hwsim_print_clock(pr, hwsim_host_name(h), name, &p.clk, t);
+		hwsim_print_clock(pr, hwsim_host_name(h), name, &p.clk, t,
+				  &p.faults);
 	}
 	print_array_end(pr);
 	print_destroy(pr);
 	return ferror(stdout) ? 1 : 0;
+}
+
+static const char *const hwsim_fault_names[] = {
+	[HWSIM_FAULT_STEP] = "step", [HWSIM_FAULT_FREQ_JUMP] = "freq-jump",
+	[HWSIM_FAULT_GM_GONE] = "gm-gone", [HWSIM_FAULT_TX_LOSS] = "tx-loss",
+	[HWSIM_FAULT_RX_PTP_ONLY] = "rx-filter",
+};
+
+/* "KIND=VALUE" into *f; -EINVAL with why in err. */
+static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
+			     char *err, size_t len)
+{
+	const char *eq = strchr(text, '=');
+	size_t k;
+	char *end;
+	double v;
+
+	for (k = 0; k < sizeof(hwsim_fault_names) / sizeof(hwsim_fault_names[0]); k++)
+		if (eq && (size_t)(eq - text) == strlen(hwsim_fault_names[k]) &&
+		    !strncmp(text, hwsim_fault_names[k], (size_t)(eq - text)))
+			break;
+	if (!eq || k == sizeof(hwsim_fault_names) / sizeof(hwsim_fault_names[0])) {
+		snprintf(err, len, "--fault '%s': KIND=VALUE with KIND step, "
+			 "freq-jump, gm-gone, tx-loss or rx-filter", text);
+		return -EINVAL;
+	}
+	f->kind = (enum hwsim_fault_kind)k;
+	eq++;
+	switch (f->kind) {
+	case HWSIM_FAULT_STEP: {
+		long long ns;
+		int neg = *eq == '-';
+
+		if (opts_parse_ns(eq + neg, 1, &ns)) {
+			snprintf(err, len, "--fault step=%s: not a time (a number "
+				 "with ns, us, ms, s or m, a sign allowed)", eq);
+			return -EINVAL;
+		}
+		f->value = neg ? -ns : ns;
+		return 0;
+	}
+	case HWSIM_FAULT_FREQ_JUMP:
+		v = strtod(eq, &end);
+		if (end == eq || *end || fabs(v) > 1000) {
+			snprintf(err, len, "--fault freq-jump=%s: ppm, -1000 to 1000", eq);
+			return -EINVAL;
+		}
+		f->value = (int64_t)llround(v * 1000);
+		return 0;
+	case HWSIM_FAULT_TX_LOSS:
+		v = strtod(eq, &end);
+		if (end == eq || *end || v < 0 || v > 100 || v != floor(v)) {
+			snprintf(err, len, "--fault tx-loss=%s: a whole percent, 0 to 100", eq);
+			return -EINVAL;
+		}
+		f->value = (int64_t)v;
+		return 0;
+	case HWSIM_FAULT_GM_GONE:
+		if (strcmp(eq, "on") && strcmp(eq, "off")) {
+			snprintf(err, len, "--fault gm-gone=%s: on or off", eq);
+			return -EINVAL;
+		}
+		f->value = !strcmp(eq, "on");
+		return 0;
+	case HWSIM_FAULT_RX_PTP_ONLY:
+		if (strcmp(eq, "ptp") && strcmp(eq, "all")) {
+			snprintf(err, len, "--fault rx-filter=%s: ptp (PTP event "
+				 "packets only) or all", eq);
+			return -EINVAL;
+		}
+		f->value = !strcmp(eq, "ptp");
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Every --fault on the NIC of --iface, or on every NIC of the host. */
+static int hwsim_faults(struct hwsim_host *h, const struct opts *o)
+{
+	const char *const *items, *iface = opts_str(o, "iface");
+	size_t n = opts_list(o, "fault", &items);
+	struct hwsim_fault f[16];
+	char err[300];
+	int one = -1;
+
+	if (n > sizeof(f) / sizeof(f[0])) {
+		fprintf(stderr, "tapless-hwsim: at most %zu --fault\n",
+			sizeof(f) / sizeof(f[0]));
+		return PROG_USAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (hwsim_parse_fault(items[i], &f[i], err, sizeof(err))) {
+			fprintf(stderr, "tapless-hwsim: %s\n", err);
+			return PROG_USAGE;
+		}
+	if (iface && (one = hwsim_phc_find(h, iface, false)) < 0) {
+		fprintf(stderr, "tapless-hwsim: host %s has no NIC %s (a PHC is "
+			"made when a program first asks about the interface)\n",
+			hwsim_host_name(h), iface);
+		return 1;
+	}
+	if (!iface && !hwsim_phc_count(h)) {
+		fprintf(stderr, "tapless-hwsim: host %s has no NIC yet\n",
+			hwsim_host_name(h));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < hwsim_phc_count(h); k++)
+			if (one < 0 || (int)k == one)
+				hwsim_fault(h, (int)k, &f[i]);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -149,19 +269,20 @@ int main(int argc, char **argv)
 			"try 'tapless-hwsim --help'\n");
 		goto out;
 	}
-	if (!opts_flag(o, "truth") && first >= argc) {
+	bool control = opts_flag(o, "truth") || opts_given(o, "fault");
+
+	if (!control && first >= argc) {
 		fprintf(stderr, "tapless-hwsim: no program to run\n"
 			"try 'tapless-hwsim --help'\n");
 		goto out;
 	}
 	rc = 1;
-	if (!opts_flag(o, "truth") && (errno = -mkpath_p(dir, 0755))) {
+	if (!control && (errno = -mkpath_p(dir, 0755))) {
 		fprintf(stderr, "tapless-hwsim: --dir %s: %s\n", dir, strerror(errno));
 		goto out;
 	}
 	hwsim_params_from(o, &want);
-	if (hwsim_host_open(&h, dir, host, !opts_flag(o, "truth"), &want, err,
-			    sizeof(err))) {
+	if (hwsim_host_open(&h, dir, host, !control, &want, err, sizeof(err))) {
 		fprintf(stderr, "tapless-hwsim: %s\n", err);
 		goto out;
 	}
@@ -171,6 +292,11 @@ int main(int argc, char **argv)
 			"%s: its clocks run on as they are (remove %s/%s.hwsim to "
 			"start it anew)\n", host, dir, bad, dir, host);
 		goto out;
+	}
+	if (opts_given(o, "fault")) {
+		rc = hwsim_faults(h, o);
+		if (rc || !opts_flag(o, "truth"))
+			goto out;
 	}
 	if (opts_flag(o, "truth")) {
 		rc = hwsim_truth(h, opts_flag(o, "json"));

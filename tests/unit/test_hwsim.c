@@ -146,7 +146,7 @@ START_TEST(host_shared)
 		fclose(f);
 		ck_assert_int_eq(hwsim_host_open(&a, dir, "bad", true, NULL, err,
 						 sizeof(err)), -EINVAL);
-		ck_assert(strstr(err, "not a tapless-hwsim host file"));
+		ck_assert(strstr(err, "not a host file of this tapless-hwsim"));
 	}
 	rm_tmp();
 }
