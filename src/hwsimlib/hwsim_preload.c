@@ -62,6 +62,7 @@
 
 #include "hwsim/hwsim_host.h"
 #include "hwsimlib/hwsim_env.h"
+#include "hwsimlib/hwsim_lib.h"
 
 #define HWSIM_EXPORT __attribute__((visibility("default")))
 #define HWSIM_FDS 4096
@@ -82,6 +83,11 @@ struct hwsim_fd {
 
 static struct hwsim_host *host;
 static struct hwsim_fd fdtab[HWSIM_FDS];
+
+struct hwsim_host *hwsim_host(void)
+{
+	return host;
+}
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);

@@ -20,7 +20,13 @@
 #     6 s (holdover samples, a bound that only grows, then out of sync;
 #     ptp4l relocks when it returns), a 1 ms step of the PHC (a step event,
 #     samples across it out of sync) and a 20 ppm jump of its oscillator
-#     (back in sync).
+#     (back in sync);
+#   - tapless-capd on a simulated NIC captures with hardware stamps: the
+#     pcapng marks the interface source=hw, and each received frame's
+#     stamp is the PHC's (50 ms ahead of true time), not the system
+#     clock's; under rx-filter=ptp (the X710 trap) capd warns that the NIC
+#     stamps only some frames, the file says so, ifinfo shows the filter,
+#     and the frames carry the system clock's time.
 set -u
 . scripts/netns.sh
 if [ "$(id -u)" -ne 0 ]; then
@@ -222,6 +228,55 @@ sys.exit(1 if bad else 0)
 PY
 python3 tests/system/lib/hwsim_truth.py bound "$out/hosts" sc sgm \
 	"$out/sc/journal/sc.journal" phc0 || fail "syncd: the journal's bound did not hold the true offset"
+
+# tapless-capd with hardware RX stamps: host cap (in s1's namespace) has
+# its PHC 50 ms ahead; frames come from s2, each sent at a true time
+# noted just before.
+capd_run() {	# NAME: capture 3 s into $out/NAME, sending 10 frames
+	mkdir -p "$out/$1"
+	ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap \
+		--phc-offset 50ms --phc-ppm 0 --sys-offset 0 --sys-ppm 0 -- \
+		bin/tapless-capd -i "${TL_IF[s1]}" \
+		-m hw -w "$out/$1" --duration 3 -H cap 2> "$out/$1.log" &
+	local cpid=$!
+	sleep 1
+	# One sender, the true time noted right before each send.
+	tl_exec s2 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(10):
+    print(time.time_ns(), flush=True)
+    s.sendto(b"frame%02d\n" % i, ("198.18.11.2", 9999))
+    time.sleep(0.1)' > "$out/$1.sent"
+	wait "$cpid"
+}
+capd_check() {	# NAME LOW HIGH: each frame's stamp - its true send time, ns
+	build/tools/capdump "$out/$1"/*.pcapng > "$out/$1.dump" 2>&1
+	grep -q "^iface 0 name=${TL_IF[s1]} .*source=hw" "$out/$1.dump" ||
+		fail "capd $1: interface not marked hardware: $(grep ^iface "$out/$1.dump")"
+	# 50 bytes: Ethernet, IPv4, UDP and "frameNN\n" (PTP frames are larger)
+	awk '$3 == "in" && $4 == 50 { print $1 }' "$out/$1.dump" > "$out/$1.in"
+	paste "$out/$1.sent" "$out/$1.in" | awk -v lo="$2" -v hi="$3" -v name="$1" '
+		NF == 2 { d = $2 - $1; n++; if (d < lo || d > hi) bad++; if (!n1 || d < mn) mn = d; if (d > mx) mx = d; n1 = 1 }
+		END { printf "hwsim: capd %s: %d frames, stamp - true send %d..%d ns\n", name, n, mn, mx;
+		      exit !(n == 10 && !bad) }' ||
+		fail "capd $1: stamps not within $2..$3 ns of the true send"
+}
+capd_run capd
+capd_check capd 50000000 51000000
+grep -q "stamps only some received frames" "$out/capd.log" && fail "capd: narrowed filter reported on a full one"
+# The X710 trap: only PTP event packets stamped.
+bin/tapless-hwsim --dir "$out/hosts" --host cap --fault rx-filter=ptp || fail "--fault rx-filter=ptp"
+capd_run capd_ptp
+grep -q "stamps only some received frames" "$out/capd_ptp.log" ||
+	fail "capd did not warn of the narrowed filter: $(cat "$out/capd_ptp.log")"
+capd_check capd_ptp 0 1000000
+grep -q "NIC rx filter narrowed" "$out/capd_ptp.dump" "$out"/capd_ptp/*.pcapng ||
+	fail "capd: the file does not say the filter was narrowed"
+ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap -- \
+	bin/tapless ifinfo "${TL_IF[s1]}" > "$out/cap.ifinfo" 2>&1
+grep -q "hwtstamp config.*ptpv2-event\|hwtstamp config.*PTP" "$out/cap.ifinfo" ||
+	fail "ifinfo does not show the narrowed filter: $(grep hwtstamp "$out/cap.ifinfo")"
 
 freq1=$(real_freq)
 [ "$freq0" = "$freq1" ] || fail "the machine's clock frequency changed: $freq0 -> $freq1 ppb"
