@@ -33,6 +33,7 @@
  * Without TAPLESS_HWSIM_HOST in the environment every call goes straight
  * to the C library.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/errqueue.h>
+#include <linux/if_packet.h>
 #include <linux/netlink.h>
 #include <linux/ethtool.h>
 #include <linux/net_tstamp.h>
@@ -93,6 +95,7 @@ static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
+static int (*real_bind)(int, const struct sockaddr *, socklen_t);
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
@@ -102,6 +105,9 @@ static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_clock_settime)(clockid_t, const struct timespec *);
 static int (*real_clock_adjtime)(clockid_t, struct timex *);
 static int (*real_clock_getres)(clockid_t, struct timespec *);
+static DIR *(*real_opendir)(const char *);
+static struct dirent *(*real_readdir)(DIR *);
+static int (*real_closedir)(DIR *);
 
 #define REAL(name) do { if (!real_##name) \
 	real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name); } while (0)
@@ -113,9 +119,10 @@ __attribute__((constructor)) static void hwsim_init(void)
 	char err[512];
 
 	REAL(open); REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
+	REAL(bind);
 	REAL(setsockopt); REAL(getsockopt); REAL(recvmsg);
 	REAL(clock_gettime); REAL(clock_settime); REAL(clock_adjtime);
-	REAL(clock_getres);
+	REAL(clock_getres); REAL(opendir); REAL(readdir); REAL(closedir);
 	if (!name || !*name)
 		return;
 	if (hwsim_host_open(&host, dir && *dir ? dir : HWSIM_DEFAULT_DIR,
@@ -124,6 +131,18 @@ __attribute__((constructor)) static void hwsim_init(void)
 		 * the real ones, where it would steer the machine's. */
 		fprintf(stderr, "libtapless-hwsim: %s\n", err);
 		_exit(126);
+	}
+	/* Every NIC of the host has its PHC from the start, as after boot:
+	 * a program that lists /dev/ptp* before it asks about an interface
+	 * finds them. */
+	{
+		struct if_nameindex *ifs = if_nameindex();
+
+		for (struct if_nameindex *i = ifs; i && i->if_index; i++)
+			if (strcmp(i->if_name, "lo"))
+				hwsim_phc_find(host, i->if_name, true);
+		if (ifs)
+			if_freenameindex(ifs);
 	}
 }
 
@@ -253,6 +272,58 @@ HWSIM_EXPORT int close(int fd)
 	if (fd >= 0 && fd < HWSIM_FDS)
 		fdtab[fd].kind = FD_NONE;
 	return real_close(fd);
+}
+
+/* The simulated PHCs appear in a listing of /dev (after the real
+ * entries), for programs that look for /dev/ptp* there. */
+static DIR *devdir;
+static unsigned devdir_next;
+static struct dirent devdir_ent;
+
+HWSIM_EXPORT DIR *opendir(const char *path)
+{
+	DIR *d;
+
+	REAL(opendir);
+	d = real_opendir(path);
+	if (d && host && (!strcmp(path, "/dev") || !strcmp(path, "/dev/"))) {
+		devdir = d;
+		devdir_next = 0;
+	}
+	return d;
+}
+
+HWSIM_EXPORT struct dirent *readdir(DIR *d)
+{
+	struct dirent *e;
+
+	REAL(readdir);
+	e = real_readdir(d);
+	if (e || d != devdir)
+		return e;
+	while (devdir_next < hwsim_phc_count(host)) {
+		struct hwsim_phc_info p;
+		unsigned n = devdir_next++;
+
+		if (hwsim_phc_get(host, n, &p))
+			continue;
+		memset(&devdir_ent, 0, sizeof(devdir_ent));
+		devdir_ent.d_type = DT_CHR;
+		snprintf(devdir_ent.d_name, sizeof(devdir_ent.d_name), "ptp%u", n);
+		return &devdir_ent;
+	}
+	return NULL;
+}
+
+HWSIM_EXPORT struct dirent64 *readdir64(DIR *d)
+	__attribute__((alias("readdir")));
+
+HWSIM_EXPORT int closedir(DIR *d)
+{
+	REAL(closedir);
+	if (d == devdir)
+		devdir = NULL;
+	return real_closedir(d);
 }
 
 /* ---- clocks ---- */
@@ -573,6 +644,24 @@ HWSIM_EXPORT int socket(int domain, int type, int protocol)
 			SOF_TIMESTAMPING_RX_HARDWARE | \
 			SOF_TIMESTAMPING_RAW_HARDWARE)
 
+/* A packet socket bound to an interface stamps with that NIC's PHC. */
+HWSIM_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int rc;
+
+	REAL(bind);
+	rc = real_bind(fd, sa, len);
+	if (!rc && host && sa && sa->sa_family == AF_PACKET && fd >= 0 &&
+	    fd < HWSIM_FDS && len >= sizeof(struct sockaddr_ll)) {
+		const struct sockaddr_ll *ll = (const void *)sa;
+
+		if (ll->sll_ifindex > 0 &&
+		    if_indextoname((unsigned)ll->sll_ifindex, fdtab[fd].ifname))
+			fdtab[fd].kind = FD_SOCK;
+	}
+	return rc;
+}
+
 HWSIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 			    socklen_t len)
 {
@@ -591,7 +680,8 @@ HWSIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		}
 		return rc;
 	}
-	if (name == SO_TIMESTAMPING && len >= sizeof(int)) {
+	if ((name == SO_TIMESTAMPING_OLD || name == SO_TIMESTAMPING_NEW) &&
+	    len >= sizeof(int)) {
 		unsigned int want = *(const unsigned int *)val, ask;
 		char buf[64];
 		int rc;
@@ -631,7 +721,8 @@ HWSIM_EXPORT int getsockopt(int fd, int level, int name, void *val,
 			    socklen_t *len)
 {
 	REAL(getsockopt);
-	if (host && level == SOL_SOCKET && name == SO_TIMESTAMPING &&
+	if (host && level == SOL_SOCKET &&
+	    (name == SO_TIMESTAMPING_OLD || name == SO_TIMESTAMPING_NEW) &&
 	    fd >= 0 && fd < HWSIM_FDS && fdtab[fd].kind == FD_SOCK &&
 	    (fdtab[fd].want & HWSIM_HW_FLAGS) && val && len &&
 	    *len >= sizeof(int)) {
@@ -685,7 +776,10 @@ static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
-		if (c->cmsg_type == SCM_TIMESTAMPING &&
+		/* _NEW has 64-bit times, which a 64-bit timespec is. */
+		if ((c->cmsg_type == SO_TIMESTAMPING_OLD ||
+		     (c->cmsg_type == SO_TIMESTAMPING_NEW &&
+		      sizeof(time_t) == 8)) &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(*st)))
 			st = (void *)CMSG_DATA(c);
 		else if (c->cmsg_type == SCM_TIMESTAMPING_PKTINFO &&
@@ -694,6 +788,11 @@ static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
 	}
 	if (!st || (!st->ts[0].tv_sec && !st->ts[0].tv_nsec))
 		return true;
+	/* A packet socket's message names its interface. */
+	if (!ifindex && msg->msg_name &&
+	    msg->msg_namelen >= sizeof(struct sockaddr_ll) &&
+	    ((struct sockaddr *)msg->msg_name)->sa_family == AF_PACKET)
+		ifindex = ((struct sockaddr_ll *)msg->msg_name)->sll_ifindex;
 	int64_t t = ts_ns(&st->ts[0]);
 	if (want & HWSIM_HW_FLAGS) {
 		int n = hwsim_sock_phc(fd, ifindex);

@@ -26,7 +26,10 @@
 #     stamp is the PHC's (50 ms ahead of true time), not the system
 #     clock's; under rx-filter=ptp (the X710 trap) capd warns that the NIC
 #     stamps only some frames, the file says so, ifinfo shows the filter,
-#     and the frames carry the system clock's time.
+#     and the frames carry the system clock's time;
+#   - tapless validate on a simulated host with two cabled ports (a veth
+#     pair in one namespace): its PHC checks run on both simulated PHCs,
+#     and its loopback takes hardware TX and RX stamps, none missing.
 set -u
 . scripts/netns.sh
 if [ "$(id -u)" -ne 0 ]; then
@@ -277,6 +280,24 @@ ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap -- \
 	bin/tapless ifinfo "${TL_IF[s1]}" > "$out/cap.ifinfo" 2>&1
 grep -q "hwtstamp config.*ptpv2-event\|hwtstamp config.*PTP" "$out/cap.ifinfo" ||
 	fail "ifinfo does not show the narrowed filter: $(grep hwtstamp "$out/cap.ifinfo")"
+
+# tapless validate: PHC checks and a hardware-stamped loopback.
+vns=$(tl_ns v)
+ip netns add "$vns" && TL_NS+=("$vns") &&
+	ip -n "$vns" link add "tl${TL_ID}va" type veth peer name "tl${TL_ID}vb" &&
+	ip -n "$vns" link set "tl${TL_ID}va" up && ip -n "$vns" link set "tl${TL_ID}vb" up ||
+	fail "cannot make the validate namespace"
+ip netns exec "$vns" bin/tapless-hwsim --dir "$out/hosts" --host val --phc-offset 0 \
+	--phc-ppm 0 -- bin/tapless validate --json --loopback "tl${TL_ID}va:tl${TL_ID}vb" \
+	--stamps hw -n 200 --rate 1000 -d 1s > "$out/validate.json" 2> "$out/validate.err"
+head -1 "$out/validate.json" | jq -e '
+	([.phc[].device] | sort) == ["/dev/ptp0", "/dev/ptp1"] and
+	([.checks[] | select(.check == "phc") | .verdict] | length == 2 and all(. == "pass" or . == "warn")) and
+	(.loopback.directions | length == 2 and
+	 all(.source == "hw" and .sent == 200 and .received == 200 and .tx_missing == 0 and
+	     .rx_unstamped == 0 and .hw_missing == 0 and .oneway_ns.p50 < 10000))' > /dev/null ||
+	fail "validate on simulated PHCs: $(head -c 800 "$out/validate.json") $(head -3 "$out/validate.err")"
+echo "hwsim: validate: one-way p50 $(head -1 "$out/validate.json" | jq -c '[.loopback.directions[].oneway_ns.p50]') ns, PHC checks $(head -1 "$out/validate.json" | jq -c '[.checks[] | select(.check == "phc") | .verdict]')"
 
 freq1=$(real_freq)
 [ "$freq0" = "$freq1" ] || fail "the machine's clock frequency changed: $freq0 -> $freq1 ppb"
