@@ -29,7 +29,10 @@
 #     and the frames carry the system clock's time;
 #   - tapless validate on a simulated host with two cabled ports (a veth
 #     pair in one namespace): its PHC checks run on both simulated PHCs,
-#     and its loopback takes hardware TX and RX stamps, none missing.
+#     and its loopback takes hardware TX and RX stamps, none missing;
+#   - tapless-pingpong --mode hw between two simulated hosts whose PHCs
+#     both run on true time: hardware stamps at both ends, none lost, and
+#     the one-way from them is the veth's true transit (under 20 us).
 set -u
 . scripts/netns.sh
 if [ "$(id -u)" -ne 0 ]; then
@@ -298,6 +301,20 @@ head -1 "$out/validate.json" | jq -e '
 	     .rx_unstamped == 0 and .hw_missing == 0 and .oneway_ns.p50 < 10000))' > /dev/null ||
 	fail "validate on simulated PHCs: $(head -c 800 "$out/validate.json") $(head -3 "$out/validate.err")"
 echo "hwsim: validate: one-way p50 $(head -1 "$out/validate.json" | jq -c '[.loopback.directions[].oneway_ns.p50]') ns, PHC checks $(head -1 "$out/validate.json" | jq -c '[.checks[] | select(.check == "phc") | .verdict]')"
+
+# tapless-pingpong with hardware TX and RX stamps, PHCs on true time.
+tl_bg gm bin/tapless-hwsim --dir "$out/hosts" --host ppa --phc-offset 0 --phc-ppm 0 -- \
+	bin/tapless-pingpong --server --bind 198.18.11.1:9000 --mode hw --idle-ms 5s \
+	> "$out/pp-server.out" 2>&1
+sleep 0.5
+tl_exec s2 bin/tapless-hwsim --dir "$out/hosts" --host ppb --phc-offset 0 --phc-ppm 0 -- \
+	bin/tapless-pingpong --to 198.18.11.1:9000 --mode hw -n 300 -j > "$out/pp.json" 2> "$out/pp.err"
+jq -e '.stamps.client == "hw" and .stamps.server == "hw" and .stamps.oneway == "hw" and
+	.lost_stamps.client_hw_tx == 0 and .lost_stamps.client_hw_rx == 0 and
+	.lost_stamps.server_hw_rx == 0 and .latency_ns.client_to_server.p50 >= 0 and
+	.latency_ns.client_to_server.p50 < 20000 and .latency_ns.server_to_client.p50 < 20000' \
+	"$out/pp.json" > /dev/null || fail "pingpong on simulated NICs: $(head -c 600 "$out/pp.json") $(tail -2 "$out/pp.err")"
+echo "hwsim: pingpong: one-way from hardware stamps p50 $(jq -c '[.latency_ns.client_to_server.p50, .latency_ns.server_to_client.p50]' "$out/pp.json") ns"
 
 freq1=$(real_freq)
 [ "$freq0" = "$freq1" ] || fail "the machine's clock frequency changed: $freq0 -> $freq1 ppb"
