@@ -20,6 +20,7 @@
 #include <math.h>
 #include <net/if_arp.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "stamp/hwtstamp.h"
 #include "stamp/phc.h"
 #include "base/print.h"
 #include "stamp/tsinfo.h"
@@ -324,6 +326,17 @@ static int lc_end_open(struct lc_run *r, int i, enum ts_mode mode)
 	tc.tx_timeout_ns = r->cfg->tx_timeout_ns;
 	tc.tx_window = r->window;
 	rc = ts_sock_create(&e->ts, e->fd, &tc);
+	if (rc == -ERANGE && mode == TS_MODE_HW) {
+		struct hwtstamp_state st;
+
+		/* Asked for every frame, the NIC applied less (hwtstamp.c). */
+		if (!hwtstamp_get(e->name, &st))
+			return lc_fail(r, rc, "%s: enabling hardware stamps: the "
+				       "NIC's receive filter is %s where all "
+				       "was asked: it stamps only some received "
+				       "frames (PTP ones), as the X710 does",
+				       e->name, hwtstamp_rx_name(st.rx_filter) ?: "?");
+	}
 	if (rc)
 		return lc_fail(r, rc, "%s: enabling %s stamps: %s", e->name,
 			       mode == TS_MODE_HW ? "hardware" : "software",
@@ -746,6 +759,16 @@ int loopcheck_run(const struct loopcheck_config *cfg,
 		goto out;
 	res->same_phc = r.source == TS_SOURCE_HW &&
 			r.end[0].info.phc == r.end[1].info.phc;
+	/* What the NICs stamp on receipt, as set up: a filter narrower
+	 * than all (PTP only: ptp4l's hwts_filter normal, or a NIC that
+	 * answers "all" with less) leaves the loopback's frames bare. */
+	for (int i = 0; i < 2; i++) {
+		struct hwtstamp_state st;
+
+		res->rx_filter_known[i] = r.source == TS_SOURCE_HW &&
+			!hwtstamp_get(r.end[i].name, &st);
+		res->rx_filter[i] = res->rx_filter_known[i] ? st.rx_filter : 0;
+	}
 
 	/* Everything the run needs, before the first frame. */
 	r.txbuf = xcalloc(1, cfg->frame_len);
@@ -831,6 +854,19 @@ static void lc_judge_loop(const struct loopcheck_result *res,
 		verdict_note(c, VERDICT_PASS, "software stamps: the one-way "
 			     "includes the host stack at both ends, not the "
 			     "NIC");
+	for (int i = 0; hw && i < 2; i++)
+		if (res->rx_filter_known[i] &&
+		    res->rx_filter[i] != HWTSTAMP_FILTER_ALL &&
+		    (i == 1 || res->ndir > 1))
+			verdict_note(c, VERDICT_FAIL, "%s: the NIC's receive "
+				     "filter is %s, not all: it stamps only "
+				     "some received frames (PTP ones), and "
+				     "the loopback's go unstamped; another "
+				     "program narrowed it (ptp4l's "
+				     "hwts_filter normal), or the NIC "
+				     "answers 'all' with less", i ? res->dir[0].to :
+				     res->dir[0].from,
+				     hwtstamp_rx_name(res->rx_filter[i]) ?: "?");
 	if (hw && !res->same_phc)
 		verdict_note(c, VERDICT_PASS, "the ends stamp from different "
 			     "PHCs (ptp%d, ptp%d): the one-way includes the "
@@ -985,6 +1021,17 @@ void loopcheck_print(struct printer *p, const struct loopcheck_result *res)
 		print_str(p, "source", " %s stamps", ts_source_name(x->source));
 		lc_print_phc(p, "phc_tx", " (ptp%lld", x->phc_tx);
 		lc_print_phc(p, "phc_rx", " -> ptp%lld)", x->phc_rx);
+		{
+			/* The receiving end's NIC filter: end 1 for the
+			 * first direction, end 0 for the way back. */
+			int e = d ? 0 : 1;
+
+			if (res->rx_filter_known[e])
+				print_str(p, "rx_filter", ", rx filter %s",
+					  hwtstamp_rx_name(res->rx_filter[e]) ?: "?");
+			else
+				print_null(p, "rx_filter", NULL);
+		}
 		print_text(p, "\n");
 		print_uint(p, "sent", "  sent %llu", x->sent);
 		print_uint(p, "received", ", received %llu", x->received);

@@ -85,6 +85,9 @@ struct loopcheck_result {
 	bool same_phc;		/* hardware stamps of both ends from one PHC */
 	char sw_why[96];	/* software stamps: why ("eth1 has no hardware
 				 * timestamping"); "" with hardware */
+	int rx_filter[2];	/* hardware: each end's NIC receive filter
+				 * once set up (HWTSTAMP_FILTER_*) */
+	bool rx_filter_known[2];
 };
 
 void loopcheck_config_init(struct loopcheck_config *cfg);

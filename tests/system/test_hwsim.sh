@@ -198,6 +198,14 @@ mark step; fault step=1ms; sleep 3
 back_in_sync 40 || fail "syncd: phc0 not back in sync 40 s after the step"
 mark jump; fault freq-jump=20; sleep 3
 back_in_sync 40 || fail "syncd: phc0 not back in sync 40 s after the frequency jump"
+# The X710 trap under syncd: its alarm names the narrowed filter.
+fault rx-filter=ptp
+end=$((SECONDS + 10)); ok=0
+while [ $SECONDS -lt $end ]; do
+	st_sc | jq -e '.alarms | map(test("narrowed to rx ptpv2-event")) | any' >/dev/null 2>&1 && { ok=1; break; }
+	sleep 0.5
+done
+[ $ok = 1 ] || fail "syncd: no alarm for the narrowed rx filter: $(st_sc | jq -c .alarms)"
 kill -TERM "$sc_pid"; wait "$sc_pid" 2>/dev/null
 python3 - "$out/sc/journal/sc.journal" "$out/marks" <<'PY' || fail "syncd under faults"
 import sys
@@ -300,6 +308,14 @@ head -1 "$out/validate.json" | jq -e '
 	 all(.source == "hw" and .sent == 200 and .received == 200 and .tx_missing == 0 and
 	     .rx_unstamped == 0 and .hw_missing == 0 and .oneway_ns.p50 < 10000))' > /dev/null ||
 	fail "validate on simulated PHCs: $(head -c 800 "$out/validate.json") $(head -3 "$out/validate.err")"
+# The X710 trap: validate names the narrowed filter.
+bin/tapless-hwsim --dir "$out/hosts" --host val --fault rx-filter=ptp || fail "--fault rx-filter=ptp"
+ip netns exec "$vns" bin/tapless-hwsim --dir "$out/hosts" --host val -- \
+	bin/tapless validate --json --no-phc --loopback "tl${TL_ID}va:tl${TL_ID}vb" \
+	--stamps hw -n 50 --rate 1000 > "$out/validate-ptp.json" 2>&1
+grep -v "^tapless validate:" "$out/validate-ptp.json" | head -1 | jq -e '
+	[.checks[] | select(.check == "loopback") | .why | test("receive filter is ptpv2-event")] == [true]' > /dev/null ||
+	fail "validate did not name the narrowed filter: $(head -c 1500 "$out/validate-ptp.json")"
 echo "hwsim: validate: one-way p50 $(head -1 "$out/validate.json" | jq -c '[.loopback.directions[].oneway_ns.p50]') ns, PHC checks $(head -1 "$out/validate.json" | jq -c '[.checks[] | select(.check == "phc") | .verdict]')"
 
 # tapless-pingpong with hardware TX and RX stamps, PHCs on true time.

@@ -11,6 +11,8 @@
 #include "validate/loopcheck.h"
 #include "base/print.h"
 #include "validate/verdict.h"
+#include <linux/net_tstamp.h>
+
 #include "unit.h"
 
 /* A direction from -> to: n frames sent, received and stamped, a one-way
@@ -311,6 +313,35 @@ START_TEST(hardware_two_phcs)
 }
 END_TEST
 
+/* A NIC filter narrower than all at a receiving end: named, a failure. */
+START_TEST(hardware_narrow_filter)
+{
+	struct loopcheck_result r;
+	const struct verdict_item *it;
+
+	hw_result(&r);
+	for (int i = 0; i < 2; i++) {
+		r.rx_filter_known[i] = true;
+		r.rx_filter[i] = HWTSTAMP_FILTER_ALL;
+	}
+	judge(&r);
+	ck_assert_int_eq(loop.v, VERDICT_PASS);
+	ck_assert_ptr_null(note_with(&loop, "receive filter"));
+	r.rx_filter[1] = HWTSTAMP_FILTER_PTP_V2_EVENT;
+	judge(&r);
+	ck_assert_int_eq(loop.v, VERDICT_FAIL);
+	it = note_with(&loop, "eth2: the NIC's receive filter is ptpv2-event");
+	ck_assert_ptr_nonnull(it);
+	ck_assert_int_eq(it->v, VERDICT_FAIL);
+	/* One way only: the sending end's filter does not matter. */
+	r.rx_filter[1] = HWTSTAMP_FILTER_ALL;
+	r.rx_filter[0] = HWTSTAMP_FILTER_PTP_V2_EVENT;
+	r.ndir = 1;
+	judge(&r);
+	ck_assert_ptr_null(note_with(&loop, "receive filter"));
+}
+END_TEST
+
 START_TEST(hardware_no_software_stamps)
 {
 	struct loopcheck_result r;
@@ -391,7 +422,7 @@ START_TEST(print_json)
 	ck_assert_int_eq(print_destroy(p), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "{\"directions\":[{\"from\":\"tla\",\"to\":\"tlb\","
-				     "\"source\":\"sw\",\"phc_tx\":null,\"phc_rx\":null,"
+				     "\"source\":\"sw\",\"phc_tx\":null,\"phc_rx\":null,\"rx_filter\":null,"
 				     "\"sent\":1000,\"received\":1000,\"rx_unstamped\":0,"
 				     "\"tx_missing\":2,\"tx_late\":0,\"expect_ns\":null,"
 				     "\"oneway_ns\":{\"count\":1000,"));
@@ -492,6 +523,7 @@ static Suite *loopcheck_suite(void)
 	tcase_add_test(t, one_sample_sd_not_measured);
 	tcase_add_test(t, hardware);
 	tcase_add_test(t, hardware_two_phcs);
+	tcase_add_test(t, hardware_narrow_filter);
 	tcase_add_test(t, hardware_no_software_stamps);
 	suite_add_tcase(s, t);
 	t = tcase_create("frames");
