@@ -109,10 +109,10 @@ for h in s1 s2; do
 	tl_bg $h bin/tapless-hwsim --dir "$out/hosts" --host $h -- \
 		phc2sys -s "${TL_IF[$h]}" -c CLOCK_REALTIME -O 0 -R 8 -m -q > "$out/$h.phc2sys" 2>&1
 done
-# Settled: then 5 s of truth at 4 Hz, and ptp4l's own figures meanwhile.
-sleep 4
+# Settled: then 3 s of truth at 4 Hz, and ptp4l's own figures meanwhile.
+sleep 3
 for h in s1 s2; do wc -l < "$out/$h.log" > "$out/$h.mark"; done
-for i in $(seq 20); do
+for i in $(seq 12); do
 	g=$(truth gm phc0)
 	for h in s1 s2; do
 		echo "$(( $(truth $h phc0) - g )) $(( $(truth $h sys) - $(truth $h phc0) ))" >> "$out/$h.truth"
@@ -128,10 +128,10 @@ for h in s1 s2; do
 		b = $2 < 0 ? -$2 : $2; if (b > sm) sm = b; n++ }
 		END { printf "%d %.0f %d %d", n, n ? sqrt(s / n) : -1, m, sm }' "$out/$h.truth")"
 	echo "hwsim: $h: ptp4l offset rms $rms ns (max of its 1 s rms $max, $n s); true offset from the grandmaster rms $trms ns (max $tmax, $tn samples); sys - phc max $smax ns"
-	[ "$n" -ge 3 ] || fail "$h: ptp4l reported $n summaries in 5 s"
+	[ "$n" -ge 2 ] || fail "$h: ptp4l reported $n summaries in 3 s"
 	# Software stamps underneath: microseconds of jitter, five orders
 	# below the 50 ms the slaves started from.
-	[ "$tn" -eq 20 ] && [ "$tmax" -lt 100000 ] || fail "$h: true offset up to $tmax ns after lock"
+	[ "$tn" -eq 12 ] && [ "$tmax" -lt 100000 ] || fail "$h: true offset up to $tmax ns after lock"
 	[ "$smax" -lt 50000 ] || fail "$h: phc2sys left the system clock $smax ns from the PHC"
 	grep -q "CLOCK_REALTIME phc offset" "$out/$h.phc2sys" || fail "$h: phc2sys did not run: $(tail -3 "$out/$h.phc2sys")"
 done
@@ -174,7 +174,7 @@ while [ $SECONDS -lt $end ]; do
 	sleep 0.5
 done
 [ $ok = 1 ] || fail "syncd: phc0 not a hardware clock in sync within 30 s: $(jq -c '[.clocks[] | {clock, state, in_sync, hardware}], .alarms' "$out/sc.status" 2>/dev/null)"
-sleep 6
+sleep 2
 end=$((SECONDS + 10)); ok=0
 while [ $SECONDS -lt $end ]; do
 	tl_exec s2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/19274;
@@ -254,7 +254,7 @@ capd_run() {	# NAME: capture 3 s into $out/NAME, sending 10 frames
 	ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap \
 		--phc-offset 50ms --phc-ppm 0 --sys-offset 0 --sys-ppm 0 -- \
 		bin/tapless-capd -i "${TL_IF[s1]}" \
-		-m hw -w "$out/$1" --duration 3 -H cap 2> "$out/$1.log" &
+		-m hw -w "$out/$1" --duration 2.5 -H cap 2> "$out/$1.log" &
 	local cpid=$!
 	sleep 1
 	# One sender, the true time noted right before each send.
@@ -299,7 +299,7 @@ grep -q "hwtstamp config.*ptpv2-event\|hwtstamp config.*PTP" "$out/cap.ifinfo" |
 # both preload libraries, joined by capd to their frames.
 mkdir -p "$out/shim"
 ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap -- \
-	bin/tapless-capd -i "${TL_IF[s1]}" -m hw -w "$out/shim" --duration 4 -H cap \
+	bin/tapless-capd -i "${TL_IF[s1]}" -m hw -w "$out/shim" --duration 3 -H cap \
 	--tx-socket "$out/shim/tx.sock" -l info 2> "$out/shim.log" &
 cpid=$!
 for _ in $(seq 50); do [ -S "$out/shim/tx.sock" ] && break; sleep 0.1; done
