@@ -91,7 +91,6 @@ struct hwsim_host *hwsim_host(void)
 	return host;
 }
 
-static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
@@ -118,7 +117,7 @@ __attribute__((constructor)) static void hwsim_init(void)
 	const char *dir = getenv(HWSIM_ENV_DIR);
 	char err[512];
 
-	REAL(open); REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
+	REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
 	REAL(bind);
 	REAL(setsockopt); REAL(getsockopt); REAL(recvmsg);
 	REAL(clock_gettime); REAL(clock_settime); REAL(clock_adjtime);
@@ -215,20 +214,32 @@ static int hwsim_open_phc(int n, int flags)
 	return fd;
 }
 
+/* open() and openat() of a path: a PHC's, or the C library's (openat with
+ * AT_FDCWD is open). */
+static int hwsim_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int n = hwsim_phc_path(path);
+
+	REAL(openat);
+	return n >= 0 ? hwsim_open_phc(n, flags) :
+		real_openat(dirfd, path, flags, mode);
+}
+
+/* The mode argument, there only when a file may be made. */
+#define HWSIM_MODE(flags, last, mode) do { \
+	if ((flags) & (O_CREAT | O_TMPFILE)) { \
+		va_list ap; \
+		va_start(ap, last); \
+		mode = va_arg(ap, mode_t); \
+		va_end(ap); \
+	} } while (0)
+
 HWSIM_EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int n = hwsim_phc_path(path);
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	REAL(open);
-	return n >= 0 ? hwsim_open_phc(n, flags) : real_open(path, flags, mode);
+	HWSIM_MODE(flags, flags, mode);
+	return hwsim_openat(AT_FDCWD, path, flags, mode);
 }
 
 HWSIM_EXPORT int open64(const char *path, int flags, ...)
@@ -237,18 +248,9 @@ HWSIM_EXPORT int open64(const char *path, int flags, ...)
 HWSIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int n = hwsim_phc_path(path);
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	REAL(openat);
-	return n >= 0 ? hwsim_open_phc(n, flags) :
-		real_openat(dirfd, path, flags, mode);
+	HWSIM_MODE(flags, flags, mode);
+	return hwsim_openat(dirfd, path, flags, mode);
 }
 
 HWSIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)

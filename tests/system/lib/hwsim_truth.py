@@ -94,6 +94,9 @@ def bound_check(argv):
                 held += 1
             else:
                 worst = max(worst, abs(off) - b)
+                if judged - held <= 5:
+                    print('hwsim_truth: %s sync %s bound %d ns, true offset '
+                          '%.0f ns' % (w[0], w[10], b, off))
     if not judged:
         print('hwsim_truth: no sample of %s in sync to judge' % clock)
         return 1
