@@ -190,6 +190,18 @@ static int syncconf_extra_ok(const char *s, const char *where,
 	if (strchr(s, '\n') || strchr(s, '[') || !strchr(s, ' '))
 		return syncconf_fail(err, "%s: ptp4l_option '%s' is not "
 				     "'KEY VALUE'", where, s);
+	/* ptp4l refuses a key it does not know by exiting, which would be
+	 * a restart loop here: a name that cannot be one (quotes copied
+	 * from the command line's 'KEY VALUE') is refused now. */
+	size_t name = strcspn(s, " \t");
+
+	for (size_t k = 0; k < name; k++)
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') ||
+		      (s[k] >= '0' && s[k] <= '9') || s[k] == '_'))
+			return syncconf_fail(err, "%s: ptp4l_option '%s': '%.*s' "
+					     "is not a ptp4l setting name (letters, "
+					     "digits and '_'; in a file, no quotes)",
+					     where, s, (int)name, s);
 	for (size_t w = 0; syncconf_owned[w]; w++) {
 		size_t kl = strlen(syncconf_owned[w]);
 

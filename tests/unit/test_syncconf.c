@@ -117,6 +117,9 @@ START_TEST(bad_files)
 		{ "[averyveryverylongname]\n", ":1: [averyveryverylongname] is not an interface name" },
 		{ "[eth1]\nptp4l_option justakey\n", ":2: [eth1]: ptp4l_option 'justakey'" },
 		{ "ptp4l_option [x] y\n[eth1]\n", ":1: ptp4l_option '[x] y' is not 'KEY VALUE'" },
+		/* Quoted as on the command line: ptp4l would exit on it. */
+		{ "ptp4l_option 'tx_timestamp_timeout 100'\n[eth1]\n",
+		  ":1: ptp4l_option ''tx_timestamp_timeout 100'': ''tx_timestamp_timeout' is not a ptp4l setting name" },
 		{ "[eth1]\nptp4l_option uds_address /tmp/x\n", ":2: [eth1]: ptp4l_option uds_address: tapless-syncd sets it itself" },
 		{ "control_socket relative.sock\n[eth1]\n", ":1: control_socket 'relative.sock' is not an absolute path" },
 		{ "run_dir /" "0123456789012345678901234567890123456789"
