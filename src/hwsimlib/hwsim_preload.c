@@ -741,11 +741,15 @@ HWSIM_EXPORT int getsockopt(int fd, int level, int name, void *val,
 static int hwsim_sock_phc(int fd, int ifindex)
 {
 	char name[IF_NAMESIZE];
+	const char *n = NULL;
 
 	if (ifindex > 0 && if_indextoname((unsigned)ifindex, name))
-		return hwsim_phc_find(host, name, true);
-	if (fdtab[fd].ifname[0])
-		return hwsim_phc_find(host, fdtab[fd].ifname, true);
+		n = name;
+	else if (fdtab[fd].ifname[0])
+		n = fdtab[fd].ifname;
+	/* The loopback has no NIC, so no PHC: as on a real host. */
+	if (n)
+		return strcmp(n, "lo") ? hwsim_phc_find(host, n, true) : -1;
 	return hwsim_phc_count(host) == 1 ? 0 : -1;
 }
 
