@@ -42,6 +42,7 @@
 #include "base/print.h"
 #include "live/sockcap.h"
 #include "base/summary.h"
+#include "stamp/hwtstamp.h"
 #include "stamp/ts.h"
 #include "base/xalloc.h"
 
@@ -1135,8 +1136,12 @@ static int pp_client_open(struct pp_client *c, const struct opts *o)
 	if (c->stamps) {
 		err = pp_ep_stamps(ep, o);
 		if (err) {
+			char why[200];
+
 			log_err("enabling stamps on %s: %s", ep->ifname[0] ?
-				ep->ifname : "the socket", strerror(-err));
+				ep->ifname : "the socket",
+				hwtstamp_why(ep->ifname[0] ? ep->ifname : NULL,
+					     err, why, sizeof(why)));
 			return PP_SYSTEM;
 		}
 		ep->on_record = pp_client_record;
@@ -1404,7 +1409,11 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 		if (sv->stamps) {
 			err = pp_ep_stamps(ep, o);
 			if (err) {
-				log_err("enabling stamps: %s", strerror(-err));
+				char why[200];
+
+				log_err("enabling stamps: %s", hwtstamp_why(
+					ep->ifname[0] ? ep->ifname : NULL, err,
+					why, sizeof(why)));
 				return PP_SYSTEM + 1;
 			}
 		}
@@ -1488,7 +1497,11 @@ static int pp_server_listen(struct pp_server *sv, const struct opts *o)
 		 * workqueue: on before the first message arrives. */
 		err = ep->tcp ? ts_listen_enable(ep->fd) : pp_ep_stamps(ep, o);
 		if (err) {
-			log_err("enabling stamps: %s", strerror(-err));
+			char why[200];
+
+			log_err("enabling stamps: %s", hwtstamp_why(
+				ep->ifname[0] ? ep->ifname : NULL, err, why,
+				sizeof(why)));
 			return PP_SYSTEM;
 		}
 	}

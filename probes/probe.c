@@ -20,6 +20,7 @@
 #include "files/pcapng.h"
 #include "base/print.h"
 #include "live/sockcap.h"
+#include "stamp/hwtstamp.h"
 #include "stamp/ts.h"
 #include "live/txsock.h"
 
@@ -166,7 +167,10 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	cfg.ifname = x->ifname;
 	rc = ts_sock_create(&c->ts, fd, &cfg);
 	if (rc) {
-		snprintf(err, errlen, "%s: stamps: %s", name, strerror(-rc));
+		char why[200];
+
+		snprintf(err, errlen, "%s: stamps: %s", name,
+			 hwtstamp_why(x->ifname, rc, why, sizeof(why)));
 		goto fail;
 	}
 	if (x->w) {

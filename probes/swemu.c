@@ -58,6 +58,7 @@
 #include "live/pktring.h"
 #include "sim/swmodel.h"
 #include "stamp/phc.h"
+#include "stamp/hwtstamp.h"
 #include "stamp/ts.h"
 
 #define SWEMU_VERSION prog_version()	/* "tapless-swemu VERSION" */
@@ -233,7 +234,10 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 	cfg.tx_window = window;
 	rc = ts_sock_create(&p->ts, p->fd, &cfg);
 	if (rc) {
-		snprintf(err, len, "%s: stamping: %s%s", p->name, strerror(-rc),
+		char why[200];
+
+		snprintf(err, len, "%s: stamping: %s%s", p->name,
+			 hwtstamp_why(p->name, rc, why, sizeof(why)),
 			 rc == -ENODEV ? " (no PHC or no hardware stamping: try "
 			 "--stamps sw)" : rc == -EPROTONOSUPPORT ? " (this kernel "
 			 "does not stamp packet sockets)" : "");

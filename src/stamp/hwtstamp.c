@@ -5,6 +5,7 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -202,4 +203,18 @@ int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 out:
 	close(fd);
 	return err;
+}
+
+const char *hwtstamp_why(const char *ifname, int err, char *buf, size_t len)
+{
+	struct hwtstamp_state st;
+
+	if (err == -ERANGE && ifname && !hwtstamp_get(ifname, &st))
+		snprintf(buf, len, "the NIC applied tx %s rx %s where on and all "
+			 "were asked: it stamps only some frames (PTP ones), as "
+			 "the X710 does", hwtstamp_tx_name(st.tx_type) ?: "?",
+			 hwtstamp_rx_name(st.rx_filter) ?: "?");
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
 }

@@ -8,6 +8,7 @@
 #define TAPLESS_HWTSTAMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct hwtstamp_state {
 	int tx_type;		/* HWTSTAMP_TX_* */
@@ -49,6 +50,13 @@ bool hwtstamp_plan(const struct hwtstamp_state *cur, bool want_tx,
  * check hwtstamp_ensure() applies to what the driver wrote back. */
 bool hwtstamp_narrower(const struct hwtstamp_state *asked,
 		       const struct hwtstamp_state *got);
+
+/* Why enabling stamps on ifname failed with err, in buf, for a message:
+ * strerror() but for -ERANGE, where the NIC applied less than every frame
+ * was asked for: then the filter it applied is read and named ("the NIC
+ * applied rx ptpv2-event where all was asked: it stamps only some frames
+ * (PTP ones), as the X710 does"). ifname may be NULL. Returns buf. */
+const char *hwtstamp_why(const char *ifname, int err, char *buf, size_t len);
 
 /* Names as the kernel and ethtool spell them: "on", "off", "onestep-sync";
  * "all", "none", "ptpv2-event", ... NULL for an unknown value. */

@@ -326,21 +326,13 @@ static int lc_end_open(struct lc_run *r, int i, enum ts_mode mode)
 	tc.tx_timeout_ns = r->cfg->tx_timeout_ns;
 	tc.tx_window = r->window;
 	rc = ts_sock_create(&e->ts, e->fd, &tc);
-	if (rc == -ERANGE && mode == TS_MODE_HW) {
-		struct hwtstamp_state st;
+	if (rc) {
+		char why[200];
 
-		/* Asked for every frame, the NIC applied less (hwtstamp.c). */
-		if (!hwtstamp_get(e->name, &st))
-			return lc_fail(r, rc, "%s: enabling hardware stamps: the "
-				       "NIC's receive filter is %s where all "
-				       "was asked: it stamps only some received "
-				       "frames (PTP ones), as the X710 does",
-				       e->name, hwtstamp_rx_name(st.rx_filter) ?: "?");
-	}
-	if (rc)
 		return lc_fail(r, rc, "%s: enabling %s stamps: %s", e->name,
 			       mode == TS_MODE_HW ? "hardware" : "software",
-			       strerror(-rc));
+			       hwtstamp_why(e->name, rc, why, sizeof(why)));
+	}
 	ts_sock_info(e->ts, &e->info);
 	/* Stamps queue on the error queue and frames on the receive queue,
 	 * both charged to the receive buffer: room for a burst while the

@@ -372,7 +372,7 @@ ip netns exec "$vns" bin/tapless-hwsim --dir "$out/hosts" --host val -- \
 	bin/tapless validate --json --no-phc --loopback "tl${TL_ID}va:tl${TL_ID}vb" \
 	--stamps hw -n 50 --rate 1000 > "$out/validate-ptp.json" 2>&1
 grep -v "^tapless validate:" "$out/validate-ptp.json" | head -1 | jq -e '
-	[.checks[] | select(.check == "loopback") | .why | test("receive filter is ptpv2-event")] == [true]' > /dev/null ||
+	[.checks[] | select(.check == "loopback") | .why | test("rx ptpv2-event where on and all were asked")] == [true]' > /dev/null ||
 	fail "validate did not name the narrowed filter: $(head -c 1500 "$out/validate-ptp.json")"
 echo "hwsim: validate: one-way p50 $(head -1 "$out/validate.json" | jq -c '[.loopback.directions[].oneway_ns.p50]') ns, PHC checks $(head -1 "$out/validate.json" | jq -c '[.checks[] | select(.check == "phc") | .verdict]')"
 
@@ -403,6 +403,13 @@ jq -e '.lost_stamps.client_hw_tx >= 40 and .lost_stamps.client_hw_tx <= 200 and
 	.latency_ns.client_to_server.count >= 1700' "$out/pp2.json" > /dev/null ||
 	fail "pingpong with 5 % TX stamps lost: $(jq -c '{lost_stamps, n: .latency_ns.client_to_server.count}' "$out/pp2.json" 2>&1 | head -c 400)"
 echo "hwsim: pingpong with tx-loss=5: $(jq -c '{client_hw_tx_lost: .lost_stamps.client_hw_tx, one_ways: .latency_ns.client_to_server.count}' "$out/pp2.json")"
+# The X710 trap under a probe: the stamping error names the filter.
+bin/tapless-hwsim --dir "$out/hosts" --host ppb --fault rx-filter=ptp || fail "--fault rx-filter=ptp"
+tl_exec s2 bin/tapless-hwsim --dir "$out/hosts" --host ppb -- bin/tapless-pingpong \
+	--to 198.18.11.1:9002 --mode hw -n 10 > /dev/null 2> "$out/pp3.err" &&
+	fail "pingpong --mode hw ran on a NIC stamping PTP only"
+grep -q "rx ptpv2-event where on and all were asked" "$out/pp3.err" ||
+	fail "pingpong did not name the narrowed filter: $(tail -2 "$out/pp3.err")"
 echo "hwsim: pingpong: one-way from hardware stamps p50 $(jq -c '[.latency_ns.client_to_server.p50, .latency_ns.server_to_client.p50]' "$out/pp.json") ns"
 
 freq1=$(real_freq)

@@ -241,6 +241,26 @@ START_TEST(ensure_on_lo_refused)
 }
 END_TEST
 
+/* The message for a failed enable: strerror(), except the narrowed filter
+ * of a NIC that can be read (test_hwsim.sh has one); a device that cannot
+ * be read, or none named, gets strerror() for -ERANGE too. */
+START_TEST(why_messages)
+{
+	char buf[200];
+
+	ck_assert_str_eq(hwtstamp_why(NULL, -ENODEV, buf, sizeof(buf)),
+			 strerror(ENODEV));
+	ck_assert_str_eq(hwtstamp_why("lo", -EOPNOTSUPP, buf, sizeof(buf)),
+			 strerror(EOPNOTSUPP));
+	ck_assert_str_eq(hwtstamp_why(NULL, -ERANGE, buf, sizeof(buf)),
+			 strerror(ERANGE));
+	ck_assert_str_eq(hwtstamp_why("tlnosuch0", -ERANGE, buf, sizeof(buf)),
+			 strerror(ERANGE));
+	/* Cut to the buffer, never past it. */
+	ck_assert_uint_eq(strlen(hwtstamp_why(NULL, -ENODEV, buf, 5)), 4);
+}
+END_TEST
+
 static Suite *hwtstamp_suite(void)
 {
 	Suite *s = suite_create("hwtstamp");
@@ -256,6 +276,7 @@ static Suite *hwtstamp_suite(void)
 	tcase_add_test(dev, lo_has_none);
 	tcase_add_test(dev, unknown_devices);
 	tcase_add_test(dev, ensure_on_lo_refused);
+	tcase_add_test(dev, why_messages);
 	suite_add_tcase(s, dev);
 	return s;
 }
