@@ -11,7 +11,7 @@
 #define SYNCQ_HOUR_NS (3600LL * 1000000000)
 
 struct syncq_entry {
-	int64_t ts_ns, offset_ns, delay_ns, bound_ns, fresh_ns;
+	int64_t ts_ns, offset_ns, delay_ns, bound_ns;
 	enum syncq_state state;
 	bool in_sync, holdover, fresh;
 };
@@ -148,7 +148,6 @@ void syncq_add(struct syncq *q, const struct syncq_sample *s,
 	e->offset_ns = s->state == SYNCQ_GRANDMASTER ? 0 : s->offset_ns;
 	e->delay_ns = s->delay_ns;
 	e->bound_ns = v->bound_ns;
-	e->fresh_ns = v->fresh_ns;
 	e->state = s->state;
 	e->in_sync = v->in_sync;
 	e->holdover = v->holdover;
@@ -174,7 +173,7 @@ bool syncq_last(const struct syncq *q, struct syncq_sample *s,
 	v->in_sync = e->in_sync;
 	v->holdover = e->holdover;
 	v->bound_ns = e->bound_ns;
-	v->fresh_ns = e->fresh_ns;
+	v->fresh_ns = q->fresh_ns;	/* as the last syncq_add() left it */
 	return true;
 }
 
