@@ -15,20 +15,8 @@
 #      correlate of the same damaged files.
 # The follower is stopped with SIGTERM each time and must exit 0.
 set -u
-d=$(mktemp -d /tmp/tapless-follow-input.XXXXXX)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$d"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=${TAPLESS:-bin/tapless}
-L=tests/system/lib
+. tests/replay/lib.sh
+replay_setup follow-input
 
 $T sim --out "$d/sim" --seed 22 --rate 2000 --duration 3 > "$d/sim.log" 2>&1 ||
 	{ echo "FAIL: sim exit $?: $(cat "$d/sim.log")"; exit 1; }

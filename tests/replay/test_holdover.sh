@@ -21,21 +21,9 @@
 #      flagged holdover, and hop lines' holdover counts adding up to the
 #      offline count.
 set -u
-d=$(mktemp -d /tmp/tapless-holdover.XXXXXX)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$d"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=${TAPLESS:-bin/tapless}
+. tests/replay/lib.sh
+replay_setup holdover
 R=tests/replay
-L=tests/system/lib
 DRIFT=20000
 THRESHOLD=20000
 

@@ -16,20 +16,8 @@
 # Before stamp-order matching, 0.1 % of frames dropped put tick_to_trade's
 # median at tens of milliseconds (a BUY met a bid from before a hole).
 set -u
-d=$(mktemp -d /tmp/tapless-txndrops.XXXXXX)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$d"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-T=${TAPLESS:-bin/tapless}
-L=tests/system/lib
+. tests/replay/lib.sh
+replay_setup txndrops
 
 for p in 0.001 0.01 0.05; do
 	s=$d/$p
