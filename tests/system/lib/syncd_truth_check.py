@@ -133,7 +133,9 @@ def main():
 
     def outage(name, t0, t1):
         win = [s for s in samples if t0 + grace <= s['t'] <= t1]
-        before = [s for s in samples if s['t'] < t0 and s['sync'] == '1']
+        # Samples in sync can still come until the grace ends (Syncs
+        # taken before the fault): holdover grows from the last of them.
+        before = [s for s in samples if s['t'] < t0 + grace and s['sync'] == '1']
         last_fresh = before[-1]['bound'] if before else None
         wrong = sum(1 for s in win if s['sync'] == '1')
         for s in win:
