@@ -81,7 +81,8 @@ SHIM_LIB := bin/libtapless-stamp.so
 # position-independent objects: its own sources and the simulated host's
 # state (src/hwsim), nothing else of libtapless.a.
 HWSIMRUN_SRCS := $(wildcard src/hwsimrun/*.c)
-HWSIM_LIB_SRCS := $(wildcard src/hwsimlib/*.c) $(wildcard src/hwsim/*.c)
+HWSIM_LIB_SRCS := $(wildcard src/hwsimlib/*.c) \
+	$(filter-out src/hwsim/hwsim_truth.c,$(wildcard src/hwsim/*.c))
 HWSIM_LIB := bin/libtapless-hwsim.so
 
 # capd --stamp-cgroup: the BPF program src/bpf/stamp.bpf.c, compiled by
