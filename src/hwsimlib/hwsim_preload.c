@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <math.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -81,6 +82,8 @@ struct hwsim_fd {
 	int port;			/* FD_SOCK: its local port, 0: not
 					 * asked yet, -1: none */
 	char ifname[IF_NAMESIZE];	/* FD_SOCK: SO_BINDTODEVICE */
+	char addrif[IF_NAMESIZE];	/* FD_SOCK: the interface of its local
+					 * address, once it has a specific one */
 };
 
 static struct hwsim_host *host;
@@ -271,8 +274,10 @@ HWSIM_EXPORT int __open64_2(const char *path, int flags)
 HWSIM_EXPORT int close(int fd)
 {
 	REAL(close);
+	/* All of it: the next socket of this number has another port,
+	 * device and address. */
 	if (fd >= 0 && fd < HWSIM_FDS)
-		fdtab[fd].kind = FD_NONE;
+		fdtab[fd] = (struct hwsim_fd){ .kind = FD_NONE };
 	return real_close(fd);
 }
 
@@ -736,8 +741,50 @@ HWSIM_EXPORT int getsockopt(int fd, int level, int name, void *val,
 	return real_getsockopt(fd, level, name, val, len);
 }
 
+/* The interface that holds fd's local address, into fdtab[fd].addrif:
+ * false while the socket has none of its own (unbound, or bound to the
+ * wildcard address: asked again on its next packet). A connected socket's
+ * packets go out of, and come in through, the interface of its address
+ * on the hosts a lab builds (one subnet per link). */
+static bool hwsim_sock_addrif(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+
+	if (fdtab[fd].addrif[0])
+		return true;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return false;
+	if (!(ss.ss_family == AF_INET &&
+	      ((struct sockaddr_in *)&ss)->sin_addr.s_addr != htonl(INADDR_ANY)) &&
+	    !(ss.ss_family == AF_INET6 &&
+	      !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
+		return false;
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != ss.ss_family)
+			continue;
+		if (ss.ss_family == AF_INET)
+			found = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+				((struct sockaddr_in *)&ss)->sin_addr.s_addr;
+		else
+			found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+					&((struct sockaddr_in6 *)&ss)->sin6_addr,
+					sizeof(struct in6_addr));
+		if (found)
+			snprintf(fdtab[fd].addrif, sizeof(fdtab[fd].addrif), "%s",
+				 i->ifa_name);
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
 /* The PHC whose NIC carried a packet of fd: the interface in the stamp's
- * PKTINFO, else the one the socket is bound to, else the host's only one. */
+ * PKTINFO, else the one the socket is bound to, else the one that holds
+ * its local address, else the host's only one. */
 static int hwsim_sock_phc(int fd, int ifindex)
 {
 	char name[IF_NAMESIZE];
@@ -747,6 +794,8 @@ static int hwsim_sock_phc(int fd, int ifindex)
 		n = name;
 	else if (fdtab[fd].ifname[0])
 		n = fdtab[fd].ifname;
+	else if (hwsim_phc_count(host) > 1 && hwsim_sock_addrif(fd))
+		n = fdtab[fd].addrif;
 	/* The loopback has no NIC, so no PHC: as on a real host. */
 	if (n)
 		return strcmp(n, "lo") ? hwsim_phc_find(host, n, true) : -1;
