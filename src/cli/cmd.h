@@ -7,6 +7,7 @@
 #ifndef TAPLESS_CMD_H
 #define TAPLESS_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -64,8 +65,11 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n);
 	  "how long a journal sample vouches for a clock", OPT_NS }
 struct corr_config;
 void cmd_input_config(const struct opts *o, struct corr_config *cfg);
-/* --sync NAME=JOURNAL and --timescale NAME=tai|utc into c. */
-int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o);
+/* --sync NAME=JOURNAL and --timescale NAME=tai|utc into c; with some,
+ * only for the hosts c has (a baseline run: its hosts are those of the
+ * main run, or some of them, on the same clocks and journals). */
+int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o,
+		    bool some);
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the

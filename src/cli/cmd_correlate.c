@@ -199,7 +199,7 @@ int cmd_correlate(int argc, char **argv)
 	cfg.samples_run = "main";
 	corr_create(&c, &cfg);
 	if ((rc = cmd_input_hosts("correlate", c, operands, nops)) ||
-	    (rc = cmd_input_lists("correlate", c, o)))
+	    (rc = cmd_input_lists("correlate", c, o, false)))
 		goto out;
 	if (cfg.follow) {
 		rc = cmd_correlate_follow(c, o, print_format_from_opts(o, &pflags),
@@ -210,7 +210,10 @@ int cmd_correlate(int argc, char **argv)
 	if (nbl) {
 		cfg.samples_run = "baseline";
 		corr_create(&base, &cfg);
-		if ((rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)))
+		/* The baseline's stamps come from the same clocks: the
+		 * same journals (bounds, UTC offset) and timescales. */
+		if ((rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)) ||
+		    (rc = cmd_input_lists("correlate", base, o, true)))
 			goto out;
 		if (corr_run(base, err)) {
 			fprintf(stderr, "tapless correlate: baseline: %s\n", err);

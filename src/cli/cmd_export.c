@@ -356,7 +356,7 @@ int cmd_export(int argc, char **argv)
 		owned = true;
 	}
 	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
-	    (rc = cmd_input_lists("export", c, o)))
+	    (rc = cmd_input_lists("export", c, o, false)))
 		goto out;
 	rc = CMD_USAGE;
 

@@ -146,7 +146,19 @@ void cmd_input_config(const struct opts *o, struct corr_config *cfg)
 	}
 }
 
-int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o)
+/* Whether c has a host of that name. */
+static bool cmd_input_has(const struct corr *c, const char *name)
+{
+	const char *h;
+
+	for (unsigned i = 0; (h = corr_host_name(c, i)) != NULL; i++)
+		if (!strcmp(h, name))
+			return true;
+	return false;
+}
+
+int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o,
+		    bool some)
 {
 	const char *const *items;
 	char err[CORR_ERRBUF], name[64];
@@ -156,6 +168,8 @@ int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o)
 	n = opts_list(o, "sync", &items);
 	for (size_t i = 0; i < n; i++) {
 		cmd_input_split(items[i], name, sizeof(name), &val, NULL);
+		if (some && strchr(items[i], '=') && !cmd_input_has(c, name))
+			continue;
 		if (!strchr(items[i], '=') || corr_set_journal(c, name, val, err)) {
 			if (!strchr(items[i], '='))
 				snprintf(err, sizeof(err), "--sync '%s': expected "
@@ -169,6 +183,8 @@ int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o)
 		int scale;
 
 		cmd_input_split(items[i], name, sizeof(name), &val, NULL);
+		if (some && strchr(items[i], '=') && !cmd_input_has(c, name))
+			continue;
 		scale = !strcmp(val, "tai") ? TS_SCALE_TAI :
 			!strcmp(val, "utc") ? TS_SCALE_UTC : -1;
 		if (!strchr(items[i], '=') || scale < 0 ||
