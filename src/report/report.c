@@ -29,7 +29,8 @@ const char *const report_series_key[S_COUNT] = {
 const char *const report_conf_keys[] = {
 	"id", "date", "rates", "duration", "stamps", "switch", "switch_mode",
 	"switch_latency_ns", "switch_jitter_ns", "switch_speed", "switch_poll",
-	"switch_cpu", "switch_poll_why", "md_source", "hosts", NULL,
+	"switch_cpu", "switch_poll_why", "md_source", "hosts", "clocks",
+	"clock_reference", NULL,
 };
 
 void report_notef(struct report *r, bool warning, const char *fmt, ...)
@@ -129,6 +130,7 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 				     rt->truth.why);
 	}
 	report_journals_load(r);
+	report_clocks_load(r);
 	report_follow_load(r);
 	*out = r;
 	return 0;
@@ -162,6 +164,8 @@ void report_destroy(struct report *r)
 		free(r->clk[i].off);
 		free(r->clk[i].bnd);
 		free(r->clk[i].sync);
+		free(r->clk[i].tt);
+		free(r->clk[i].toff);
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->note[i].text);

@@ -376,6 +376,34 @@ const char *const report_run_keys[RUN_COUNT] = {
 	[RUN_B2B_RATE] = "b2b_md_rate",
 };
 
+/* A run's true start or end (PATH_start_ns, PATH_end_ns: nanoseconds on
+ * the machine's clock), widening rt's window: true when key is one. */
+static bool report_run_window(struct report *r, struct report_rate *rt,
+			      const char *path, int lineno, const char *key,
+			      const char *val)
+{
+	size_t n = strlen(key);
+	bool start = n > 9 && !strcmp(key + n - 9, "_start_ns");
+	bool end = n > 7 && !strcmp(key + n - 7, "_end_ns");
+	char *e;
+	long long v;
+
+	if (!start && !end)
+		return false;
+	errno = 0;
+	v = strtoll(val, &e, 10);
+	if (errno || e == val || *e || v <= 0) {
+		report_notef(r, true, "%s:%d: %s: '%s' is not a time in ns: "
+			     "not used", path, lineno, key, val);
+		return true;
+	}
+	if (start && (rt->win_start == JOURNAL_NONE || v < rt->win_start))
+		rt->win_start = v;
+	if (end && (rt->win_end == JOURNAL_NONE || v > rt->win_end))
+		rt->win_end = v;
+	return true;
+}
+
 void report_run_load(struct report *r, struct report_rate *rt)
 {
 	char path[PATH_MAX + 32], *line = NULL;
@@ -385,6 +413,7 @@ void report_run_load(struct report *r, struct report_rate *rt)
 
 	for (int k = 0; k < RUN_COUNT; k++)
 		rt->run[k] = NAN;
+	rt->win_start = rt->win_end = JOURNAL_NONE;
 	snprintf(path, sizeof(path), "%s/rate-%ld/run.conf", r->dir, rt->rate);
 	f = fopen(path, "r");
 	if (!f)
@@ -397,6 +426,8 @@ void report_run_load(struct report *r, struct report_rate *rt)
 		lineno++;
 		key = conf_split(line, &val);
 		if (!key)
+			continue;
+		if (report_run_window(r, rt, path, lineno, key, val))
 			continue;
 		for (k = 0; k < RUN_COUNT && strcmp(key, report_run_keys[k]); k++)
 			;

@@ -12,6 +12,8 @@
  *   report_write.c  the data files, the plot scripts and index.md
  *   report_follow.c the live stream of a followed run (follow.jsonl):
  *                   its reader and the data of the plot follow-time
+ *   report_clocks.c the hosts' clocks against the simulator's truth (a
+ *                   lab on simulated NIC clocks)
  */
 #ifndef TAPLESS_REPORT_PRIVATE_H
 #define TAPLESS_REPORT_PRIVATE_H
@@ -127,6 +129,9 @@ struct report_rate {
 	struct report_pairing pair;
 	bool have_run;
 	double run[RUN_COUNT];
+	/* The runs' true window (run.conf *_start_ns, *_end_ns: the
+	 * machine's clock); INT64_MIN (JOURNAL_NONE) when not said. */
+	int64_t win_start, win_end;
 };
 
 struct report_kv {
@@ -143,6 +148,24 @@ struct report_clock {
 					 * out of sync) */
 	uint8_t *sync;			/* REPORT_SYNC_* */
 	size_t n, cap;
+	/* Against the simulator's truth (report_clocks.c): each sample's
+	 * true time and the clock's true offset from PTP time then;
+	 * JOURNAL_NONE where the truth cannot say. */
+	bool have_truth;
+	int64_t *tt, *toff;
+};
+
+/* One clock over one rate's window, against the truth. */
+struct report_ctruth {
+	unsigned long long samples;	/* journal samples in the window */
+	unsigned long long judged;	/* in sync or holdover, with a bound
+					 * and a true offset */
+	unsigned long long held;	/* of those, |true offset| <= bound */
+	bool have_journal, have_true;
+	double journal_mean_ns;		/* the offsets the journal wrote */
+	double true_mean_ns, true_rms_ns;
+	int64_t true_max_abs_ns, worst_excess_ns;
+	int64_t bound_p50_ns;		/* of the judged */
 };
 
 struct report_note {
@@ -222,6 +245,12 @@ struct report {
 	size_t nnotes;
 	struct report_plot plot[P_COUNT];
 	struct report_follow follow;
+	/* The clocks against the truth (report_clocks.c). */
+	bool have_clock_truth;
+	bool have_ref;			/* PTP time's own offset known */
+	char ref_name[REPORT_NAME + 20];	/* "venue phc4" */
+	int64_t ref_offset_ns;		/* from the machine's clock, at the
+					 * first run's start */
 };
 
 
@@ -333,6 +362,15 @@ void report_truth_close(struct report_truth_rd *t, struct report_rate *rt,
 /* Pair rt's switch and hop samples with the truth of their frames into
  * rt->pair, reading the truth whole into rt->truth on the way. */
 void report_pair_load(struct report *r, struct report_rate *rt);
+
+/* ---- report_clocks.c ---- */
+
+/* With lab.conf "clocks hwsim": read DIR/clocks/HOST.truth and set each
+ * journal sample beside the truth (r->clk[].tt, toff). */
+void report_clocks_load(struct report *r);
+/* Clock c over rate rt's window into ct. */
+void report_clock_window(const struct report *r, const struct report_clock *c,
+			 const struct report_rate *rt, struct report_ctruth *ct);
 
 /* ---- report_follow.c ---- */
 

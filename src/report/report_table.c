@@ -318,6 +318,67 @@ static void report_table3(const struct report *r, struct report_table *t)
 	}
 }
 
+/* Rows of table 4 per clock. */
+enum { C_OFFSETS, C_MAX, C_BOUND, C_ROWS };
+
+static void report_table4(const struct report *r, struct report_table *t)
+{
+	static const char *const rows[C_ROWS] = {
+		[C_OFFSETS] = "offset mean, journal / true",
+		[C_MAX] = "true offset |max|, rms",
+		[C_BOUND] = "bound p50, held",
+	};
+	int row = 1;
+
+	memset(t, 0, sizeof(*t));
+	t->labels = 1;
+	t->title = "Table 4. The clocks against the truth (nanoseconds): what each host's "
+		   "sync journal said beside where its clock really was (the simulated "
+		   "clocks' truth), during each rate's runs";
+	t->key = "Offset: the clock - PTP time (the grandmaster's PHC; for a system "
+		 "clock, PTP time less the UTC offset). Journal: the offset the sync "
+		 "journal wrote (ptp4l's, or phc2sys's for a clock kept on the PTP one), "
+		 "its mean over the samples in the runs' window. True: the same clock's "
+		 "true offset at each sample's true time, from tapless-hwsim's truth "
+		 "journals. Held: the share of samples in sync or in holdover whose "
+		 "bound held the true offset. The grandmaster's own clock is PTP time "
+		 "and is not listed.";
+	tab_set(t, 0, 0, " ");
+	for (size_t i = 0; i < r->nrates; i++)
+		tab_set(t, 0, 1 + (int)i, "%s", r->rate[i].label);
+	for (size_t k = 0; k < r->nclk && row + C_ROWS <= TAB_ROWS; k++) {
+		const struct report_clock *c = &r->clk[k];
+
+		if (!c->have_truth)
+			continue;
+		for (int j = 0; j < C_ROWS; j++)
+			tab_set(t, row + j, 0, "%s %s %s", c->host, c->clock, rows[j]);
+		for (size_t i = 0; i < r->nrates; i++) {
+			struct report_ctruth ct;
+			int col = 1 + (int)i;
+
+			report_clock_window(r, c, &r->rate[i], &ct);
+			for (int j = 0; j < C_ROWS; j++)
+				tab_set(t, row + j, col, "-");
+			if (!ct.have_true)
+				continue;
+			if (ct.have_journal)
+				tab_set(t, row + C_OFFSETS, col, "%+.0f / %+.0f",
+					ct.journal_mean_ns, ct.true_mean_ns);
+			else
+				tab_set(t, row + C_OFFSETS, col, "- / %+.0f",
+					ct.true_mean_ns);
+			tab_set(t, row + C_MAX, col, "%lld, %.0f",
+				(long long)ct.true_max_abs_ns, ct.true_rms_ns);
+			if (ct.judged)
+				tab_set(t, row + C_BOUND, col, "%lld, %.1f %%",
+					(long long)ct.bound_p50_ns,
+					100.0 * (double)ct.held / (double)ct.judged);
+		}
+		row += C_ROWS;
+	}
+}
+
 static void tab_write_text(FILE *f, const struct report_table *t)
 {
 	int w[TAB_COLS] = { 0 };
@@ -369,11 +430,16 @@ void report_tables(const struct report *r, FILE *f, bool md)
 	report_table2(r, &t);
 	(md ? tab_write_md : tab_write_text)(f, &t);
 	tab_free(&t);
-	if (!report_any_truth(r))
-		return;
-	report_table3(r, &t);
-	(md ? tab_write_md : tab_write_text)(f, &t);
-	tab_free(&t);
+	if (report_any_truth(r)) {
+		report_table3(r, &t);
+		(md ? tab_write_md : tab_write_text)(f, &t);
+		tab_free(&t);
+	}
+	if (r->have_clock_truth) {
+		report_table4(r, &t);
+		(md ? tab_write_md : tab_write_text)(f, &t);
+		tab_free(&t);
+	}
 }
 
 /* ---- report.json and the headline ---- */
@@ -493,6 +559,26 @@ static void report_headline(struct printer *p, const struct report *r,
 	else if (rt->have_run && !isnan(rt->run[RUN_SW_RATE]))
 		print_text(p, "; %.1fk msg/s sent", rt->run[RUN_SW_RATE] / 1e3);
 	print_text(p, "\n");
+	for (size_t i = 0; i < r->nclk; i++) {
+		const struct report_clock *k = &r->clk[i];
+		struct report_ctruth ct;
+
+		if (!k->have_truth)
+			continue;
+		report_clock_window(r, k, rt, &ct);
+		if (!ct.have_true)
+			continue;
+		print_text(p, "             %s %s: true offset %s (|max| %s), journal said %s",
+			   k->host, k->clock,
+			   report_ns(a, sizeof(a), ct.true_mean_ns, true),
+			   report_ns(b, sizeof(b), (double)ct.true_max_abs_ns, false),
+			   ct.have_journal ? report_ns(c, sizeof(c), ct.journal_mean_ns, true) : "-");
+		if (ct.judged)
+			print_text(p, "; bound %s held %.1f %%",
+				   report_ns(a, sizeof(a), (double)ct.bound_p50_ns, false),
+				   100.0 * (double)ct.held / (double)ct.judged);
+		print_text(p, "\n");
+	}
 }
 
 static void report_print_rate(struct printer *p, const struct report *r,
@@ -575,6 +661,39 @@ static void report_print_rate(struct printer *p, const struct report *r,
 	print_str(p, "hop_why_not", NULL, pr->have_prop || !*pr->why_hop ? NULL :
 		  pr->why_hop);
 	print_object_end(p);
+	if (r->have_clock_truth) {
+		print_array_begin(p, "clocks_truth");
+		for (size_t i = 0; i < r->nclk; i++) {
+			const struct report_clock *k = &r->clk[i];
+			struct report_ctruth ct;
+
+			if (!k->have_truth)
+				continue;
+			report_clock_window(r, k, rt, &ct);
+			print_object_begin(p, NULL);
+			print_str(p, "host", NULL, k->host);
+			print_str(p, "clock", NULL, k->clock);
+			print_uint(p, "samples", NULL, ct.samples);
+			print_uint(p, "judged", NULL, ct.judged);
+			print_uint(p, "held", NULL, ct.held);
+			report_print_opt(p, "coverage", NULL, ct.judged > 0,
+					 ct.judged ? (double)ct.held / (double)ct.judged : 0);
+			report_print_opt(p, "journal_offset_mean_ns", NULL,
+					 ct.have_journal, ct.journal_mean_ns);
+			report_print_opt(p, "true_offset_mean_ns", NULL, ct.have_true,
+					 ct.true_mean_ns);
+			report_print_opt(p, "true_offset_rms_ns", NULL, ct.have_true,
+					 ct.true_rms_ns);
+			report_print_opt(p, "true_offset_max_abs_ns", NULL, ct.have_true,
+					 (double)ct.true_max_abs_ns);
+			report_print_opt(p, "bound_p50_ns", NULL, ct.judged > 0,
+					 (double)ct.bound_p50_ns);
+			report_print_opt(p, "worst_excess_ns", NULL, ct.judged > ct.held,
+					 (double)ct.worst_excess_ns);
+			print_object_end(p);
+		}
+		print_array_end(p);
+	}
 	report_headline(p, r, rt, &g);
 	print_object_end(p);
 }
@@ -601,6 +720,13 @@ void report_print(struct printer *p, const struct report *r, const char *index_p
 	for (size_t i = 0; i < r->nrates; i++)
 		report_print_rate(p, r, &r->rate[i]);
 	print_array_end(p);
+	/* PTP time itself against the machine's clock (simulated clocks). */
+	print_object_begin(p, "ptp_reference");
+	print_bool(p, "known", NULL, r->have_ref);
+	print_str(p, "clock", NULL, r->have_ref ? r->ref_name : NULL);
+	report_print_opt(p, "true_offset_ns", NULL, r->have_ref,
+			 (double)r->ref_offset_ns);
+	print_object_end(p);
 	print_array_begin(p, "clocks");
 	for (size_t i = 0; i < r->nclk; i++) {
 		const struct report_clock *c = &r->clk[i];
