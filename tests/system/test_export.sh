@@ -287,7 +287,7 @@ stage "2. a lab run"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "lab: skipped: needs root for network namespaces"
 else
-	$T lab run --out "$d/lab" --rates 2000 --duration 2 --no-report \
+	$T lab run --out "$d/lab" --rates 2000 --duration 2 --no-report --clocks system \
 		> "$d/lab.out" 2> "$d/lab.log" &
 	lp=$!
 	pids+=("$lp")

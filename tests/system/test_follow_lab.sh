@@ -86,7 +86,7 @@ prom() {
 promq() { prom /api/v1/query --data-urlencode "query=$1"; }
 
 # 1. The lab, its syncd serving metrics; Prometheus in its venue namespace.
-bin/tapless lab up --id "$id" --syncd-metrics "$P2" > /dev/null 2> "$tmp/up.log" ||
+bin/tapless lab up --id "$id" --syncd-metrics "$P2" --clocks system > /dev/null 2> "$tmp/up.log" ||
 	die "lab up: $(tail -5 "$tmp/up.log")"
 lab=1
 for p in $P1 $PP; do	# P2 is the venue syncd's own now
