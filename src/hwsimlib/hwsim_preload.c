@@ -89,6 +89,7 @@ struct hwsim_fd {
 					 * asked yet, -1: none */
 	char ifname[IF_NAMESIZE];	/* FD_SOCK: SO_BINDTODEVICE */
 	bool epoll;			/* an epoll instance we saw used */
+	bool selerr;			/* FD_SOCK: SO_SELECT_ERR_QUEUE on */
 	struct hwsim_held *held;	/* FD_SOCK: messages held back */
 };
 
@@ -701,6 +702,13 @@ HWSIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	REAL(setsockopt);
 	if (!host || level != SOL_SOCKET || fd < 0 || fd >= HWSIM_FDS || !val)
 		return real_setsockopt(fd, level, name, val, len);
+	if (name == SO_SELECT_ERR_QUEUE && len >= sizeof(int)) {
+		int rc = real_setsockopt(fd, level, name, val, len);
+
+		if (!rc)
+			fdtab[fd].selerr = *(const int *)val != 0;
+		return rc;
+	}
 	if (name == SO_BINDTODEVICE) {
 		int rc = real_setsockopt(fd, level, name, val, len);
 
@@ -984,6 +992,14 @@ static int64_t hwsim_due(int fd)
 		hwsim_held_next_due(fdtab[fd].held) : INT64_MAX;
 }
 
+/* What a wait reports for a due message: POLLERR, and POLLPRI on a socket
+ * with SO_SELECT_ERR_QUEUE (ptp4l waits for that), as the kernel does for
+ * a queued one. */
+static short hwsim_due_bits(int fd)
+{
+	return (short)(POLLERR | (fdtab[fd].selerr ? POLLPRI : 0));
+}
+
 /* With held_mu: keep m in fd's ring. When it is full, its oldest
  * message goes into *out (return 1) to make room; 0 when m was kept, -1
  * when it could not be (no memory: hand m itself over). */
@@ -1055,7 +1071,7 @@ static short hwsim_settle(int fd, short events)
 	if (real_poll(&p, 1, 0) < 0)
 		p.revents = 0;
 	if (hwsim_due(fd) <= mono_now())
-		p.revents |= POLLERR;
+		p.revents |= hwsim_due_bits(fd);
 	return p.revents;
 }
 
@@ -1280,7 +1296,7 @@ static int hwsim_poll_late(struct pollfd *fds, nfds_t n, int64_t deadline,
 			if ((p->revents & POLLERR) && hwsim_late_sock(p->fd))
 				p->revents = hwsim_settle(p->fd, p->events);
 			else if (hwsim_due(p->fd) <= now)
-				p->revents |= POLLERR;
+				p->revents |= hwsim_due_bits(p->fd);
 			if (p->revents)
 				cnt++;
 		}
@@ -1334,13 +1350,15 @@ HWSIM_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n,
 }
 
 /* select reports a socket with POLLERR readable and writable (where
- * asked), as the kernel maps it. */
-static bool hwsim_select_ours(int nfds, const fd_set *rd, const fd_set *wr)
+ * asked), and POLLPRI as an exception, as the kernel maps them. */
+static bool hwsim_select_ours(int nfds, const fd_set *rd, const fd_set *wr,
+			      const fd_set *ex)
 {
 	if (nfds > FD_SETSIZE)
 		return false;		/* sets of another size: not followed */
 	for (int fd = 0; fd < nfds; fd++)
-		if (((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr))) &&
+		if (((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)) ||
+		     (ex && FD_ISSET(fd, ex))) &&
 		    (hwsim_held_any(fd) || hwsim_late_sock(fd)))
 			return true;
 	return false;
@@ -1367,7 +1385,8 @@ static int hwsim_select_late(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 
 		pthread_mutex_lock(&held_mu);
 		for (int fd = 0; fd < nfds; fd++)
-			if (FD_ISSET(fd, &in_rd) || FD_ISSET(fd, &in_wr)) {
+			if (FD_ISSET(fd, &in_rd) || FD_ISSET(fd, &in_wr) ||
+			    FD_ISSET(fd, &in_ex)) {
 				int64_t d = hwsim_due(fd);
 
 				if (d < due)
@@ -1387,18 +1406,23 @@ static int hwsim_select_late(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		pthread_mutex_lock(&held_mu);
 		now = mono_now();
 		for (int fd = 0; fd < nfds; fd++) {
-			bool want_r = FD_ISSET(fd, &in_rd), want_w = FD_ISSET(fd, &in_wr);
-			bool got_r = rd && FD_ISSET(fd, rd), got_w = wr && FD_ISSET(fd, wr);
+			bool want_r = FD_ISSET(fd, &in_rd), want_w = FD_ISSET(fd, &in_wr),
+			     want_x = FD_ISSET(fd, &in_ex);
+			bool got_r = rd && FD_ISSET(fd, rd), got_w = wr && FD_ISSET(fd, wr),
+			     got_x = ex && FD_ISSET(fd, ex);
 
-			if ((got_r || got_w) && hwsim_late_sock(fd)) {
+			if ((got_r || got_w || got_x) && hwsim_late_sock(fd)) {
 				short rev = hwsim_settle(fd, (short)((want_r ? POLLIN : 0) |
-								    (want_w ? POLLOUT : 0)));
+								    (want_w ? POLLOUT : 0) |
+								    (want_x ? POLLPRI : 0)));
 
 				got_r = want_r && (rev & (POLLIN | POLLHUP | POLLERR));
 				got_w = want_w && (rev & (POLLOUT | POLLERR));
-			} else if ((want_r || want_w) && hwsim_due(fd) <= now) {
+				got_x = want_x && (rev & POLLPRI);
+			} else if ((want_r || want_w || want_x) && hwsim_due(fd) <= now) {
 				got_r = want_r;
 				got_w = want_w;
+				got_x = want_x && (hwsim_due_bits(fd) & POLLPRI);
 			}
 			if (rd) {
 				if (got_r)
@@ -1412,7 +1436,13 @@ static int hwsim_select_late(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 				else
 					FD_CLR(fd, wr);
 			}
-			cnt += got_r + got_w + (ex && FD_ISSET(fd, ex));
+			if (ex) {
+				if (got_x)
+					FD_SET(fd, ex);
+				else
+					FD_CLR(fd, ex);
+			}
+			cnt += got_r + got_w + got_x;
 		}
 		pthread_mutex_unlock(&held_mu);
 		if (cnt)
@@ -1429,7 +1459,7 @@ HWSIM_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	int r;
 
 	REAL(select); REAL(pselect);
-	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr))
+	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr, ex))
 		return real_select(nfds, rd, wr, ex, tv);
 	deadline = tv ? mono_now() + tv->tv_sec * 1000000000LL +
 		tv->tv_usec * 1000LL : -1;
@@ -1450,7 +1480,7 @@ HWSIM_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 			 const struct timespec *ts, const sigset_t *sig)
 {
 	REAL(pselect);
-	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr))
+	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr, ex))
 		return real_pselect(nfds, rd, wr, ex, ts, sig);
 	return hwsim_select_late(nfds, rd, wr, ex, hwsim_deadline_ts(ts), sig);
 }
@@ -1513,7 +1543,7 @@ static int hwsim_epoll_late(int epfd, struct epoll_event *ev, int max,
 
 				e = (uint32_t)rev & (g->events | EPOLLERR | EPOLLHUP);
 			} else if (g && hwsim_due(fd) <= now) {
-				e |= EPOLLERR;
+				e |= (uint32_t)hwsim_due_bits(fd) & (g->events | EPOLLERR);
 			}
 			if (!e)
 				continue;	/* all of it held back */
@@ -1534,7 +1564,7 @@ static int hwsim_epoll_late(int epfd, struct epoll_event *ev, int max,
 				dup = ev[i].data.u64 == g->data;
 			if (dup)
 				continue;
-			ev[k].events = EPOLLERR;
+			ev[k].events = (uint32_t)hwsim_due_bits(fd) & (g->events | EPOLLERR);
 			ev[k].data.u64 = g->data;
 			k++;
 			if (g->events & EPOLLONESHOT)
