@@ -302,8 +302,10 @@ HWSIM_EXPORT int close(int fd)
 {
 	REAL(close);
 	if (fd >= 0 && fd < HWSIM_FDS) {
-		fdtab[fd].kind = FD_NONE;
+		/* All of it: the next descriptor of the number is another
+		 * socket (its port, flags and options asked anew). */
 		hwsim_forget(fd);
+		fdtab[fd] = (struct hwsim_fd){ .kind = FD_NONE };
 	}
 	return real_close(fd);
 }
