@@ -97,7 +97,7 @@ struct pp_msg {
 #define PP_SENT 65536		/* sends awaiting their TX record (= window) */
 #define PP_REPORTS 256		/* server: TX stamps waiting for a pong */
 #define PP_RBUF 4096
-#define PP_DRAIN_NS (300 * 1000 * 1000LL)
+#define PP_DRAIN_NS (100 * 1000 * 1000LL)	/* beyond --tx-timeout */
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -115,6 +115,7 @@ static const struct opt_def pp_opts[] = {
 	{ "rate", 'r', OPT_INT, "0", 0, 10000000, NULL, "N", "client: messages per second (0: each as soon as the last is answered)", 0 },
 	{ "warmup", 0, OPT_INT, "100", 0, 1000000, NULL, "N", "client: messages exchanged before measuring", 0 },
 	{ "timeout-ms", 0, OPT_DURATION, "1000", 1, 600000, NULL, "TIME", "client: wait this long for an answer", OPT_MS },
+	{ "tx-timeout", 0, OPT_DURATION, "200ms", 1, 60000, NULL, "TIME", "wait this long for a message's TX stamps, then count them lost", OPT_MS },
 	{ "idle-ms", 0, OPT_DURATION, "0", 0, 86400000, NULL, "TIME", "server: exit after TIME without a message (0: never)", OPT_MS },
 	{ "no-stamps", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "plain send and recv, no SO_TIMESTAMPING (half round trip only)", 0 },
 	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write this side's messages with their stamps to FILE (pcapng)", 0 },
@@ -306,6 +307,7 @@ struct pp_ep {
 	bool tcp;
 	size_t max;		/* largest message accepted */
 	struct ts_sock *ts;	/* NULL: --no-stamps */
+	int64_t tx_timeout_ns;	/* --tx-timeout */
 	bool hw;		/* hardware stamps */
 	char ifname[IF_NAMESIZE];
 	char local[64], peer[64];
@@ -378,6 +380,7 @@ static int pp_ep_stamps(struct pp_ep *ep, const struct opts *o)
 	cfg.tx_stages = 1u << TS_STAGE_SCHED;
 	cfg.both = true;	/* hardware: software stamps too, for stages */
 	cfg.tx_window = PP_SENT;
+	cfg.tx_timeout_ns = ep->tx_timeout_ns = opts_ns(o, "tx-timeout");
 	err = ts_sock_create(&ep->ts, ep->fd, &cfg);
 	if (err)
 		return err;
@@ -508,11 +511,12 @@ static void pp_records(struct pp_ep *ep, int64_t now_ns)
 		sockcap_poll(ep->sc, now_ns);
 }
 
-/* Wait for the TX stamps of every send (up to PP_DRAIN_NS), then hand out
- * all records, the missing stamps marked lost. */
+/* Wait for the TX stamps of every send (up to --tx-timeout and
+ * PP_DRAIN_NS), then hand out all records, the missing stamps marked
+ * lost. */
 static void pp_drain(struct pp_ep *ep)
 {
-	int64_t end = ts_now_mono() + PP_DRAIN_NS;
+	int64_t end = ts_now_mono() + ep->tx_timeout_ns + PP_DRAIN_NS;
 
 	if (!ep->sc)
 		return;
@@ -1092,6 +1096,22 @@ static void pp_client_print(struct pp_client *c, const struct opts *o)
 	}
 	print_object_end(p);
 	print_text(p, "%s\n", any ? "" : " none expected");
+	if (c->stamps && c->ep.ts) {
+		enum ts_stage tx = c->ep.hw ? TS_STAGE_HW_TX : TS_STAGE_SW_TX;
+		struct ts_stats st;
+
+		/* The client's TX stamps (its source's stage) that came
+		 * late: joined within --tx-timeout though a later send's
+		 * came first, or past it (counted lost above, and joined to
+		 * nothing). Warm-up messages and the FIN included. */
+		ts_sock_stats(c->ep.ts, &st);
+		print_object_begin(p, "tx_stamps_late");
+		print_uint(p, "joined", "late TX stamps: %llu joined out of order",
+			   st.reordered[tx]);
+		print_uint(p, "past_timeout", ", %llu past --tx-timeout (lost)\n",
+			   st.past_timeout[tx]);
+		print_object_end(p);
+	}
 	pp_cap_print(p, &c->ep, "capture: %s");
 	print_destroy(p);
 }

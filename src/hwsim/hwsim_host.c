@@ -16,7 +16,7 @@
 #include <linux/net_tstamp.h>
 
 #define HWSIM_MAGIC 0x6d697377684c5454ULL	/* "TTLhwsim" */
-#define HWSIM_VERSION 1
+#define HWSIM_VERSION 2	/* 2: tx-late, counts */
 
 struct hwsim_slot {
 	bool used;
@@ -25,6 +25,7 @@ struct hwsim_slot {
 	int64_t quantum_ns, noise_ns;
 	int tx_type, rx_filter;
 	struct hwsim_faults faults;
+	struct hwsim_counts counts;
 };
 
 /* The file's layout: fixed size, no pointers. */
@@ -32,6 +33,7 @@ struct hwsim_shared {
 	uint64_t magic;
 	uint32_t version, size;
 	atomic_flag lock;
+	atomic_int tx_late_nics;	/* NICs under tx-late */
 	char host[HWSIM_NAME_MAX];
 	struct hwsim_params params;
 	struct hwsim_clock sys;
@@ -315,6 +317,7 @@ int hwsim_phc_get(struct hwsim_host *h, unsigned n, struct hwsim_phc_info *out)
 		out->tx_type = p->tx_type;
 		out->rx_filter = p->rx_filter;
 		out->faults = p->faults;
+		out->counts = p->counts;
 		rc = 0;
 	}
 	hwsim_unlock(h);
@@ -521,9 +524,49 @@ int hwsim_fault(struct hwsim_host *h, int n, const struct hwsim_fault *f)
 		    p->rx_filter != HWTSTAMP_FILTER_NONE)
 			p->rx_filter = HWTSTAMP_FILTER_PTP_V2_EVENT;
 		break;
+	case HWSIM_FAULT_TX_LATE: {
+		int k = 0;
+
+		p->faults.tx_late_pct = (int)f->value;
+		p->faults.tx_late_max_ns = f->value ? f->max_ns : 0;
+		for (int i = 0; i < HWSIM_MAX_PHC; i++)
+			if (h->s->phc[i].used && h->s->phc[i].faults.tx_late_pct)
+				k++;
+		atomic_store_explicit(&h->s->tx_late_nics, k, memory_order_relaxed);
+		break;
+	}
 	}
 	hwsim_unlock(h);
 	return 0;
+}
+
+bool hwsim_tx_late_any(struct hwsim_host *h)
+{
+	return atomic_load_explicit(&h->s->tx_late_nics, memory_order_relaxed) > 0;
+}
+
+void hwsim_count(struct hwsim_host *h, int n, uint64_t tx_lost,
+		 uint64_t tx_late, uint64_t tx_late_forced)
+{
+	if (n < 0 || n >= HWSIM_MAX_PHC)
+		return;
+	hwsim_lock(h);
+	if (h->s->phc[n].used) {
+		h->s->phc[n].counts.tx_lost += tx_lost;
+		h->s->phc[n].counts.tx_late += tx_late;
+		h->s->phc[n].counts.tx_late_forced += tx_late_forced;
+	}
+	hwsim_unlock(h);
+}
+
+int64_t hwsim_draw_below(struct hwsim_host *h, int64_t max)
+{
+	if (max <= 0)
+		return 0;
+	h->rng ^= h->rng >> 12;
+	h->rng ^= h->rng << 25;
+	h->rng ^= h->rng >> 27;
+	return (int64_t)(((h->rng * 2685821657736338717ULL) >> 11) % (uint64_t)max);
 }
 
 bool hwsim_draw_pct(struct hwsim_host *h, int pct)

@@ -63,6 +63,18 @@ struct hwsim_faults {
 				 * a wider filter asked for is answered
 				 * HWTSTAMP_FILTER_PTP_V2_EVENT (the X710
 				 * trap) */
+	int tx_late_pct;	/* share of TX stamps delivered late (a
+				 * ConnectX's can be, by up to 500 ms) */
+	int64_t tx_late_max_ns;	/* each by a delay drawn in [0, this) */
+};
+
+/* What the NIC's programs did under the faults, counted in the host's
+ * state (every program of the host adds to it). */
+struct hwsim_counts {
+	uint64_t tx_lost;	/* TX stamps dropped (tx-loss) */
+	uint64_t tx_late;	/* TX stamps held back (tx-late) */
+	uint64_t tx_late_forced;	/* of these, handed over before due:
+					 * the socket's ring was full */
 };
 
 enum hwsim_fault_kind {
@@ -71,11 +83,13 @@ enum hwsim_fault_kind {
 	HWSIM_FAULT_GM_GONE,	/* value: 1 on, 0 off */
 	HWSIM_FAULT_TX_LOSS,	/* value: percent */
 	HWSIM_FAULT_RX_PTP_ONLY,	/* value: 1 on, 0 off */
+	HWSIM_FAULT_TX_LATE,	/* value: percent, max_ns: the longest delay */
 };
 
 struct hwsim_fault {
 	enum hwsim_fault_kind kind;
 	int64_t value;
+	int64_t max_ns;		/* HWSIM_FAULT_TX_LATE only */
 };
 
 /* A PHC as the library reads it. */
@@ -85,6 +99,7 @@ struct hwsim_phc_info {
 	int64_t quantum_ns, noise_ns;
 	int tx_type, rx_filter;	/* the stamping configuration set */
 	struct hwsim_faults faults;
+	struct hwsim_counts counts;
 };
 
 /* The machine's true time: CLOCK_REALTIME as the kernel keeps it, which
@@ -134,6 +149,15 @@ int64_t hwsim_stamp(struct hwsim_host *h, int n, int64_t t_true);
 int hwsim_fault(struct hwsim_host *h, int n, const struct hwsim_fault *f);
 /* True with probability pct %, from this process's generator. */
 bool hwsim_draw_pct(struct hwsim_host *h, int pct);
+/* A draw in [0, max) (0 when max <= 0), from the same generator. */
+int64_t hwsim_draw_below(struct hwsim_host *h, int64_t max);
+
+/* Whether any NIC of the host is under tx-late: one load, no lock, for
+ * the library's fast paths. */
+bool hwsim_tx_late_any(struct hwsim_host *h);
+/* Add to PHC n's counts (struct hwsim_counts). */
+void hwsim_count(struct hwsim_host *h, int n, uint64_t tx_lost,
+		 uint64_t tx_late, uint64_t tx_late_forced);
 
 /* SIOCSHWTSTAMP / SIOCGHWTSTAMP on slot n. */
 void hwsim_set_hwtstamp(struct hwsim_host *h, int n, int tx_type, int rx_filter);

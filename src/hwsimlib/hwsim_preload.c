@@ -22,9 +22,11 @@
  *               moment (noise and quantum applied), and ts[0] into the
  *               simulated system clock's time or 0, as the program asked;
  *   faults      (tapless-hwsim --fault, in the host's state) a share of
- *               TX stamps lost, RX stamps only on the PTP event port, PTP
- *               messages in made foreign (gm-gone); steps and frequency
- *               jumps act on the clocks themselves.
+ *               TX stamps lost, a share delivered late (held in a ring per
+ *               socket; poll, select and epoll wake when one comes due),
+ *               RX stamps only on the PTP event port, PTP messages in made
+ *               foreign (gm-gone); steps and frequency jumps act on the
+ *               clocks themselves.
  *
  * Generic netlink sockets fail (EPROTONOSUPPORT), so that the ethtool
  * netlink TSINFO request falls back to the ioctl answered here. Not
@@ -40,6 +42,8 @@
 #include <ifaddrs.h>
 #include <math.h>
 #include <net/if.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -50,6 +54,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/timex.h>
@@ -63,6 +69,7 @@
 #include <linux/ptp_clock.h>
 #include <linux/sockios.h>
 
+#include "hwsim/hwsim_held.h"
 #include "hwsim/hwsim_host.h"
 #include "hwsimlib/hwsim_env.h"
 #include "hwsimlib/hwsim_lib.h"
@@ -84,6 +91,9 @@ struct hwsim_fd {
 	char ifname[IF_NAMESIZE];	/* FD_SOCK: SO_BINDTODEVICE */
 	char addrif[IF_NAMESIZE];	/* FD_SOCK: the interface of its local
 					 * address, once it has a specific one */
+	bool epoll;			/* an epoll instance we saw used */
+	bool selerr;			/* FD_SOCK: SO_SELECT_ERR_QUEUE on */
+	struct hwsim_held *held;	/* FD_SOCK: messages held back */
 };
 
 static struct hwsim_host *host;
@@ -102,6 +112,21 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+			 const sigset_t *);
+static int (*real___poll_chk)(struct pollfd *, nfds_t, int, size_t);
+static int (*real___ppoll_chk)(struct pollfd *, nfds_t, const struct timespec *,
+			       const sigset_t *, size_t);
+static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *,
+			   const struct timespec *, const sigset_t *);
+static int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
+static int (*real_epoll_wait)(int, struct epoll_event *, int, int);
+static int (*real_epoll_pwait)(int, struct epoll_event *, int, int,
+			       const sigset_t *);
+static int (*real_epoll_pwait2)(int, struct epoll_event *, int,
+				const struct timespec *, const sigset_t *);
 
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_clock_settime)(clockid_t, const struct timespec *);
@@ -123,6 +148,9 @@ __attribute__((constructor)) static void hwsim_init(void)
 	REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
 	REAL(bind);
 	REAL(setsockopt); REAL(getsockopt); REAL(recvmsg);
+	REAL(poll); REAL(ppoll); REAL(__poll_chk); REAL(__ppoll_chk);
+	REAL(select); REAL(pselect); REAL(epoll_ctl); REAL(epoll_wait);
+	REAL(epoll_pwait); REAL(epoll_pwait2);
 	REAL(clock_gettime); REAL(clock_settime); REAL(clock_adjtime);
 	REAL(clock_getres); REAL(opendir); REAL(readdir); REAL(closedir);
 	if (!name || !*name)
@@ -271,13 +299,18 @@ HWSIM_EXPORT int __open_2(const char *path, int flags)
 HWSIM_EXPORT int __open64_2(const char *path, int flags)
 	__attribute__((alias("__open_2")));
 
+static void hwsim_forget(int fd);
+
 HWSIM_EXPORT int close(int fd)
 {
 	REAL(close);
-	/* All of it: the next socket of this number has another port,
-	 * device and address. */
-	if (fd >= 0 && fd < HWSIM_FDS)
+	if (fd >= 0 && fd < HWSIM_FDS) {
+		/* All of it: the next descriptor of the number is another
+		 * socket (its port, device, address, flags and options
+		 * asked anew). */
+		hwsim_forget(fd);
 		fdtab[fd] = (struct hwsim_fd){ .kind = FD_NONE };
+	}
 	return real_close(fd);
 }
 
@@ -675,6 +708,13 @@ HWSIM_EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	REAL(setsockopt);
 	if (!host || level != SOL_SOCKET || fd < 0 || fd >= HWSIM_FDS || !val)
 		return real_setsockopt(fd, level, name, val, len);
+	if (name == SO_SELECT_ERR_QUEUE && len >= sizeof(int)) {
+		int rc = real_setsockopt(fd, level, name, val, len);
+
+		if (!rc)
+			fdtab[fd].selerr = *(const int *)val != 0;
+		return rc;
+	}
 	if (name == SO_BINDTODEVICE) {
 		int rc = real_setsockopt(fd, level, name, val, len);
 
@@ -820,14 +860,40 @@ static int hwsim_sock_port(int fd)
 	return fdtab[fd].port;
 }
 
-/* Map the stamps of a message of fd; false when a TX stamp is lost to the
- * NIC (the message is then to be dropped). */
-static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
+/* Whether an error-queue message is a TX stamp of the kind a NIC stamps
+ * (SCM_TSTAMP_SND): not a TX_SCHED or TX_ACK stamp, nor an ICMP error. A
+ * message without an extended error (a packet socket's, say) counts as
+ * one. */
+static bool hwsim_snd_stamp(struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		struct sock_extended_err ee;
+
+		if (!((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+		      (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR) ||
+		      (c->cmsg_level == SOL_PACKET &&
+		       c->cmsg_type == PACKET_TX_TIMESTAMP)) ||
+		    c->cmsg_len < CMSG_LEN(sizeof(ee)))
+			continue;
+		memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+		return ee.ee_origin == SO_EE_ORIGIN_TIMESTAMPING &&
+			ee.ee_info == SCM_TSTAMP_SND;
+	}
+	return true;
+}
+
+/* Map the stamps of a message of fd. false when a TX stamp is lost to the
+ * NIC (the message is then to be dropped); *late_ns > 0 when the NIC
+ * delivers it that late (tx-late), and *phc is the NIC's PHC (-1: none). */
+static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue,
+			     int64_t *late_ns, int *phc)
 {
 	struct scm_timestamping *st = NULL;
 	int ifindex = 0;
 	unsigned int want = fdtab[fd].want;
 
+	*late_ns = 0;
+	*phc = -1;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
@@ -854,9 +920,12 @@ static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
 		struct hwsim_phc_info p;
 
 		if (n >= 0 && !hwsim_phc_get(host, (unsigned)n, &p)) {
+			*phc = n;
 			if (errqueue && p.faults.tx_loss_pct &&
-			    hwsim_draw_pct(host, p.faults.tx_loss_pct))
+			    hwsim_draw_pct(host, p.faults.tx_loss_pct)) {
+				hwsim_count(host, n, 1, 0, 0);
 				return false;
+			}
 			/* The X710 trap: only PTP event packets (port 319)
 			 * carry a receive stamp. */
 			bool stamped = errqueue || !p.faults.rx_ptp_only ||
@@ -864,6 +933,15 @@ static bool hwsim_map_stamps(int fd, struct msghdr *msg, bool errqueue)
 
 			if (stamped && (want & SOF_TIMESTAMPING_RAW_HARDWARE))
 				ns_ts(hwsim_stamp(host, n, t), &st->ts[2]);
+			/* A ConnectX's stamp can come up to 500 ms late:
+			 * the whole message (the software stamp the kernel
+			 * gives in it too) is held back that long. */
+			if (errqueue && p.faults.tx_late_pct &&
+			    (want & SOF_TIMESTAMPING_TX_HARDWARE) &&
+			    hwsim_snd_stamp(msg) &&
+			    hwsim_draw_pct(host, p.faults.tx_late_pct))
+				*late_ns = 1 + hwsim_draw_below(host,
+							p.faults.tx_late_max_ns);
 		}
 	}
 	/* The software stamp on the host's own (simulated) system clock,
@@ -895,22 +973,687 @@ static void hwsim_gm_gone(int fd, struct msghdr *msg, ssize_t n)
 	b[4] = (unsigned char)(255 - b[4]);	/* domainNumber */
 }
 
+/* ---- TX stamps held back (tx-late) ----
+ *
+ * An error-queue message the NIC delivers late is read from the kernel
+ * when the program asks (or when its wait sees the error queue), kept in
+ * the socket's ring (hwsim/hwsim_held.h, made at the socket's first such
+ * message) and handed over by a later read once due; a wait (poll, ppoll,
+ * select, pselect, epoll_wait, epoll_pwait, epoll_pwait2) on the socket
+ * wakes then with POLLERR (EPOLLERR). A wait that sees the kernel's error
+ * queue of a stamping socket while a NIC of the host is under tx-late
+ * reads it into the ring first, so that it reports POLLERR only for what
+ * is due, as a wait on real hardware would. A ring that is full gives its
+ * oldest message at once (counted tx_late_forced) to make room.
+ *
+ * One lock over the rings and epoll registrations; everything here is off
+ * the path of a program on a host without tx-late and without held
+ * messages (hwsim_late_on()).
+ */
+
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned held_total;	/* messages in all rings */
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+
+	real_clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts_ns(&ts);
+}
+
+/* Whether a wait may need more than the C library's: held messages, or a
+ * NIC under tx-late. One or two loads. */
+static bool hwsim_late_on(void)
+{
+	return host && (atomic_load_explicit(&held_total, memory_order_relaxed) ||
+			hwsim_tx_late_any(host));
+}
+
+/* A socket that takes hardware TX stamps. */
+static bool hwsim_late_sock(int fd)
+{
+	return fd >= 0 && fd < HWSIM_FDS && fdtab[fd].kind == FD_SOCK &&
+		(fdtab[fd].want & SOF_TIMESTAMPING_TX_HARDWARE);
+}
+
+/* fd's ring holds messages: a peek without the lock. */
+static bool hwsim_held_any(int fd)
+{
+	return fd >= 0 && fd < HWSIM_FDS && fdtab[fd].held &&
+		hwsim_held_count(fdtab[fd].held);
+}
+
+/* fd's ring, made on first need (once per socket). With held_mu. */
+static struct hwsim_held *hwsim_ring(int fd)
+{
+	if (!fdtab[fd].held) {
+		fdtab[fd].held = malloc(sizeof(*fdtab[fd].held));
+		if (fdtab[fd].held)
+			hwsim_held_init(fdtab[fd].held);
+	}
+	return fdtab[fd].held;
+}
+
+/* With held_mu: the earliest due of fd's ring, INT64_MAX: none. */
+static int64_t hwsim_due(int fd)
+{
+	return fd >= 0 && fd < HWSIM_FDS && fdtab[fd].held ?
+		hwsim_held_next_due(fdtab[fd].held) : INT64_MAX;
+}
+
+/* What a wait reports for a due message: POLLERR, and POLLPRI on a socket
+ * with SO_SELECT_ERR_QUEUE (ptp4l waits for that), as the kernel does for
+ * a queued one. */
+static short hwsim_due_bits(int fd)
+{
+	return (short)(POLLERR | (fdtab[fd].selerr ? POLLPRI : 0));
+}
+
+/* With held_mu: keep m in fd's ring. When it is full, its oldest
+ * message goes into *out (return 1) to make room; 0 when m was kept, -1
+ * when it could not be (no memory: hand m itself over). */
+static int hwsim_hold(int fd, const struct hwsim_held_msg *m, int phc, bool late,
+		      struct hwsim_held_msg *out)
+{
+	struct hwsim_held *h = hwsim_ring(fd);
+	int rc = 0;
+
+	if (!h)
+		return -1;
+	if (hwsim_held_put(h, m) == -ENOSPC) {
+		hwsim_held_take_oldest(h, out);
+		hwsim_held_put(h, m);
+		atomic_fetch_sub(&held_total, 1);
+		rc = 1;
+	}
+	atomic_fetch_add(&held_total, 1);
+	if (late || rc)
+		hwsim_count(host, phc, 0, late, (uint64_t)rc);
+	return rc;
+}
+
+/* With held_mu: read what the kernel's error queue of fd holds into its
+ * ring, each message due now or, held back by the NIC, later. Stops when
+ * the ring is full (the rest stays queued). */
+static void hwsim_ingest(int fd)
+{
+	struct hwsim_held *h = hwsim_ring(fd);
+
+	while (h && hwsim_held_count(h) < HWSIM_HELD_SLOTS) {
+		unsigned char data[HWSIM_HELD_DATA], name[HWSIM_HELD_NAME];
+		union {
+			unsigned char b[HWSIM_HELD_CTRL];
+			struct cmsghdr align;
+		} ctrl;
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr msg = {
+			.msg_name = name, .msg_namelen = sizeof(name),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctrl.b, .msg_controllen = sizeof(ctrl.b),
+		};
+		struct hwsim_held_msg m, old;
+		int64_t late = 0;
+		ssize_t n;
+		int phc = -1;
+
+		n = real_recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (msg.msg_controllen &&
+		    !hwsim_map_stamps(fd, &msg, true, &late, &phc))
+			continue;	/* lost to the NIC */
+		hwsim_held_from_msg(&m, &msg, n, mono_now() + late);
+		hwsim_hold(fd, &m, phc, late > 0, &old);	/* not full */
+	}
+}
+
+/* With held_mu: the state a wait reports for fd, asked events: read its
+ * error queue into the ring, then the kernel's state without the
+ * queue, and POLLERR when a held message is due. */
+static short hwsim_settle(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	hwsim_ingest(fd);
+	if (real_poll(&p, 1, 0) < 0)
+		p.revents = 0;
+	if (hwsim_due(fd) <= mono_now())
+		p.revents |= hwsim_due_bits(fd);
+	return p.revents;
+}
+
 HWSIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
+	/* What the program gave: the kernel shortens them to each
+	 * message's, and a message dropped or held is followed by another
+	 * read. */
+	size_t controllen = msg->msg_controllen;
+	socklen_t namelen = msg->msg_namelen;
 	ssize_t n;
 
 	REAL(recvmsg);
-	n = real_recvmsg(fd, msg, flags);
-	if (n > 0 && host && fd >= 0 && fd < HWSIM_FDS &&
-	    fdtab[fd].kind == FD_SOCK && !(flags & MSG_ERRQUEUE))
-		hwsim_gm_gone(fd, msg, n);
-	if (n >= 0 && host && fd >= 0 && fd < HWSIM_FDS &&
-	    fdtab[fd].kind == FD_SOCK && msg->msg_controllen &&
-	    !hwsim_map_stamps(fd, msg, flags & MSG_ERRQUEUE)) {
-		/* A TX stamp the NIC lost: as if it never came. */
-		errno = EAGAIN;
-		return -1;
+	if (host && (flags & MSG_ERRQUEUE) && fd >= 0 && fd < HWSIM_FDS &&
+	    fdtab[fd].kind == FD_SOCK &&
+	    (hwsim_held_any(fd) || (hwsim_late_on() && hwsim_late_sock(fd)))) {
+		/* What is due first; else the kernel's next message that is
+		 * neither lost nor held back; else EAGAIN, as from an empty
+		 * queue (the kernel never waits on an error queue, blocking
+		 * socket or not, and neither does this). */
+		struct hwsim_held_msg m, old;
+
+		pthread_mutex_lock(&held_mu);
+		for (;;) {
+			int64_t late;
+			int phc, rc;
+
+			if (fdtab[fd].held &&
+			    hwsim_held_take_due(fdtab[fd].held, mono_now(), &m)) {
+				atomic_fetch_sub(&held_total, 1);
+				n = hwsim_held_to_msg(&m, msg, flags);
+				break;
+			}
+			msg->msg_controllen = controllen;
+			msg->msg_namelen = namelen;
+			n = real_recvmsg(fd, msg, flags);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || !msg->msg_controllen)
+				break;
+			if (!hwsim_map_stamps(fd, msg, true, &late, &phc))
+				continue;	/* lost: as if it never came */
+			if (!late)
+				break;
+			hwsim_held_from_msg(&m, msg, n, mono_now() + late);
+			rc = hwsim_hold(fd, &m, phc, true, &old);
+			if (rc < 0)
+				break;		/* kept nowhere: now */
+			if (rc == 1) {
+				n = hwsim_held_to_msg(&old, msg, flags);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&held_mu);
+		return n;
 	}
-	return n;
+	for (;;) {
+		int64_t late;
+		int phc;
+
+		n = real_recvmsg(fd, msg, flags);
+		if (n > 0 && host && fd >= 0 && fd < HWSIM_FDS &&
+		    fdtab[fd].kind == FD_SOCK && !(flags & MSG_ERRQUEUE))
+			hwsim_gm_gone(fd, msg, n);
+		if (n < 0 || !host || fd < 0 || fd >= HWSIM_FDS ||
+		    fdtab[fd].kind != FD_SOCK || !msg->msg_controllen ||
+		    hwsim_map_stamps(fd, msg, flags & MSG_ERRQUEUE, &late, &phc))
+			return n;
+		/* A TX stamp the NIC lost: as if it never came, the next
+		 * message read instead (EAGAIN when none is queued). */
+		msg->msg_controllen = controllen;
+		msg->msg_namelen = namelen;
+	}
 }
 
+/* ---- waits ---- */
+
+/* What each socket is registered for in which epoll instance (two at
+ * most a socket: the program's and, under tapless-stamp, its reaper's),
+ * for the events a held message raises when due. */
+#define HWSIM_EPREGS 2
+
+struct hwsim_epreg {
+	int epfd1;		/* the instance + 1; 0: slot free */
+	bool armed;		/* EPOLLONESHOT: not yet reported */
+	uint32_t events;
+	uint64_t data;
+};
+
+static struct hwsim_epreg epreg[HWSIM_FDS][HWSIM_EPREGS];
+static int epreg_hi = -1;	/* highest fd registered */
+
+/* With held_mu: fd's slot in instance epfd (-1: a free slot), or NULL. */
+static struct hwsim_epreg *hwsim_epreg(int epfd, int fd)
+{
+	for (int i = 0; i < HWSIM_EPREGS; i++)
+		if (epreg[fd][i].epfd1 == epfd + 1)
+			return &epreg[fd][i];
+	return NULL;
+}
+
+/* A descriptor closed: its ring, its registrations, and an instance's
+ * registrations of others. */
+static void hwsim_forget(int fd)
+{
+	if (!fdtab[fd].held && !fdtab[fd].epoll && !epreg[fd][0].epfd1 &&
+	    !epreg[fd][1].epfd1)
+		return;
+	pthread_mutex_lock(&held_mu);
+	if (fdtab[fd].held) {
+		atomic_fetch_sub(&held_total, hwsim_held_count(fdtab[fd].held));
+		free(fdtab[fd].held);
+		fdtab[fd].held = NULL;
+	}
+	memset(epreg[fd], 0, sizeof(epreg[fd]));
+	if (fdtab[fd].epoll) {
+		for (int k = 0; k <= epreg_hi; k++)
+			for (int i = 0; i < HWSIM_EPREGS; i++)
+				if (epreg[k][i].epfd1 == fd + 1)
+					epreg[k][i].epfd1 = 0;
+		fdtab[fd].epoll = false;
+	}
+	pthread_mutex_unlock(&held_mu);
+}
+
+HWSIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct hwsim_epreg *r;
+	int rc;
+
+	REAL(epoll_ctl);
+	rc = real_epoll_ctl(epfd, op, fd, ev);
+	if (rc || !host || fd < 0 || fd >= HWSIM_FDS || epfd < 0 ||
+	    epfd >= HWSIM_FDS)
+		return rc;
+	pthread_mutex_lock(&held_mu);
+	fdtab[epfd].epoll = true;
+	r = hwsim_epreg(epfd, fd);
+	if (op == EPOLL_CTL_DEL) {
+		if (r)
+			r->epfd1 = 0;
+	} else if (ev) {
+		if (!r && op == EPOLL_CTL_ADD)
+			r = hwsim_epreg(-1, fd);	/* a free slot */
+		if (r) {	/* else a third instance: not followed */
+			*r = (struct hwsim_epreg){ .epfd1 = epfd + 1,
+				.armed = true, .events = ev->events,
+				.data = ev->data.u64 };
+			if (fd > epreg_hi)
+				epreg_hi = fd;
+		}
+	}
+	pthread_mutex_unlock(&held_mu);
+	return rc;
+}
+
+/* A wait on a socket that may hold messages looks again at least this
+ * often: another thread may have held a message (read it from the kernel)
+ * since the wait began, to be due before the wait would end. */
+#define HWSIM_LATE_STEP_NS 10000000LL
+
+/* Milliseconds from now to the earliest of deadline (-1: none), due
+ * (INT64_MAX: none) and the next look, rounded up. */
+static int hwsim_wait_ms(int64_t now, int64_t deadline, int64_t due)
+{
+	int64_t until = deadline < 0 ? due : (due < deadline ? due : deadline);
+
+	if (until > now + HWSIM_LATE_STEP_NS)
+		until = now + HWSIM_LATE_STEP_NS;
+	if (until <= now)
+		return 0;
+	return (int)((until - now + 999999) / 1000000);
+}
+
+static int64_t hwsim_deadline_ts(const struct timespec *ts)
+{
+	return ts ? mono_now() + ts_ns(ts) : -1;
+}
+
+static int64_t hwsim_deadline_ms(int ms)
+{
+	return ms < 0 ? -1 : mono_now() + ms * 1000000LL;
+}
+
+/* A wait of any kind on sockets that hold, or may soon hold, messages:
+ * in steps no longer than to the earliest due (and HWSIM_LATE_STEP_NS),
+ * reporting what is due. */
+
+static bool hwsim_poll_ours(const struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n; i++)
+		if (hwsim_held_any(fds[i].fd) || hwsim_late_sock(fds[i].fd))
+			return true;
+	return false;
+}
+
+static int hwsim_poll_late(struct pollfd *fds, nfds_t n, int64_t deadline,
+			   const sigset_t *sig)
+{
+	for (;;) {
+		int64_t now = mono_now(), due = INT64_MAX;
+		struct timespec ts;
+		int r, cnt = 0;
+
+		pthread_mutex_lock(&held_mu);
+		for (nfds_t i = 0; i < n; i++) {
+			int64_t d = hwsim_due(fds[i].fd);
+
+			if (d < due)
+				due = d;
+		}
+		pthread_mutex_unlock(&held_mu);
+		ns_ts(hwsim_wait_ms(now, deadline, due) * 1000000LL, &ts);
+		r = real_ppoll(fds, n, &ts, sig);
+		if (r < 0)
+			return r;
+		pthread_mutex_lock(&held_mu);
+		now = mono_now();
+		for (nfds_t i = 0; i < n; i++) {
+			struct pollfd *p = &fds[i];
+
+			if ((p->revents & POLLERR) && hwsim_late_sock(p->fd))
+				p->revents = hwsim_settle(p->fd, p->events);
+			else if (hwsim_due(p->fd) <= now)
+				p->revents |= hwsim_due_bits(p->fd);
+			if (p->revents)
+				cnt++;
+		}
+		pthread_mutex_unlock(&held_mu);
+		if (cnt)
+			return cnt;
+		if (deadline >= 0 && mono_now() >= deadline)
+			return 0;
+	}
+}
+
+HWSIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	REAL(poll); REAL(ppoll);
+	if (!hwsim_late_on() || !hwsim_poll_ours(fds, n))
+		return real_poll(fds, n, timeout);
+	return hwsim_poll_late(fds, n, hwsim_deadline_ms(timeout), NULL);
+}
+
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+
+HWSIM_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
+			    size_t fdslen)
+{
+	REAL(__poll_chk); REAL(ppoll);
+	if (!hwsim_late_on() || !hwsim_poll_ours(fds, n))
+		return real___poll_chk(fds, n, timeout, fdslen);
+	return hwsim_poll_late(fds, n, hwsim_deadline_ms(timeout), NULL);
+}
+
+HWSIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		       const sigset_t *sig)
+{
+	REAL(ppoll);
+	if (!hwsim_late_on() || !hwsim_poll_ours(fds, n))
+		return real_ppoll(fds, n, ts, sig);
+	return hwsim_poll_late(fds, n, hwsim_deadline_ts(ts), sig);
+}
+
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		const sigset_t *sig, size_t fdslen);
+
+HWSIM_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n,
+			     const struct timespec *ts, const sigset_t *sig,
+			     size_t fdslen)
+{
+	REAL(__ppoll_chk); REAL(ppoll);
+	if (!hwsim_late_on() || !hwsim_poll_ours(fds, n))
+		return real___ppoll_chk(fds, n, ts, sig, fdslen);
+	return hwsim_poll_late(fds, n, hwsim_deadline_ts(ts), sig);
+}
+
+/* select reports a socket with POLLERR readable and writable (where
+ * asked), and POLLPRI as an exception, as the kernel maps them. */
+static bool hwsim_select_ours(int nfds, const fd_set *rd, const fd_set *wr,
+			      const fd_set *ex)
+{
+	if (nfds > FD_SETSIZE)
+		return false;		/* sets of another size: not followed */
+	for (int fd = 0; fd < nfds; fd++)
+		if (((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)) ||
+		     (ex && FD_ISSET(fd, ex))) &&
+		    (hwsim_held_any(fd) || hwsim_late_sock(fd)))
+			return true;
+	return false;
+}
+
+static int hwsim_select_late(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+			     int64_t deadline, const sigset_t *sig)
+{
+	fd_set in_rd, in_wr, in_ex;
+
+	FD_ZERO(&in_rd);
+	FD_ZERO(&in_wr);
+	FD_ZERO(&in_ex);
+	if (rd)
+		in_rd = *rd;
+	if (wr)
+		in_wr = *wr;
+	if (ex)
+		in_ex = *ex;
+	for (;;) {
+		int64_t now = mono_now(), due = INT64_MAX;
+		struct timespec ts;
+		int r, cnt = 0;
+
+		pthread_mutex_lock(&held_mu);
+		for (int fd = 0; fd < nfds; fd++)
+			if (FD_ISSET(fd, &in_rd) || FD_ISSET(fd, &in_wr) ||
+			    FD_ISSET(fd, &in_ex)) {
+				int64_t d = hwsim_due(fd);
+
+				if (d < due)
+					due = d;
+			}
+		pthread_mutex_unlock(&held_mu);
+		if (rd)
+			*rd = in_rd;
+		if (wr)
+			*wr = in_wr;
+		if (ex)
+			*ex = in_ex;
+		ns_ts(hwsim_wait_ms(now, deadline, due) * 1000000LL, &ts);
+		r = real_pselect(nfds, rd, wr, ex, &ts, sig);
+		if (r < 0)
+			return r;
+		pthread_mutex_lock(&held_mu);
+		now = mono_now();
+		for (int fd = 0; fd < nfds; fd++) {
+			bool want_r = FD_ISSET(fd, &in_rd), want_w = FD_ISSET(fd, &in_wr),
+			     want_x = FD_ISSET(fd, &in_ex);
+			bool got_r = rd && FD_ISSET(fd, rd), got_w = wr && FD_ISSET(fd, wr),
+			     got_x = ex && FD_ISSET(fd, ex);
+
+			if ((got_r || got_w || got_x) && hwsim_late_sock(fd)) {
+				short rev = hwsim_settle(fd, (short)((want_r ? POLLIN : 0) |
+								    (want_w ? POLLOUT : 0) |
+								    (want_x ? POLLPRI : 0)));
+
+				got_r = want_r && (rev & (POLLIN | POLLHUP | POLLERR));
+				got_w = want_w && (rev & (POLLOUT | POLLERR));
+				got_x = want_x && (rev & POLLPRI);
+			} else if ((want_r || want_w || want_x) && hwsim_due(fd) <= now) {
+				got_r = want_r;
+				got_w = want_w;
+				got_x = want_x && (hwsim_due_bits(fd) & POLLPRI);
+			}
+			if (rd) {
+				if (got_r)
+					FD_SET(fd, rd);
+				else
+					FD_CLR(fd, rd);
+			}
+			if (wr) {
+				if (got_w)
+					FD_SET(fd, wr);
+				else
+					FD_CLR(fd, wr);
+			}
+			if (ex) {
+				if (got_x)
+					FD_SET(fd, ex);
+				else
+					FD_CLR(fd, ex);
+			}
+			cnt += got_r + got_w + got_x;
+		}
+		pthread_mutex_unlock(&held_mu);
+		if (cnt)
+			return cnt;
+		if (deadline >= 0 && mono_now() >= deadline)
+			return 0;
+	}
+}
+
+HWSIM_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+			struct timeval *tv)
+{
+	int64_t deadline;
+	int r;
+
+	REAL(select); REAL(pselect);
+	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr, ex))
+		return real_select(nfds, rd, wr, ex, tv);
+	deadline = tv ? mono_now() + tv->tv_sec * 1000000000LL +
+		tv->tv_usec * 1000LL : -1;
+	r = hwsim_select_late(nfds, rd, wr, ex, deadline, NULL);
+	if (tv) {
+		/* Linux counts the time left down in tv. */
+		int64_t left = deadline - mono_now();
+
+		if (left < 0)
+			left = 0;
+		tv->tv_sec = left / 1000000000LL;
+		tv->tv_usec = left % 1000000000LL / 1000;
+	}
+	return r;
+}
+
+HWSIM_EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+			 const struct timespec *ts, const sigset_t *sig)
+{
+	REAL(pselect);
+	if (!hwsim_late_on() || !hwsim_select_ours(nfds, rd, wr, ex))
+		return real_pselect(nfds, rd, wr, ex, ts, sig);
+	return hwsim_select_late(nfds, rd, wr, ex, hwsim_deadline_ts(ts), sig);
+}
+
+/* Instance epfd follows a socket that holds, or may soon hold, messages. */
+static bool hwsim_epoll_ours(int epfd)
+{
+	if (epfd < 0 || epfd >= HWSIM_FDS || !fdtab[epfd].epoll)
+		return false;
+	for (int fd = 0; fd <= epreg_hi; fd++)
+		if ((epreg[fd][0].epfd1 == epfd + 1 || epreg[fd][1].epfd1 == epfd + 1) &&
+		    (hwsim_held_any(fd) || hwsim_late_sock(fd)))
+			return true;
+	return false;
+}
+
+/* With held_mu: the socket an event of instance epfd is of (by its
+ * data, as registered), or -1. */
+static int hwsim_epoll_fd(int epfd, uint64_t data)
+{
+	for (int fd = 0; fd <= epreg_hi; fd++)
+		for (int i = 0; i < HWSIM_EPREGS; i++)
+			if (epreg[fd][i].epfd1 == epfd + 1 && epreg[fd][i].data == data)
+				return fd;
+	return -1;
+}
+
+static int hwsim_epoll_late(int epfd, struct epoll_event *ev, int max,
+			    int64_t deadline, const sigset_t *sig)
+{
+	for (;;) {
+		int64_t now = mono_now(), due = INT64_MAX;
+		int r, k;
+
+		pthread_mutex_lock(&held_mu);
+		for (int fd = 0; fd <= epreg_hi; fd++) {
+			struct hwsim_epreg *g = hwsim_epreg(epfd, fd);
+			int64_t d;
+
+			if (g && g->armed && (d = hwsim_due(fd)) < due)
+				due = d;
+		}
+		pthread_mutex_unlock(&held_mu);
+		r = real_epoll_pwait(epfd, ev, max, hwsim_wait_ms(now, deadline, due), sig);
+		if (r < 0)
+			return r;
+		pthread_mutex_lock(&held_mu);
+		now = mono_now();
+		/* The kernel's events: an error queue read into the ring
+		 * raises EPOLLERR only for what is due. */
+		k = 0;
+		for (int i = 0; i < r; i++) {
+			int fd = hwsim_epoll_fd(epfd, ev[i].data.u64);
+			struct hwsim_epreg *g = fd >= 0 ? hwsim_epreg(epfd, fd) : NULL;
+			uint32_t e = ev[i].events;
+
+			if (g && (e & EPOLLERR) && hwsim_late_sock(fd)) {
+				short rev = hwsim_settle(fd, (short)(g->events &
+						(EPOLLIN | EPOLLOUT | EPOLLPRI)));
+
+				e = (uint32_t)rev & (g->events | EPOLLERR | EPOLLHUP);
+			} else if (g && hwsim_due(fd) <= now) {
+				e |= (uint32_t)hwsim_due_bits(fd) & (g->events | EPOLLERR);
+			}
+			if (!e)
+				continue;	/* all of it held back */
+			if (g && (g->events & EPOLLONESHOT))
+				g->armed = false;
+			ev[k].events = e;
+			ev[k].data = ev[i].data;
+			k++;
+		}
+		/* What came due on sockets the kernel reported nothing for. */
+		for (int fd = 0; fd <= epreg_hi && k < max; fd++) {
+			struct hwsim_epreg *g = hwsim_epreg(epfd, fd);
+			bool dup = false;
+
+			if (!g || !g->armed || hwsim_due(fd) > now)
+				continue;
+			for (int i = 0; i < k && !dup; i++)
+				dup = ev[i].data.u64 == g->data;
+			if (dup)
+				continue;
+			ev[k].events = (uint32_t)hwsim_due_bits(fd) & (g->events | EPOLLERR);
+			ev[k].data.u64 = g->data;
+			k++;
+			if (g->events & EPOLLONESHOT)
+				g->armed = false;
+		}
+		pthread_mutex_unlock(&held_mu);
+		if (k)
+			return k;
+		if (deadline >= 0 && mono_now() >= deadline)
+			return 0;
+	}
+}
+
+HWSIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	REAL(epoll_wait); REAL(epoll_pwait);
+	if (!hwsim_late_on() || !hwsim_epoll_ours(epfd))
+		return real_epoll_wait(epfd, ev, max, timeout);
+	return hwsim_epoll_late(epfd, ev, max, hwsim_deadline_ms(timeout), NULL);
+}
+
+HWSIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max,
+			     int timeout, const sigset_t *sig)
+{
+	REAL(epoll_pwait);
+	if (!hwsim_late_on() || !hwsim_epoll_ours(epfd))
+		return real_epoll_pwait(epfd, ev, max, timeout, sig);
+	return hwsim_epoll_late(epfd, ev, max, hwsim_deadline_ms(timeout), sig);
+}
+
+HWSIM_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+			      const struct timespec *ts, const sigset_t *sig)
+{
+	REAL(epoll_pwait2); REAL(epoll_pwait);
+	if (!real_epoll_pwait2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!hwsim_late_on() || !hwsim_epoll_ours(epfd))
+		return real_epoll_pwait2(epfd, ev, max, ts, sig);
+	return hwsim_epoll_late(epfd, ev, max, hwsim_deadline_ts(ts), sig);
+}

@@ -35,7 +35,7 @@ static const struct opt_def hwsim_opts[] = {
 	{ "quantum", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "a new host's PHC stamps are cut down to a multiple of TIME", OPT_NS },
 	{ "noise", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "and carry noise of standard deviation TIME", OPT_NS },
 	{ "truth", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "run nothing: print each of the host's clocks against true time", 0 },
-	{ "fault", 0, OPT_LIST, NULL, 0, 0, NULL, "KIND=VALUE", "run nothing: put the host's NICs under a fault now: step=TIME, freq-jump=PPM, gm-gone=on|off, tx-loss=PERCENT, rx-filter=ptp|all", 0 },
+	{ "fault", 0, OPT_LIST, NULL, 0, 0, NULL, "KIND=VALUE", "run nothing: put the host's NICs under a fault now: step=TIME, freq-jump=PPM, gm-gone=on|off, tx-loss=PERCENT, tx-late=PERCENT[,MAX], rx-filter=ptp|all", 0 },
 	{ "iface", 0, OPT_STRING, NULL, 0, 0, NULL, "IFACE", "with --fault: only this interface's NIC (default: every NIC of the host)", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "with --truth: JSON", 0 },
 	PROG_OPT_VERSION,
@@ -92,7 +92,8 @@ static const char *hwsim_differs(const struct opts *o,
 
 static void hwsim_print_clock(struct printer *pr, const char *host,
 			      const char *name, const struct hwsim_clock *c,
-			      int64_t t, const struct hwsim_faults *f)
+			      int64_t t, const struct hwsim_faults *f,
+			      const struct hwsim_counts *k)
 {
 	print_object_begin(pr, NULL);
 	print_str(pr, "host", "%s", host);
@@ -106,6 +107,12 @@ static void hwsim_print_clock(struct printer *pr, const char *host,
 		print_bool(pr, "gm_gone", "  gm gone %s", f->gm_gone);
 		print_int(pr, "tx_loss_pct", "  tx loss %lld %%", f->tx_loss_pct);
 		print_bool(pr, "rx_ptp_only", "  rx ptp only %s", f->rx_ptp_only);
+		print_int(pr, "tx_late_pct", "  tx late %lld %%", f->tx_late_pct);
+		print_int(pr, "tx_late_max_ns", " up to %lld ns", f->tx_late_max_ns);
+		print_uint(pr, "tx_lost", "  tx stamps lost %llu", k->tx_lost);
+		print_uint(pr, "tx_late", ", held late %llu", k->tx_late);
+		print_uint(pr, "tx_late_forced", " (%llu given before due: ring full)",
+			   k->tx_late_forced);
 	}
 	print_text(pr, "\n");
 	print_object_end(pr);
@@ -122,7 +129,7 @@ static int hwsim_truth(struct hwsim_host *h, bool json)
 	hwsim_sys_get(h, &sys);
 	print_int(pr, "true_ns", NULL, t);
 	print_array_begin(pr, "clocks");
-	hwsim_print_clock(pr, hwsim_host_name(h), "sys", &sys, t, NULL);
+	hwsim_print_clock(pr, hwsim_host_name(h), "sys", &sys, t, NULL, NULL);
 	for (unsigned n = 0; n < hwsim_phc_count(h); n++) {
 		struct hwsim_phc_info p;
 		char name[40];
@@ -131,7 +138,7 @@ static int hwsim_truth(struct hwsim_host *h, bool json)
 			continue;
 		snprintf(name, sizeof(name), "phc%u(%s)", n, p.ifname);
 		hwsim_print_clock(pr, hwsim_host_name(h), name, &p.clk, t,
-				  &p.faults);
+				  &p.faults, &p.counts);
 	}
 	print_array_end(pr);
 	print_destroy(pr);
@@ -141,8 +148,11 @@ static int hwsim_truth(struct hwsim_host *h, bool json)
 static const char *const hwsim_fault_names[] = {
 	[HWSIM_FAULT_STEP] = "step", [HWSIM_FAULT_FREQ_JUMP] = "freq-jump",
 	[HWSIM_FAULT_GM_GONE] = "gm-gone", [HWSIM_FAULT_TX_LOSS] = "tx-loss",
-	[HWSIM_FAULT_RX_PTP_ONLY] = "rx-filter",
+	[HWSIM_FAULT_RX_PTP_ONLY] = "rx-filter", [HWSIM_FAULT_TX_LATE] = "tx-late",
 };
+
+#define HWSIM_LATE_MAX_DEF 500000000LL	/* tx-late's MAX: 500 ms */
+#define HWSIM_LATE_MAX_MAX 60000000000LL	/* at most a minute */
 
 /* "KIND=VALUE" into *f; -EINVAL with why in err. */
 static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
@@ -159,10 +169,11 @@ static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
 			break;
 	if (!eq || k == sizeof(hwsim_fault_names) / sizeof(hwsim_fault_names[0])) {
 		snprintf(err, len, "--fault '%s': KIND=VALUE with KIND step, "
-			 "freq-jump, gm-gone, tx-loss or rx-filter", text);
+			 "freq-jump, gm-gone, tx-loss, tx-late or rx-filter", text);
 		return -EINVAL;
 	}
 	f->kind = (enum hwsim_fault_kind)k;
+	f->max_ns = 0;
 	eq++;
 	switch (f->kind) {
 	case HWSIM_FAULT_STEP: {
@@ -193,6 +204,34 @@ static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
 		}
 		f->value = (int64_t)v;
 		return 0;
+	case HWSIM_FAULT_TX_LATE: {
+		/* PERCENT[,MAX]: MAX a time as step= takes it, 500ms when
+		 * not given. */
+		const char *comma = strchr(eq, ',');
+		char pct[32];
+		long long ns = HWSIM_LATE_MAX_DEF;
+		size_t plen = comma ? (size_t)(comma - eq) : strlen(eq);
+
+		if (plen >= sizeof(pct))
+			plen = sizeof(pct) - 1;
+		memcpy(pct, eq, plen);
+		pct[plen] = 0;
+		v = strtod(pct, &end);
+		if (end == pct || *end || v < 0 || v > 100 || v != floor(v)) {
+			snprintf(err, len, "--fault tx-late=%s: PERCENT[,MAX] with "
+				 "a whole percent, 0 to 100", eq);
+			return -EINVAL;
+		}
+		if (comma && (opts_parse_ns(comma + 1, 1, &ns) || ns <= 0 ||
+			      ns > HWSIM_LATE_MAX_MAX)) {
+			snprintf(err, len, "--fault tx-late=%s: MAX a time over 0 "
+				 "and up to 60s (a number with ns, us, ms, s or m)", eq);
+			return -EINVAL;
+		}
+		f->value = (int64_t)v;
+		f->max_ns = ns;
+		return 0;
+	}
 	case HWSIM_FAULT_GM_GONE:
 		if (strcmp(eq, "on") && strcmp(eq, "off")) {
 			snprintf(err, len, "--fault gm-gone=%s: on or off", eq);

@@ -561,19 +561,20 @@ ssize_t ts_send(struct ts_sock *ts, const void *buf, size_t len, int flags,
 	return n;
 }
 
-/* Index of the pending send whose key is exactly key, or -1. Keys grow in
- * ring order (mod 2^32), so binary search on the distance from the oldest. */
+/* Index of the pending send whose key is exactly key; -2 for a key before
+ * the window (a send already handed out), else -1. Keys grow in ring
+ * order (mod 2^32), so binary search on the distance from the oldest. */
 static int64_t ts_find(const struct ts_sock *ts, uint32_t key)
 {
 	uint64_t lo = ts->head, hi = ts->tail;
 	uint32_t base, want;
 
 	if (lo == hi)
-		return -1;
+		return key - (uint32_t)ts->offset > (uint32_t)INT32_MAX ? -2 : -1;
 	base = ts->ring[lo & ts->mask].key;
 	want = key - base;
 	if (want > (uint32_t)INT32_MAX)
-		return -1;	/* before the window: already handed out */
+		return -2;	/* before the window: already handed out */
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		uint32_t d = ts->ring[mid & ts->mask].key - base;
@@ -596,6 +597,8 @@ static void ts_apply(struct ts_sock *ts, const struct ts_stamp *st)
 
 	if (at < 0) {
 		ts->stats.unmatched++;
+		if (at == -2)
+			ts->stats.past_timeout[st->stage]++;
 		return;
 	}
 	p = &ts->ring[at & ts->mask];
@@ -604,6 +607,12 @@ static void ts_apply(struct ts_sock *ts, const struct ts_stamp *st)
 		p->got |= bit;
 		if (st->stage == TS_STAGE_HW_TX)
 			p->phc = st->phc;
+		/* Out of order: a NIC that stamps late (a ConnectX can, by
+		 * hundreds of ms), joined all the same. */
+		if ((uint64_t)at + 1 < ts->top[st->stage])
+			ts->stats.reordered[st->stage]++;
+		else
+			ts->top[st->stage] = (uint64_t)at + 1;
 	}
 	/* A software stamp for a later key while earlier sends still lack it:
 	 * on a stream, their bytes were merged into this stamp's skb (a later

@@ -103,6 +103,12 @@ struct ts_stats {
 	uint64_t lost[TS_STAGE_COUNT];	/* expected TX stamps that never came */
 	uint64_t shared;	/* sends stamped by a later send's stamp */
 	uint64_t unmatched;	/* stamps with no pending send (late or stray) */
+	/* Per stage, TX stamps that came late: joined to their send though
+	 * a later send's stamp of the stage came first (within
+	 * tx_timeout_ns), and past it (the send handed out with the stage
+	 * lost; the stamp, counted in unmatched too, joined to nothing). */
+	uint64_t reordered[TS_STAGE_COUNT];
+	uint64_t past_timeout[TS_STAGE_COUNT];
 	uint64_t window_full;	/* ts_tx_sent() refused: window full */
 };
 

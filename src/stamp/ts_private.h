@@ -58,6 +58,9 @@ struct ts_sock {
 	/* Per stage: every send before this index has that stage's stamp,
 	 * so inferring shared stamps never rescans the window. */
 	uint64_t stamped_to[TS_STAGE_COUNT];
+	/* Per stage: one past the latest send stamped, to see a stamp
+	 * that comes after a later send's (reordered). */
+	uint64_t top[TS_STAGE_COUNT];
 
 	struct ts_stats stats;
 };

@@ -12,6 +12,9 @@
 #     true one;
 #   - phc2sys keeps each slave's simulated system clock on its PHC, and
 #     the machine's clock is not touched (its frequency as before);
+#   - s1's TX stamps late by up to 50 ms (tx-late): its ptp4l gets each
+#     within tx_timestamp_timeout and stays SLAVE; up to 500 ms: it times
+#     out, as on such a NIC;
 #   - tapless-syncd in hardware mode (time_stamping hardware, steering)
 #     on two fresh simulated hosts: status and metrics show the PHC as a
 #     hardware clock in sync, and its journal's bound holds the true
@@ -36,6 +39,11 @@
 #   - tapless-pingpong --mode hw between two simulated hosts whose PHCs
 #     both run on true time: hardware stamps at both ends, none lost, and
 #     the one-way from them is the veth's true transit (under 20 us).
+#   - under tx-loss=5 plus tx-late=20,500ms (TX stamps up to 500 ms late,
+#     a ConnectX's), pingpong does not hang, joins the late stamps within
+#     its 200 ms wait and counts those past it lost (all joined with
+#     --tx-timeout 600ms); under tx-late=50,500ms tapless-stamp's late
+#     stamps all reach capd (--reorder-ms 600), on the PHC's time.
 set -u
 . scripts/netns.sh
 if [ "$(id -u)" -ne 0 ]; then
@@ -150,6 +158,31 @@ for h in s1 s2; do
 	[ "$smax" -lt 50000 ] || fail "$h: phc2sys left the system clock $smax ns from the PHC"
 	grep -q "CLOCK_REALTIME phc offset" "$out/$h.phc2sys" || fail "$h: phc2sys did not run: $(tail -3 "$out/$h.phc2sys")"
 done
+# TX stamps late on s1's NIC: by up to 50 ms ptp4l still gets each
+# within its tx_timestamp_timeout (100 ms; its poll woken when the stamp
+# comes due, with the POLLPRI SO_SELECT_ERR_QUEUE asks for): no port
+# fault. (Its clockcheck may trip: ptp4l handles no Sync while it waits
+# for a TX stamp, so the next one looks late on its monotonic clock; it
+# goes back to SLAVE at once.) By up to 500 ms it times out on one and
+# faults, as on such a NIC.
+mk=$(wc -l < "$out/s1.log")
+bin/tapless-hwsim --dir "$out/hosts" --host s1 --fault tx-late=100,50ms || fail "--fault tx-late=100,50ms"
+sleep 3
+late=$(bin/tapless-hwsim --dir "$out/hosts" --host s1 --truth --json | jq '[.clocks[] | select(.clock | startswith("phc")) | .tx_late] | add')
+tail -n +"$((mk + 1))" "$out/s1.log" > "$out/s1.late"
+sums=$(grep -c " rms " "$out/s1.late")
+cc=$(grep -c "clockcheck" "$out/s1.late")
+! grep -q "timed out\|FAULTY\|failed" "$out/s1.late" && [ "$sums" -ge 2 ] && [ "$late" -ge 10 ] ||
+	fail "s1: ptp4l under tx-late=100,50ms ($late stamps late): $(grep -v ' rms ' "$out/s1.late" | head -3)"
+mk=$(wc -l < "$out/s1.log")
+bin/tapless-hwsim --dir "$out/hosts" --host s1 --fault tx-late=100,500ms || fail "--fault tx-late=100,500ms"
+end=$((SECONDS + 5))
+until tail -n +"$((mk + 1))" "$out/s1.log" | grep -q "timed out while polling for tx timestamp" ||
+	[ $SECONDS -ge $end ]; do sleep 0.2; done
+tail -n +"$((mk + 1))" "$out/s1.log" | grep -q "timed out while polling for tx timestamp" ||
+	fail "s1: ptp4l did not time out on a TX stamp 500 ms late: $(tail -n +"$((mk + 1))" "$out/s1.log" | grep -v ' rms ' | head -3)"
+echo "hwsim: s1: ptp4l under tx-late=100,50ms: $late TX stamps late, $sums summaries, no port fault ($cc clockcheck trips); under tx-late=100,500ms: $(tail -n +"$((mk + 1))" "$out/s1.log" | grep -m1 -o 'timed out while polling for tx timestamp')"
+bin/tapless-hwsim --dir "$out/hosts" --host s1 --fault tx-late=0 || fail "--fault tx-late=0"
 for p in "${TL_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 wait 2>/dev/null
 TL_PIDS=()
@@ -349,6 +382,44 @@ paste "$out/shim.sent" "$out/shim.hw" | awk 'NF == 2 { d = $2 - $1; n++;
 	END { printf "hwsim: shim: %d hardware TX stamps, stamp - true send %d..%d ns\n", n, mn, mx;
 	      exit !(n == 10 && !bad) }' ||
 	fail "shim: sender-stamped copies not hardware stamps on the PHC's time"
+# Half the sender's TX stamps late, by up to 500 ms: tapless-stamp's
+# reads and its reaper's waits go through the simulated NIC; capd joins
+# a keyed stamp to its frame within --reorder-ms (default 100 ms), so
+# 600 here takes every late one; the copies still carry the PHC's time
+# of the send. The sender stays 1 s after its last send for the last
+# late stamps to come.
+bin/tapless-hwsim --dir "$out/hosts" --host cap --fault tx-late=50,500ms || fail "--fault tx-late=50,500ms"
+late0=$(bin/tapless-hwsim --dir "$out/hosts" --host cap --truth --json | jq '[.clocks[] | select(.clock | startswith("phc")) | .tx_late] | add')
+mkdir -p "$out/shimlate"
+ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" --host cap -- \
+	bin/tapless-capd -i "${TL_IF[s1]}" -m hw -w "$out/shimlate" --duration 5 -H cap \
+	--reorder-ms 600 --tx-socket "$out/shimlate/tx.sock" -l info 2> "$out/shimlate.log" &
+cpid=$!
+for _ in $(seq 50); do [ -S "$out/shimlate/tx.sock" ] && break; sleep 0.1; done
+timeout 30 ip netns exec "$(tl_ns s1)" bin/tapless-hwsim --dir "$out/hosts" \
+	--host cap -- bin/tapless-stamp --mode hw --tx-socket "$out/shimlate/tx.sock" \
+	--log-file "$out/shimlate-stamp.log" -- python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(40):
+    print(time.time_ns(), flush=True)
+    s.sendto(b"frame%02d\n" % i, (sys.argv[1], 9999))
+    time.sleep(0.05)
+time.sleep(1)' 198.18.11.3 > "$out/shimlate.sent" || fail "shim under tx-late: the sender failed or hung"
+wait "$cpid"
+late=$(bin/tapless-hwsim --dir "$out/hosts" --host cap --truth --json | jq "[.clocks[] | select(.clock | startswith(\"phc\")) | .tx_late] | add - $late0")
+grep -q "keyed stamps: 40 taken, 40 joined" "$out/shimlate.log" && [ "$late" -ge 8 ] ||
+	fail "shim under tx-late: $late stamps held; capd: $(grep 'keyed stamps' "$out/shimlate.log")"
+build/tools/capdump "$out/shimlate"/*.pcapng > "$out/shimlate.dump" 2>&1
+hwif=$(awk '/^iface .*source=hw/ { print $2 }' "$out/shimlate.dump" | tr '\n' ' ')
+awk -v ifs=" $hwif" '$3 == "out" && $4 == 50 && index(ifs, " " $2 " ") { print $1 }' \
+	"$out/shimlate.dump" > "$out/shimlate.hw"
+paste "$out/shimlate.sent" "$out/shimlate.hw" | awk -v late="$late" 'NF == 2 { d = $2 - $1; n++;
+	if (d < 50000000 || d > 55000000) bad++; if (!n1 || d < mn) mn = d; if (d > mx) mx = d; n1 = 1 }
+	END { printf "hwsim: shim with tx-late=50,500ms: %d stamps held late, %d hardware TX stamps joined by capd (--reorder-ms 600), stamp - true send %d..%d ns\n", late, n, mn, mx;
+	      exit !(n == 40 && !bad) }' ||
+	fail "shim under tx-late: sender-stamped copies not all there on the PHC's time"
+bin/tapless-hwsim --dir "$out/hosts" --host cap --fault tx-late=0 || fail "--fault tx-late=0"
 
 # tapless validate: PHC checks and a hardware-stamped loopback.
 vns=$(tl_ns v)
@@ -403,6 +474,51 @@ jq -e '.lost_stamps.client_hw_tx >= 40 and .lost_stamps.client_hw_tx <= 200 and
 	.latency_ns.client_to_server.count >= 1700' "$out/pp2.json" > /dev/null ||
 	fail "pingpong with 5 % TX stamps lost: $(jq -c '{lost_stamps, n: .latency_ns.client_to_server.count}' "$out/pp2.json" 2>&1 | head -c 400)"
 echo "hwsim: pingpong with tx-loss=5: $(jq -c '{client_hw_tx_lost: .lost_stamps.client_hw_tx, one_ways: .latency_ns.client_to_server.count}' "$out/pp2.json")"
+# And 20 % of them late, each by up to 500 ms (a ConnectX's can be): no
+# hang; pingpong joins a late stamp that comes within its wait for it
+# (--tx-timeout, 200 ms), out of order, and counts one past it lost and
+# joins it to nothing; with a 600 ms wait every late stamp is joined. 500
+# pings a second, so that the 20 % held some 250 ms fit the library's
+# ring of 64 a socket.
+bin/tapless-hwsim --dir "$out/hosts" --host ppb --fault tx-late=20,500ms || fail "--fault tx-late=20,500ms"
+pp_late() {	# NAME PORT ARGS...: a server and 2000 pings under the faults
+	local name=$1 port=$2 rc
+	shift 2
+	tl_bg gm bin/tapless-hwsim --dir "$out/hosts" --host ppa -- \
+		bin/tapless-pingpong --server --bind 198.18.11.1:"$port" --mode hw --idle-ms 5s \
+		> "$out/$name-server.out" 2>&1
+	sleep 0.5
+	timeout 60 ip netns exec "$(tl_ns s2)" bin/tapless-hwsim --dir "$out/hosts" --host ppb -- \
+		bin/tapless-pingpong --to 198.18.11.1:"$port" --mode hw -n 2000 --rate 500 "$@" -j \
+		> "$out/$name.json" 2> "$out/$name.err"
+	rc=$?
+	[ $rc -ne 124 ] || fail "$name: pingpong hung with TX stamps late"
+	[ $rc -eq 0 ] || fail "$name: pingpong exited $rc: $(tail -2 "$out/$name.err")"
+}
+late0=$(bin/tapless-hwsim --dir "$out/hosts" --host ppb --truth --json | jq '[.clocks[] | select(.clock | startswith("phc")) | .tx_late] | add')
+pp_late pp4 9003
+jq -e '.lost_stamps.client_hw_tx >= 180 and .lost_stamps.client_hw_tx <= 520 and
+	.tx_stamps_late.joined >= 60 and .tx_stamps_late.joined <= 280 and
+	.tx_stamps_late.past_timeout >= 120 and .tx_stamps_late.past_timeout <= 400 and
+	.latency_ns.client_to_server.count >= 1450 and
+	.latency_ns.client_to_server.p50 < 20000' "$out/pp4.json" > /dev/null ||
+	fail "pingpong with 20 % TX stamps late: $(jq -c '{lost_stamps, tx_stamps_late, n: .latency_ns.client_to_server.count, p50: .latency_ns.client_to_server.p50}' "$out/pp4.json" 2>&1 | head -c 600)"
+bin/tapless-hwsim --dir "$out/hosts" --host ppb --truth --json > "$out/ppb.truth"
+late=$(jq "[.clocks[] | select(.clock | startswith(\"phc\")) | .tx_late] | add - $late0" "$out/ppb.truth")
+forced=$(jq '[.clocks[] | select(.clock | startswith("phc")) | .tx_late_forced] | add' "$out/ppb.truth")
+jq -e '[.clocks[] | select(.clock | startswith("phc"))] | all(.tx_late_pct == 20 and .tx_late_max_ns == 500000000)' \
+	"$out/ppb.truth" > /dev/null || fail "--truth does not show tx-late=20,500ms: $(jq -c '.clocks[1]' "$out/ppb.truth")"
+[ "$late" -ge 250 ] && [ "$late" -le 560 ] && [ "$forced" -le 20 ] ||
+	fail "tx-late=20: $late TX stamps held of some 2000, $forced handed over early"
+echo "hwsim: pingpong with tx-loss=5 tx-late=20,500ms: $(jq -c '{client_hw_tx_lost: .lost_stamps.client_hw_tx, late_joined: .tx_stamps_late.joined, late_past_wait: .tx_stamps_late.past_timeout, one_ways: .latency_ns.client_to_server.count, c2s_p50_ns: .latency_ns.client_to_server.p50}' "$out/pp4.json"); $late held by the NIC, $forced early (ring full)"
+pp_late pp5 9004 --tx-timeout 600ms
+jq -e '.tx_stamps_late.past_timeout == 0 and .tx_stamps_late.joined >= 250 and
+	.lost_stamps.client_hw_tx <= 200 and .latency_ns.client_to_server.count >= 1800' \
+	"$out/pp5.json" > /dev/null ||
+	fail "pingpong --tx-timeout 600ms did not join every late stamp: $(jq -c '{lost_stamps, tx_stamps_late, n: .latency_ns.client_to_server.count}' "$out/pp5.json" 2>&1 | head -c 600)"
+echo "hwsim: pingpong with tx-late=20,500ms and --tx-timeout 600ms: $(jq -c '{client_hw_tx_lost: .lost_stamps.client_hw_tx, late_joined: .tx_stamps_late.joined, late_past_wait: .tx_stamps_late.past_timeout, one_ways: .latency_ns.client_to_server.count}' "$out/pp5.json")"
+# Faults off for what follows.
+bin/tapless-hwsim --dir "$out/hosts" --host ppb --fault tx-loss=0 --fault tx-late=0 || fail "--fault tx-late=0"
 # The X710 trap under a probe: the stamping error names the filter.
 bin/tapless-hwsim --dir "$out/hosts" --host ppb --fault rx-filter=ptp || fail "--fault rx-filter=ptp"
 tl_exec s2 bin/tapless-hwsim --dir "$out/hosts" --host ppb -- bin/tapless-pingpong \

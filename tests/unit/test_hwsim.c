@@ -2,7 +2,11 @@
  * continuous through frequency changes and exact through steps, seeds stay
  * within 1 ms and 50 ppm, a host's state is shared through its file (two
  * opens see one clock), PHCs are found and made by interface, and stamps
- * carry the configured quantum and noise. */
+ * carry the configured quantum and noise. The ring of held error-queue
+ * messages (tx-late) gives them out in due order, the first put first of
+ * two due at once, makes room when full by its oldest, and copies a
+ * message in and out as recvmsg() would, flagging what did not fit; the
+ * tx-late fault is seen by the library's one-load check and counted. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/errqueue.h>
+
 #include "hwsim/hwsim_clock.h"
+#include "hwsim/hwsim_held.h"
 #include "hwsim/hwsim_host.h"
 #include "unit.h"
 
@@ -185,6 +194,204 @@ START_TEST(stamps)
 }
 END_TEST
 
+static struct hwsim_held_msg held_msg(int64_t due, uint32_t tag)
+{
+	struct hwsim_held_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.due_ns = due;
+	m.len = m.datalen = 4;
+	memcpy(m.data, &tag, 4);
+	return m;
+}
+
+static uint32_t held_tag(const struct hwsim_held_msg *m)
+{
+	uint32_t tag;
+
+	memcpy(&tag, m->data, 4);
+	return tag;
+}
+
+START_TEST(held_due_order)
+{
+	static struct hwsim_held h;
+	struct hwsim_held_msg m;
+
+	hwsim_held_init(&h);
+	ck_assert_int_eq(hwsim_held_next_due(&h), INT64_MAX);
+	ck_assert_int_eq(hwsim_held_take_due(&h, INT64_MAX, &m), 0);
+	m = held_msg(30, 1);
+	ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	m = held_msg(10, 2);
+	ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	m = held_msg(20, 3);
+	ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	m = held_msg(10, 4);		/* due with 2, put after it */
+	ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	ck_assert_uint_eq(hwsim_held_count(&h), 4);
+	ck_assert_int_eq(hwsim_held_next_due(&h), 10);
+	/* Nothing before its time. */
+	ck_assert_int_eq(hwsim_held_take_due(&h, 9, &m), 0);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 25, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 2);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 25, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 4);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 25, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 3);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 25, &m), 0);
+	ck_assert_int_eq(hwsim_held_next_due(&h), 30);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 30, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 1);
+	ck_assert_uint_eq(hwsim_held_count(&h), 0);
+	ck_assert_int_eq(hwsim_held_take_oldest(&h, &m), 0);
+}
+END_TEST
+
+START_TEST(held_full)
+{
+	static struct hwsim_held h;
+	struct hwsim_held_msg m;
+
+	hwsim_held_init(&h);
+	/* Due in reverse order of putting: the oldest is the last due. */
+	for (uint32_t i = 0; i < HWSIM_HELD_SLOTS; i++) {
+		m = held_msg(1000 - i, i);
+		ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	}
+	m = held_msg(5, 999);
+	ck_assert_int_eq(hwsim_held_put(&h, &m), -ENOSPC);
+	ck_assert_uint_eq(hwsim_held_count(&h), HWSIM_HELD_SLOTS);
+	/* Room made by the oldest, due or not. */
+	ck_assert_int_eq(hwsim_held_take_oldest(&h, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 0);
+	ck_assert_int_eq(m.due_ns, 1000);
+	m = held_msg(5, 999);
+	ck_assert_int_eq(hwsim_held_put(&h, &m), 0);
+	ck_assert_int_eq(hwsim_held_take_oldest(&h, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 1);
+	ck_assert_int_eq(hwsim_held_take_due(&h, 5, &m), 1);
+	ck_assert_uint_eq(held_tag(&m), 999);
+	/* The rest in due order. */
+	for (uint32_t i = HWSIM_HELD_SLOTS - 1; i >= 2; i--) {
+		ck_assert_int_eq(hwsim_held_take_due(&h, 2000, &m), 1);
+		ck_assert_uint_eq(held_tag(&m), i);
+	}
+	ck_assert_uint_eq(hwsim_held_count(&h), 0);
+}
+END_TEST
+
+START_TEST(held_copy)
+{
+	static struct hwsim_held_msg m;
+	unsigned char data[100], out[40], out2[200], name[16] = "abcdefghijklmno";
+	unsigned char got_name[16];
+	union {
+		char b[CMSG_SPACE(sizeof(struct sock_extended_err)) +
+		       CMSG_SPACE(48)];
+		struct cmsghdr align;
+	} ctl, got_ctl;
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr msg = {
+		.msg_name = name, .msg_namelen = sizeof(name),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
+		.msg_flags = MSG_ERRQUEUE,
+	};
+	struct iovec iov2[2] = { { out, 10 }, { out + 10, 30 } };
+	struct msghdr back = {
+		.msg_name = got_name, .msg_namelen = sizeof(got_name),
+		.msg_iov = iov2, .msg_iovlen = 2,
+		.msg_control = got_ctl.b, .msg_controllen = sizeof(got_ctl.b),
+	};
+	struct cmsghdr *c;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)i;
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_IP;
+	c->cmsg_type = IP_RECVERR;
+	c->cmsg_len = CMSG_LEN(sizeof(struct sock_extended_err));
+	c = CMSG_NXTHDR(&msg, c);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SO_TIMESTAMPING;
+	c->cmsg_len = CMSG_LEN(48);
+	memset(CMSG_DATA(c), 0x5a, 48);
+
+	hwsim_held_from_msg(&m, &msg, 90, 77);	/* 90 of the 100 bytes */
+	ck_assert_int_eq(m.due_ns, 77);
+	ck_assert_uint_eq(m.len, 90);
+	ck_assert_uint_eq(m.datalen, 90);
+	ck_assert_uint_eq(m.ctrllen, sizeof(ctl.b));
+	/* Into 40 bytes over two buffers: cut and flagged, both control
+	 * messages whole, the address. */
+	ck_assert_int_eq(hwsim_held_to_msg(&m, &back, MSG_ERRQUEUE), 40);
+	ck_assert(back.msg_flags & MSG_TRUNC);
+	ck_assert(back.msg_flags & MSG_ERRQUEUE);
+	ck_assert(!(back.msg_flags & MSG_CTRUNC));
+	ck_assert_int_eq(memcmp(out, data, 40), 0);
+	ck_assert_uint_eq(back.msg_controllen, sizeof(ctl.b));
+	ck_assert_int_eq(memcmp(got_ctl.b, ctl.b, sizeof(ctl.b)), 0);
+	ck_assert_uint_eq(back.msg_namelen, sizeof(name));
+	ck_assert_int_eq(memcmp(got_name, name, sizeof(name)), 0);
+	/* Room for the first control message only: it alone, flagged. */
+	iov2[0] = (struct iovec){ out2, sizeof(out2) };
+	back.msg_iovlen = 1;
+	back.msg_controllen = CMSG_SPACE(sizeof(struct sock_extended_err)) + 8;
+	ck_assert_int_eq(hwsim_held_to_msg(&m, &back, MSG_ERRQUEUE), 90);
+	ck_assert(!(back.msg_flags & MSG_TRUNC));
+	ck_assert(back.msg_flags & MSG_CTRUNC);
+	ck_assert_uint_eq(back.msg_controllen,
+			  CMSG_SPACE(sizeof(struct sock_extended_err)));
+	ck_assert_int_eq(memcmp(out2, data, 90), 0);
+}
+END_TEST
+
+START_TEST(tx_late_fault)
+{
+	struct hwsim_fault f = { HWSIM_FAULT_TX_LATE, 20, 500000000 };
+	struct hwsim_phc_info p;
+	struct hwsim_host *h;
+	char err[256];
+	int64_t d, lo = INT64_MAX, hi = 0;
+
+	mkdir_tmp();
+	ck_assert_int_eq(hwsim_host_open(&h, dir, "late", true, NULL, err,
+					 sizeof(err)), 0);
+	ck_assert_int_eq(hwsim_phc_find(h, "eth0", true), 0);
+	ck_assert_int_eq(hwsim_phc_find(h, "eth1", true), 1);
+	ck_assert(!hwsim_tx_late_any(h));
+	ck_assert_int_eq(hwsim_fault(h, 1, &f), 0);
+	ck_assert(hwsim_tx_late_any(h));
+	ck_assert_int_eq(hwsim_phc_get(h, 1, &p), 0);
+	ck_assert_int_eq(p.faults.tx_late_pct, 20);
+	ck_assert_int_eq(p.faults.tx_late_max_ns, 500000000);
+	hwsim_count(h, 1, 1, 2, 1);
+	ck_assert_int_eq(hwsim_phc_get(h, 1, &p), 0);
+	ck_assert_uint_eq(p.counts.tx_lost, 1);
+	ck_assert_uint_eq(p.counts.tx_late, 2);
+	ck_assert_uint_eq(p.counts.tx_late_forced, 1);
+	/* 0 turns it off, and its delay with it. */
+	f.value = 0;
+	ck_assert_int_eq(hwsim_fault(h, 1, &f), 0);
+	ck_assert(!hwsim_tx_late_any(h));
+	ck_assert_int_eq(hwsim_phc_get(h, 1, &p), 0);
+	ck_assert_int_eq(p.faults.tx_late_max_ns, 0);
+	/* Delays drawn within [0, max), spread over it. */
+	for (int i = 0; i < 2000; i++) {
+		d = hwsim_draw_below(h, 500000000);
+		ck_assert(d >= 0 && d < 500000000);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	ck_assert(lo < 10000000 && hi > 490000000);
+	ck_assert_int_eq(hwsim_draw_below(h, 0), 0);
+	hwsim_host_close(h);
+	rm_tmp();
+}
+END_TEST
+
 static Suite *hwsim_suite(void)
 {
 	Suite *s = suite_create("hwsim");
@@ -194,6 +401,10 @@ static Suite *hwsim_suite(void)
 	tcase_add_test(tc, seeds);
 	tcase_add_test(tc, host_shared);
 	tcase_add_test(tc, stamps);
+	tcase_add_test(tc, held_due_order);
+	tcase_add_test(tc, held_full);
+	tcase_add_test(tc, held_copy);
+	tcase_add_test(tc, tx_late_fault);
 	suite_add_tcase(s, tc);
 	return s;
 }
