@@ -14,9 +14,12 @@
  *     -> the emulator's frame with that identity -> its residence.
  *
  * The samples' timescale is the correlator's common one: UTC when it knew
- * the UTC offset, else that of the captures; a venue capture on TAI beside
- * samples on UTC is recognised by TAI - UTC between the first market data
- * frame and the first sample, and its stamps are taken to UTC.
+ * the UTC offset, else that of the captures. A venue capture holds frames
+ * on two: its hardware stamps on the PHC's (TAI under PTP), its software
+ * ones on the system clock's (UTC). Each side is read on its own, in its
+ * own order (merged, the two would be TAI - UTC apart), and a side on TAI
+ * beside samples on UTC is recognised by TAI - UTC between its first
+ * market data frame and the first sample, and its stamps taken to UTC.
  *
  * Nothing is matched by nearness in time: a sample whose stamp is no venue
  * frame's, or whose frame the emulator did not see whole, is counted and
@@ -44,6 +47,7 @@
 #include "files/capset.h"
 #include "files/samples.h"
 #include "files/topo.h"
+#include "stamp/ts.h"
 
 /* A frame's egress is due its residence after its ingress (the report
  * takes no residence over 1 s), and samples come in the order of their
@@ -86,37 +90,62 @@ static void fifo_push(struct pair_fifo *f, int64_t ts, uint64_t key)
 	f->v[(f->head + f->n++) % f->cap] = (struct pair_old){ ts, key };
 }
 
+/* The sides of the venue's capture: interfaces stamped on the system
+ * clock (or not saying), and those stamped on a PHC. */
+enum { SIDE_SYS, SIDE_PHC, SIDES };
+
 struct pair {
 	struct report *r;
 	struct report_rate *rt;
-	struct capset *venue;
-	struct capset_packet vp;	/* the venue's next packet */
-	bool vlive;
+	struct capset *venue[SIDES];	/* the capture, once per side */
+	struct capset_packet vp[SIDES];	/* each side's next packet */
+	bool vlive[SIDES];
 	struct report_truth_rd *truth;
 	struct hmap *vmap, *tmap;
 	struct pair_fifo vold, told;
 	int64_t latest;			/* the latest sample's stamp */
 	bool scaled;			/* deltas decided */
-	int64_t delta;			/* venue stamp - sample stamp */
+	int64_t delta[SIDES];		/* venue stamp - sample stamp */
 	int64_t tdelta;			/* truth stamp - sample stamp */
 };
 
-static void pair_venue_read(struct pair *p)
+/* The side of a packet's interface. */
+static int pair_side(const struct cap_reader *c, uint32_t iface)
 {
-	int rc = capset_next(p->venue, &p->vp);
+	const struct cap_iface *ci = cap_iface(c, iface);
 
-	p->vlive = rc == 1;
-	if (rc < 0)
-		report_notef(p->r, true, "%s", capset_error(p->venue));
+	if (!ci || !ci->src_known)
+		return SIDE_SYS;
+	return ci->src.timescale == TS_SCALE_TAI ||
+	       ci->src.timescale == TS_SCALE_PHC ||
+	       (ci->src.timescale != TS_SCALE_UTC && ci->src.hw) ?
+	       SIDE_PHC : SIDE_SYS;
 }
 
-/* The venue's next packet is a frame it sent from md_source. */
-static bool pair_venue_md(struct pair *p, uint64_t *key)
+/* Side k's next packet: the next of the capture on an interface of k.
+ * An error is said once, by the first side. */
+static void pair_venue_read(struct pair *p, int k)
 {
-	const struct cap_reader *c = capset_reader(p->venue, p->vp.file);
+	int rc;
 
-	return p->vp.pkt.dir != PCAPNG_DIR_IN && c &&
-	       report_md_key(p->r, c, &p->vp.pkt, key);
+	while ((rc = capset_next(p->venue[k], &p->vp[k])) == 1) {
+		const struct cap_reader *c = capset_reader(p->venue[k], p->vp[k].file);
+
+		if (c && pair_side(c, p->vp[k].pkt.iface) == k)
+			break;
+	}
+	p->vlive[k] = rc == 1;
+	if (rc < 0 && k == SIDE_SYS)
+		report_notef(p->r, true, "%s", capset_error(p->venue[k]));
+}
+
+/* Side k's next packet is a frame the venue sent from md_source. */
+static bool pair_venue_md(struct pair *p, int k, uint64_t *key)
+{
+	const struct cap_reader *c = capset_reader(p->venue[k], p->vp[k].file);
+
+	return p->vp[k].pkt.dir != PCAPNG_DIR_IN && c &&
+	       report_md_key(p->r, c, &p->vp[k].pkt, key);
 }
 
 /* At the first sample at t: the venue's and the emulator's stamps are on
@@ -128,31 +157,37 @@ static void pair_scale(struct pair *p, int64_t t)
 	int64_t tpos = report_truth_pos(p->truth);
 	uint64_t key;
 
+	bool venue_tai = false;
+
 	p->scaled = true;
-	while (p->vlive && !pair_venue_md(p, &key))
-		pair_venue_read(p);
-	if (p->vlive && p->vp.pkt.ts_ns - t > TAI_UTC_NS / 2)
-		p->delta = TAI_UTC_NS;
+	for (int k = 0; k < SIDES; k++) {
+		while (p->vlive[k] && !pair_venue_md(p, k, &key))
+			pair_venue_read(p, k);
+		if (p->vlive[k] && p->vp[k].pkt.ts_ns - t > TAI_UTC_NS / 2)
+			p->delta[k] = TAI_UTC_NS;
+		venue_tai |= p->delta[k] != 0;
+	}
 	if (tpos != INT64_MAX && tpos - t > TAI_UTC_NS / 2)
 		p->tdelta = TAI_UTC_NS;
-	if (p->delta || p->tdelta)
+	if (venue_tai || p->tdelta)
 		report_notef(p->r, false, "rate %s: %s on TAI, the samples on UTC: "
 			     "taken %d s back to pair them", p->rt->label,
-			     p->delta && p->tdelta ? "the venue's and the emulator's "
-			     "captures are" : p->delta ? "the venue's capture is" :
+			     venue_tai && p->tdelta ? "the venue's hardware stamps and "
+			     "the emulator's captures are" : venue_tai ?
+			     "the venue's hardware stamps are" :
 			     "the emulator's captures are", TAI_UTC_S);
 }
 
 /* The venue's frames up to until, into the map of frames by stamp. */
-static void pair_venue_until(struct pair *p, int64_t until)
+static void pair_venue_until(struct pair *p, int k, int64_t until)
 {
-	while (p->vlive && p->vp.pkt.ts_ns - p->delta <= until) {
-		int64_t ts = p->vp.pkt.ts_ns - p->delta;
+	while (p->vlive[k] && p->vp[k].pkt.ts_ns - p->delta[k] <= until) {
+		int64_t ts = p->vp[k].pkt.ts_ns - p->delta[k];
 		struct pair_vframe *v;
 		uint64_t key;
 		void *val;
 
-		if (pair_venue_md(p, &key)) {
+		if (pair_venue_md(p, k, &key)) {
 			if (hmap_add(p->vmap, &ts, &val) == 1) {
 				v = val;
 				v->key = key;
@@ -165,7 +200,7 @@ static void pair_venue_until(struct pair *p, int64_t until)
 					v->ambiguous = true;
 			}
 		}
-		pair_venue_read(p);
+		pair_venue_read(p, k);
 	}
 }
 
@@ -254,7 +289,8 @@ static void pair_sample(struct pair *p, int series, const struct samples_rec *s)
 		p->latest = s->time_ns;
 	/* Both stamps come at or after the sample's: read up to a second
 	 * past it, and forget what is a second behind the latest. */
-	pair_venue_until(p, s->time_ns + PAIR_AHEAD_NS);
+	for (int k = 0; k < SIDES; k++)
+		pair_venue_until(p, k, s->time_ns + PAIR_AHEAD_NS);
 	pair_truth_until(p, s->time_ns + PAIR_AHEAD_NS);
 	pair_forget(p);
 	v = hmap_find(p->vmap, &s->time_ns);
@@ -326,11 +362,13 @@ void report_pair_load(struct report *r, struct report_rate *rt)
 	}
 	snprintf(dir, sizeof(dir), "%s/rate-%ld/switch/%s", r->dir, rt->rate,
 		 r->venue);
-	if (capset_open(&p.venue, paths, 1, errbuf)) {
-		snprintf(pr->why, sizeof(pr->why), "the samples' stamps cannot "
-			 "be tied to frames without the venue's capture: %s",
-			 errbuf);
-		goto out;
+	for (int k = 0; k < SIDES; k++) {
+		if (capset_open(&p.venue[k], paths, 1, errbuf)) {
+			snprintf(pr->why, sizeof(pr->why), "the samples' stamps "
+				 "cannot be tied to frames without the venue's "
+				 "capture: %s", errbuf);
+			goto out;
+		}
 	}
 	f = fopen(rt->path, "r");
 	if (!f) {
@@ -343,7 +381,8 @@ void report_pair_load(struct report *r, struct report_rate *rt)
 		    false);
 	hmap_create(&p.tmap, sizeof(uint64_t), sizeof(struct pair_tframe), 4096,
 		    false);
-	pair_venue_read(&p);
+	for (int k = 0; k < SIDES; k++)
+		pair_venue_read(&p, k);
 	while (getline(&line, &cap, f) >= 0) {
 		struct samples_rec s;
 		int k;
@@ -376,8 +415,9 @@ out:
 	if (f)
 		fclose(f);
 	free(line);
-	if (p.venue)
-		capset_close(p.venue);
+	for (int k = 0; k < SIDES; k++)
+		if (p.venue[k])
+			capset_close(p.venue[k]);
 	report_truth_close(p.truth, rt, r);
 	if (p.vmap)
 		hmap_destroy(p.vmap);
