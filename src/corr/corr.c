@@ -72,6 +72,9 @@ void corr_config_init(struct corr_config *cfg)
 	cfg->flow_series = CORR_FLOW_SERIES;
 }
 
+_Static_assert(CORR_TRAFFIC_HOSTS >= CORR_MAX_HOSTS,
+	       "the traffic check has room for every host");
+
 int corr_create(struct corr **out, const struct corr_config *cfg)
 {
 	struct corr *c;
