@@ -440,9 +440,9 @@ static void tw_print_flag(const struct corr_traffic *t, struct printer *p,
 			  const struct tw_flag *f)
 {
 	print_object_begin(p, NULL);
-	print_time(p, "start_ns", "\n    %s", f->start);
+	print_time(p, "start_ns", "\n    %s:", f->start);
 	print_time(p, "end_ns", NULL, f->start + t->window_ns);
-	print_str(p, "reason", " %s:", f->inconsistent ? "inconsistent" :
+	print_str(p, "reason", NULL, f->inconsistent ? "inconsistent" :
 		  "journals");
 	tw_print_side(p, "lo_ns", " traffic [%lld", f->iv.has_lo, f->iv.lo);
 	tw_print_side(p, "hi_ns", ", %lld] ns", f->iv.has_hi, f->iv.hi);
