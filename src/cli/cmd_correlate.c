@@ -32,6 +32,8 @@ static const struct opt_def correlate_opts[] = {
 	  "a back-to-back run of host NAME, to subtract (repeat per host)", OPT_OLD_LETTER('b') },
 	{ "window", 0, OPT_DURATION, "1000000000", 1000, 3600e9, NULL, "TIME",
 	  "how long a message waits for its peers", OPT_OLD_LETTER('w') | OPT_NS },
+	{ "traffic-window", 0, OPT_DURATION, "1000000000", 1e6, 3600e9, NULL, "TIME",
+	  "window of the traffic's check on the clocks", OPT_NS },
 	{ "by-rate", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "results per market data rate bucket", OPT_OLD_LETTER('r') },
 	{ "rates", 0, OPT_STRING, RATELIST_FTTC,
@@ -161,6 +163,7 @@ int cmd_correlate(int argc, char **argv)
 	cfg.stall_ns = opts_ns(o, "stall");
 	cfg.flow_series = (unsigned)opts_int(o, "flow-series");
 	cfg.window_ns = opts_ns(o, "window");
+	cfg.traffic_window_ns = opts_ns(o, "traffic-window");
 	cmd_input_config(o, &cfg);
 	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
 	cfg.last_byte = opts_flag(o, "last-byte");

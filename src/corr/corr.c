@@ -36,6 +36,7 @@
 #include "base/ratelist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
+#include "corr/corr_traffic.h"
 
 #define CORR_JUMP_NS 1000000000LL	/* a step back this big is a jump */
 
@@ -71,6 +72,9 @@ void corr_config_init(struct corr_config *cfg)
 	cfg->flow_series = CORR_FLOW_SERIES;
 }
 
+_Static_assert(CORR_TRAFFIC_HOSTS >= CORR_MAX_HOSTS,
+	       "the traffic check has room for every host");
+
 int corr_create(struct corr **out, const struct corr_config *cfg)
 {
 	struct corr *c;
@@ -99,6 +103,12 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	corr_stats_init(&c->txns);
 	corr_stats_init(&c->switches);
 	c->hops.live = c->txns.live = c->switches.live = cfg->follow;
+	if (!c->cfg.traffic_window_ns)
+		c->cfg.traffic_window_ns = 1000000000LL;
+	/* A sample comes as late as its message waited for its peers, or
+	 * a hole in its stream held it. */
+	c->traffic = corr_traffic_create(c->cfg.traffic_window_ns,
+					 cfg->window_ns + cfg->hold_ns);
 	if (!c->cfg.interval_ns)
 		c->cfg.interval_ns = 1000000000LL;
 	if (!c->cfg.stall_ns)
@@ -579,6 +589,7 @@ void corr_finish(struct corr *c)
 	for (unsigned i = 0; i < c->nhosts; i++)
 		corr_txn_flush(c, c->hosts[i]);
 	corr_match_drain(c);
+	corr_traffic_flush(c->traffic);
 	for (size_t i = 0; i < c->nstreams; i++)
 		corr_stream_fold(c->streams[i]);
 	for (unsigned i = 0; i < c->nhosts; i++) {
@@ -705,6 +716,7 @@ void corr_destroy(struct corr *c)
 	corr_stats_free(&c->hops);
 	corr_stats_free(&c->txns);
 	corr_stats_free(&c->switches);
+	corr_traffic_destroy(c->traffic);
 	for (unsigned i = 0; i < c->nwarn; i++)
 		free(c->warn[i]);
 	free(c);

@@ -49,6 +49,8 @@ struct corr_config {
 	const struct topo *topo;	/* or NULL */
 	int64_t sync_max_age_ns;	/* a journal sample vouches this long */
 	unsigned max_pending;	/* messages waiting for their peers */
+	int64_t traffic_window_ns;	/* the traffic check's windows
+					 * (corr_traffic.h); default 1 s */
 	FILE *samples;		/* every sample, one line each, or NULL */
 	const char *samples_run;	/* first field of those lines */
 	/* Live (corr_follow_step()): hosts' paths are followed as they

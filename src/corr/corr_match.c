@@ -8,6 +8,7 @@
 
 #include "files/topo.h"
 #include "corr/corr_private.h"
+#include "corr/corr_traffic.h"
 
 static uint32_t corr_k1_bucket(const struct corr *c, uint32_t flow,
 			       uint32_t seq)
@@ -190,6 +191,22 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 			      bound);
 	c->measured = true;
 	p = corr_path(c, tx->host, rx->host);
+	/* The traffic's word on the clocks: the delay less the least the
+	 * path allows (its cables, and serialisation into a store-and-
+	 * forward switch), rounded so as never to claim more. Every
+	 * sample, in sync or not: the traffic needs no PTP. */
+	{
+		double least = 0;
+
+		if (p) {
+			least = p->prop_ns;
+			if (p->sw && p->store_forward)
+				least += topo_serialisation_ns(rx->wire,
+							       p->speed_bps);
+		}
+		corr_traffic_sample(c->traffic, tx->host, rx->host, tx->ts,
+				    lat - (int64_t)floor(least), bound);
+	}
 	if (p && p->sw) {
 		double sw = (double)lat - p->prop_ns;
 

@@ -14,6 +14,7 @@
 #include "base/print.h"
 #include "base/summary.h"
 #include "corr/corr_private.h"
+#include "corr/corr_traffic.h"
 
 static void corr_print_latency(struct printer *p, const char *key,
 			       const struct hist *h)
@@ -514,6 +515,16 @@ static void corr_print_fttc(const struct corr *c, struct printer *p)
 	}
 }
 
+/* The traffic's bounds on the clocks (corr_traffic.h). */
+static void corr_print_traffic(const struct corr *c, struct printer *p)
+{
+	const char *names[CORR_MAX_HOSTS];
+
+	for (unsigned i = 0; i < c->nhosts; i++)
+		names[i] = c->hosts[i]->name;
+	corr_traffic_print(c->traffic, names, c->nhosts, p);
+}
+
 void corr_print(const struct corr *c, const struct corr *baseline,
 		struct printer *p)
 {
@@ -522,6 +533,7 @@ void corr_print(const struct corr *c, const struct corr *baseline,
 	corr_print_txns(c, p);
 	corr_print_fttc(c, p);
 	corr_print_switches(c, baseline, p);
+	corr_print_traffic(c, p);
 	corr_print_unmatched(c, p);
 	print_int(p, "histogram_error_ns", NULL, corr_hist_error(c));
 	print_array_begin(p, "warnings");

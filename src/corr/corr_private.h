@@ -10,6 +10,7 @@
  *   corr_match.c  the matching window, hop and switch samples
  *   corr_stats.c  result sets, sample bounds, the samples file
  *   corr_print.c  corr_print()
+ *   corr_traffic.c  the traffic's bounds on the clocks (corr_traffic.h)
  *
  * Nothing here allocates per message, except where a new flow, stream,
  * symbol or result first appears.
@@ -28,6 +29,7 @@
 #include "files/topo.h"		/* struct topo_path, held per pair of hosts */
 
 struct bound;
+struct corr_traffic;
 struct fix_msg;
 struct fixstream;
 struct fixstream_msg;
@@ -335,6 +337,8 @@ struct corr {
 	int8_t path_known[CORR_MAX_HOSTS][CORR_MAX_HOSTS];	/* 0 ?, 1, -1 */
 	/* Results. */
 	struct corr_stats_set hops, txns, switches;
+	struct corr_traffic *traffic;	/* every hop sample's delay, per
+					 * pair and window */
 	bool measured;
 	bool aborted;		/* corr_abort(): corr_run() stops reading */
 	char *warn[CORR_MAX_WARNINGS];

@@ -74,6 +74,10 @@ struct sim_host_config {
 	bool tai;			/* stamps on TAI (UTC + 37 s), else UTC */
 	enum sim_format format;
 	double start_late_s;		/* capture starts this long after start */
+	/* Added to every stamp, and unknown to the journal (its offset and
+	 * bound are the clock model's): a clock wrong without its sync
+	 * daemon knowing, as a misconfigured ptp4l or an edited journal. */
+	double clock_error_ns;
 	struct sim_window unsync[SIM_MAX_UNSYNC];
 	unsigned nunsync;
 	/* Probability that a frame is missing from this host's capture file
@@ -148,6 +152,10 @@ int sim_parse_timescale(struct sim_config *c, const char *text, char *err,
 int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
 		     size_t len);
 /* "HOST=S". */
+/* "HOST=TIME": host's clock_error_ns, TIME a duration with a unit, maybe
+ * negative ("-20us"). */
+int sim_parse_clock_error(struct sim_config *c, const char *text, char *err,
+			  size_t len);
 int sim_parse_start_late(struct sim_config *c, const char *text, char *err,
 			 size_t len);
 /* "HOST": tap that host (algo or venue). */

@@ -100,7 +100,7 @@ static void host_det_range(const struct host *h, int64_t a, int64_t b,
 int64_t sim_host_stamp(struct host *h, int64_t t_ps, int64_t start_ns)
 {
 	const struct sim_clock *k = &h->cfg->clock;
-	double e = host_det_ns(h, t_ps);
+	double e = host_det_ns(h, t_ps) + h->cfg->clock_error_ns;
 	int64_t ns, x;
 
 	if (k->noise_ns > 0) {
@@ -145,8 +145,11 @@ void sim_host_init(struct sim *s, int id)
 	/* Without the rate, which sim_host_flush() adds at the time and
 	 * sim_host_span() over the run. */
 	lo = k->offset_ns - fabs(k->wander_ns) - 4 * k->noise_ns;
-	h->min_err_ns = (int64_t)floor(lo) - 2;
-	h->err_lo_ns = h->min_err_ns - sim_clock_quantum_bound_ns(k) - h->res_ns - 1;
+	/* The journal's range leaves the --clock-error out: it does not
+	 * know; the stamps' order (sim_host_flush()) does not. */
+	h->err_lo_ns = (int64_t)floor(lo) - 2 - sim_clock_quantum_bound_ns(k) -
+		       h->res_ns - 1;
+	h->min_err_ns = (int64_t)floor(lo + fmin(0, h->cfg->clock_error_ns)) - 2;
 	h->err_hi_ns = (int64_t)ceil(k->offset_ns + fabs(k->wander_ns) +
 				     4 * k->noise_ns) + 1;
 	h->cap_start_ps = llround(h->cfg->start_late_s * PS_PER_S);

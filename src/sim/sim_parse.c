@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opts.h"
 #include "base/ratelist.h"
 #include "files/topo.h"
 #include "sim/sim_private.h"
@@ -200,6 +201,24 @@ int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
 				SIM_MAX_UNSYNC, sim_hosts[h]);
 	hc->unsync[hc->nunsync].from_s = from;
 	hc->unsync[hc->nunsync++].to_s = to;
+	return 0;
+}
+
+int sim_parse_clock_error(struct sim_config *c, const char *text, char *err,
+			  size_t len)
+{
+	const char *v;
+	int h = sim_host_prefix("clock-error", text, '=', &v, err, len);
+	bool neg;
+	long long ns;
+
+	if (h < 0)
+		return h;
+	neg = *v == '-';
+	if (opts_parse_ns(v + neg, 1, &ns) || ns > 1000000000LL)
+		return sim_fail(err, len, "--clock-error: '%s': expected a time "
+				"with a unit, at most 1 s either way (-20us)", v);
+	c->host[h].clock_error_ns = neg ? -(double)ns : (double)ns;
 	return 0;
 }
 

@@ -550,6 +550,7 @@ int sim_write_truth(struct sim *s, const char *path)
 		print_double(p, "noise_ns", NULL, k->noise_ns);
 		print_double(p, "quantum_ns", NULL, (double)k->quantum_ps / PS_PER_NS);
 		print_double(p, "phase_rad", NULL, round(h->phase * 1e6) / 1e6);
+		print_double(p, "clock_error_ns", NULL, h->cfg->clock_error_ns);
 		print_object_end(p);
 		print_int(p, "capture_start_ns", NULL,
 			  sim_start_ns(s) + h->cap_start_ps / PS_PER_NS);
