@@ -5,35 +5,53 @@
 # capd per host rotating every 2 s (-G 2), and a clean-up loop removing
 # finished files older than 6 s, as an operator's cron would.
 #
-# 1. A minute of it, the follower started before capd. Every finished file
-#    is hard-linked into a keep directory before the clean-up removes it;
-#    afterwards the follower's intervals must add up to the offline
-#    correlate of the kept files (follow_check.py: counts exact, means within
-#    1 ns: no message lost or counted twice at file boundaries), with no
-#    files_missed event (it kept up with the clean-up). Its RSS, sampled
-#    every 3 s and printed, must stay flat: the largest sample of the last
-#    third at most 1.5 times the last sample of the first third plus 2 MB.
+# 1. Half a minute of it (30 s), the follower started before capd. Every
+#    finished file is hard-linked into a keep directory before the clean-up
+#    removes it; afterwards the follower's intervals must add up to the
+#    offline correlate of the kept files (follow_check.py: counts exact,
+#    means within 1 ns: no message lost or counted twice at file
+#    boundaries), with no files_missed event (it kept up with the
+#    clean-up). Its RSS, sampled every 1.5 s (every 3 s when the run was a
+#    minute: the same ~20 samples) and printed, must stay flat: at least 9
+#    samples, and the largest sample of the last third at most 1.5 times
+#    the last sample of the first third plus 2 MB.
 #    (--max-pending 32768: the correlator's ring of waiting messages is
 #    allocated whole but touched as it fills, so with the default 262144
 #    entries, 44 MB, RSS climbs for the first 262144 messages, minutes at
 #    this rate; at 32768, 5.5 MB, it is all touched within seconds, and
 #    still far more than the ~4400 messages a 1 s window holds here.)
-# 2. capd on the venue killed (SIGKILL) mid-run: within the two intervals
+# 2. capd on the venue killed (SIGKILL) mid-run, once it has finished two
+#    files and hops are correlated both ways: within the two intervals
 #    after the last the follower wrote before the kill, the stream says
-#    "stalled" for the venue (counted in intervals, not seconds), and after
-#    2 x --stall its metrics say tapless_host_stalled{host="venue"} 1. capd
-#    restarted: "restart" (its numbering starts again) and "resumed" come,
-#    and hops are correlated again in the intervals after it. Then the
-#    workload ends and both links go quiet, capd running on: with capd's
-#    heartbeats neither host is reported stalled over 2 x --stall.
+#    "stalled" for the venue (counted in intervals, not seconds), and
+#    within 2 x --stall + 1 s its metrics say
+#    tapless_host_stalled{host="venue"} 1. capd restarted: within 8 s the
+#    metrics say the venue is no longer stalled; "restart" (its numbering
+#    starts again) and "resumed" come, and hops are correlated again, both
+#    ways, in the intervals after it. Then the workload ends (the algo is
+#    stopped with SIGTERM once those hops are in, or at the venue's 30 s;
+#    it logs out and both exit 0) and both links go quiet, capd running
+#    on: with capd's heartbeats neither host is reported stalled over 2 x
+#    --stall.
 # Everything started is stopped, and the namespaces removed, on every exit.
-# No timing assertion: intervals are counted, seconds only waited.
+# No timing assertion: intervals are counted, seconds only waited; every
+# wait for a condition polls it every 0.1 s up to its limit.
 set -u
 . scripts/netns.sh
 tl_setup follow-files 198.18.60
 out=$TL_OUT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# poll SECONDS CMD...: run CMD every 0.1 s until it succeeds (0) or
+# SECONDS have passed (1).
+poll() {
+	local end=$(($(date +%s%N) + $1 * 1000000000))
+	shift
+	until "$@"; do
+		[ "$(date +%s%N)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
 T=bin/tapless
 L=tests/system/lib
 A=198.18.60.1 V=198.18.60.2
@@ -135,7 +153,7 @@ capd_order() {
 # events NAME: the event lines, but new sessions.
 events() { grep '"type":"event"' "$out/$1.jsonl" | grep -v '"event":"session"'; }
 
-# ---- 1. A minute with rotation and clean-up ----
+# ---- 1. Half a minute with rotation and clean-up ----
 p=$out/p1
 mkdir -p "$p/algo" "$p/venue" "$p/keep/algo" "$p/keep/venue"
 follower p1 10 "$p/algo" "$p/venue" --max-pending 32768
@@ -149,11 +167,11 @@ TL_PIDS+=("$k1")
 keeper "$p/venue" "$p/keep/venue" &
 k2=$!
 TL_PIDS+=("$k2")
-workload p1 55
+workload p1 30
 rss=()
 while kill -0 "$VPID" 2>/dev/null; do
 	rss+=("$(awk '/^VmRSS:/ { print $2 }' "/proc/$FPID/status")")
-	sleep 3
+	sleep 1.5
 done
 wait "$VPID" || fail "p1: venue exit $?: $(tail -3 "$out/p1.venue.log")"
 wait "$APID" || fail "p1: algo exit $?: $(tail -3 "$out/p1.algo.log")"
@@ -186,7 +204,7 @@ grep -q '"event":"files_missed"' "$out/p1.jsonl" && fail "p1: files_missed: the 
 grep -q '"event":"damaged"' "$out/p1.jsonl" && fail "p1: a damaged file"
 # RSS: flat after warming up.
 n=${#rss[@]}
-echo "p1: follower VmRSS (kB, every 3 s): ${rss[*]}"
+echo "p1: follower VmRSS (kB, every 1.5 s): ${rss[*]}"
 if [ "$n" -lt 9 ]; then
 	fail "p1: only $n RSS samples"
 else
@@ -208,7 +226,14 @@ c2a=$CAPD_PID
 capd b venue "$p/venue"
 c2v=$CAPD_PID
 workload p2 30
-sleep 10
+# Mid-run: the venue's capd has finished two files, and hops are
+# correlated both ways (10 s at most).
+warm() {
+	[ "$(ls "$p/venue"/*.pcapng 2>/dev/null | wc -l)" -ge 2 ] &&
+		jq -n -R -e '[inputs | fromjson? // empty | select(.type == "hop" and .count > 0)
+			| .from + ">" + .to] | unique | length == 2' "$out/p2.jsonl" > /dev/null
+}
+poll 10 warm || echo "p2: after 10 s, not both: $(ls "$p/venue" | tr '\n' ' ')"
 # Killed once its newest file holds data: killed in the second before a new
 # file's first flush, capd leaves an empty .part (the section header is
 # still in its buffer), another case (tests/unit/test_capset.c).
@@ -221,8 +246,13 @@ mark=$(grep -c . "$out/p2.jsonl")
 kill -KILL "$c2v"
 wait "$c2v" 2>/dev/null
 echo "p2: capd on the venue killed after line $mark of the stream; left: $(ls -s "$p/venue" | tail -2 | tr '\n' ' ')"
-sleep $((2 * STALL + 1))
-curl -s "http://127.0.0.1:$MPORT/metrics" > "$out/p2.metrics.stalled"
+# Stalled in the metrics and in the stream, 2 x --stall + 1 s at most.
+stalled() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" > "$out/p2.metrics.stalled"
+	grep -qx 'tapless_host_stalled{host="venue"} 1' "$out/p2.metrics.stalled" &&
+		tail -n +$((mark + 1)) "$out/p2.jsonl" | grep '"event":"stalled"' | grep -q '"host":"venue"'
+}
+poll $((2 * STALL + 1)) stalled
 grep '^tapless_host_stalled' "$out/p2.metrics.stalled" | sed 's/^/p2: while stalled: /'
 grep -qx 'tapless_host_stalled{host="venue"} 1' "$out/p2.metrics.stalled" ||
 	fail "p2: metrics do not say the venue stalled"
@@ -242,11 +272,30 @@ else
 fi
 capd b venue "$p/venue"
 c2v=$CAPD_PID
-sleep 8
-curl -s "http://127.0.0.1:$MPORT/metrics" > "$out/p2.metrics.resumed"
+# No longer stalled in the metrics, 8 s at most.
+resumed() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" > "$out/p2.metrics.resumed"
+	grep -qx 'tapless_host_stalled{host="venue"} 0' "$out/p2.metrics.resumed"
+}
+poll 8 resumed
 grep '^tapless_host_stalled\|^tapless_capture_restarts' "$out/p2.metrics.resumed" | sed 's/^/p2: after the restart: /'
 grep -qx 'tapless_host_stalled{host="venue"} 0' "$out/p2.metrics.resumed" ||
 	fail "p2: metrics still say the venue stalled after capd came back"
+# after_resumed: hops after "resumed", per direction, into $out/p2.after;
+# true once both directions have counted some.
+after_resumed() {
+	awk '/"event":"resumed"/ && /"host":"venue"/ { on = 1; next }
+	     on && /"type":"hop"/ { print }' "$out/p2.jsonl" |
+		jq -n -R -c '[inputs | fromjson? // empty] | group_by(.from + ">" + .to)
+			| map({hop: (.[0].from + ">" + .[0].to), intervals: length, count: (map(.count) | add)})' \
+		> "$out/p2.after"
+	jq -e 'length == 2 and all(.count > 0)' "$out/p2.after" > /dev/null
+}
+# The workload ends once hops are correlated again both ways (15 s at
+# most; the venue's 30 s end it otherwise): the algo, stopped, logs out
+# and both exit 0.
+poll 15 after_resumed
+kill -TERM "$APID" 2>/dev/null
 wait "$VPID" || fail "p2: venue exit $?: $(tail -3 "$out/p2.venue.log")"
 wait "$APID" || fail "p2: algo exit $?: $(tail -3 "$out/p2.algo.log")"
 # Quiet links, capd alive: heartbeats, no stall.

@@ -26,7 +26,10 @@
 #   pktinfo     (kernels before 6.9, forced) RX stamps our flags report
 #               pushed IP_PKTINFO out of a program's control buffer
 # The stamps themselves must still reach capd (counted below), so passing
-# is never bought by stamping nothing.
+# is never bought by stamping nothing. The cases that run for seconds
+# (fdleak, sig, closerace, sockperf over UDP) run bare and under the
+# library at the same time (TOGETHER=1): the two share nothing but the
+# peers.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
@@ -38,18 +41,29 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 [ -x "$sc" ] || { echo "FAIL: $sc is not built"; exit 1; }
 
 # run NAME CMD...: CMD bare, then under the library handing stamps to
-# $SOCK with $OPTS; what each printed (through $FILTER) and its exit code
-# compared.
-run() {
+# $SOCK with $OPTS (with TOGETHER=1, both at once); what each printed
+# (through $FILTER) and its exit code compared.
+run_bare() {
 	local name=$1
 	shift
 	timeout -k 2 30 ip netns exec "$(tl_ns a)" "$@" 2>&1 | ${FILTER:-cat} > "$out/$name.bare"
 	echo "exit ${PIPESTATUS[0]}" >> "$out/$name.bare"
+}
+run() {
+	local name=$1 bare=
+	shift
+	if [ "${TOGETHER:-0}" = 1 ]; then
+		run_bare "$name" "$@" &
+		bare=$!
+	else
+		run_bare "$name" "$@"
+	fi
 	# shellcheck disable=SC2086
 	timeout -k 2 30 ip netns exec "$(tl_ns a)" bin/tapless-stamp --tx-socket "$SOCK" \
 		$OPTS -- "$@" 2> "$out/$name.err" | ${FILTER:-cat} > "$out/$name.shim"
 	echo "exit ${PIPESTATUS[0]}" >> "$out/$name.shim"
 	grep -v '^tapless-stamp\[' "$out/$name.err" | ${FILTER:-cat} >> "$out/$name.shim"
+	[ -z "$bare" ] || wait "$bare"
 	if cmp -s "$out/$name.bare" "$out/$name.shim"; then
 		echo "$name: same: $(head -c 300 "$out/$name.bare" | tr '\n' ';')"
 	else
@@ -99,8 +113,8 @@ wait_line "$out/closer.out" listening && wait_line "$out/udp.out" listening &&
 
 L="--log-level info --log-file"
 check errno "$out/tx.sock" "$L $out/errno.log" -- errno
-check fdleak "$out/closer.sock" "$L $out/fdleak.log" -- fdleak 9401 5
-check sig "$out/tx.sock" "$L $out/sig.log" -- sig 9401 4
+TOGETHER=1 check fdleak "$out/closer.sock" "$L $out/fdleak.log" -- fdleak 9401 5
+TOGETHER=1 check sig "$out/tx.sock" "$L $out/sig.log" -- sig 9401 4
 check rcvbuf "$out/tx.sock" "$L $out/rcvbuf.log" -- rcvbuf 9402 3000
 check closefrom "$out/tx.sock" "--log-level debug --log-file $out/closefrom.log" -- \
 	closefrom 9401 "$out/journal"
@@ -108,7 +122,7 @@ check stderr-sock "$out/tx.sock" "--log-level debug" -- stderr-sock
 check select "$out/tx.sock" "$L $out/select.log" -- select 100 9401
 check select-high "$out/tx.sock" "$L $out/selhigh.log" -- select 100 9401 high
 check epdup "$out/tx.sock" "$L $out/epdup.log" -- epdup 9401
-check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
+TOGETHER=1 check closerace "$out/tx.sock" "$L $out/closerace.log" -- closerace 9401 3
 SOCK=$out/tx.sock
 # --ports on unconnected UDP: a socket is stamped from its first datagram
 # to a port in the list, and one that never sends to one is never stamped
@@ -140,9 +154,11 @@ fi
 tl_bg a sockperf server --tcp -i 127.0.0.1 -p 9403 > /dev/null 2>&1
 tl_bg a sockperf server -i 127.0.0.1 -p 9404 > /dev/null 2>&1
 sleep 0.5
+# (sockperf's TCP server answers one client at a time: one after the
+# other.)
 FILTER=sockperf_seen OPTS="$L $out/sockperf-tcp.log" run sockperf-tcp \
 	sockperf ping-pong --tcp -i 127.0.0.1 -p 9403 -t 2 -m 64
-FILTER=sockperf_seen OPTS="$L $out/sockperf-udp.log" run sockperf-udp \
+TOGETHER=1 FILTER=sockperf_seen OPTS="$L $out/sockperf-udp.log" run sockperf-udp \
 	sockperf ping-pong -i 127.0.0.1 -p 9404 -t 2 -m 64
 # Shaped: 1 Mbit/s, so datagrams wait in the qdisc and their stamps come
 # after the library has stepped aside.

@@ -12,12 +12,18 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 hz=$(getconf CLK_TCK)
+# ready LOG: wait (5 s at most) for capd to log "capturing on" (its
+# interface open, its filter set: what it receives now is captured).
+ready() {
+	for _ in $(seq 50); do grep -q "capturing on" "$1" && return 0; sleep 0.1; done
+	return 1
+}
 
 mkdir "$out/cap"
 tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cap" --iface-grace 6 \
 	udp port 9320 or udp port 9321 2> "$out/capd.log"
 capd=$TL_LAST_PID
-sleep 0.7
+ready "$out/capd.log" || fail "capd did not start: $(cat "$out/capd.log")"
 tl_exec a build/tools/blast 198.18.43.2 9320 1000 0.2 > /dev/null
 sleep 0.3
 

@@ -10,11 +10,17 @@ tl_setup capd-link-down 198.18.45
 out=$TL_OUT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# ready LOG: wait (5 s at most) for capd to log "capturing on" (its
+# interface open, its filter set: what it receives now is captured).
+ready() {
+	for _ in $(seq 50); do grep -q "capturing on" "$1" && return 0; sleep 0.1; done
+	return 1
+}
 
 mkdir "$out/cap"
 tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cap" udp port 9340 2> "$out/capd.log"
 capd=$TL_LAST_PID
-sleep 0.7
+ready "$out/capd.log" || fail "capd did not start: $(cat "$out/capd.log")"
 tl_exec a build/tools/blast 198.18.45.2 9340 1000 0.2 > /dev/null
 ip -n "$(tl_ns b)" link set "$TL_IF_B" down
 sleep 2

@@ -6,19 +6,35 @@
 # kill during a write) reads up to the cut in all three. And a quiet link's
 # frames are not held back in the 1 MiB write buffer: killed 1.5 s after
 # them, all are in the file (capd writes its buffer out every second).
+# (The quiet link's frames go to a receiver: without one, each ICMP port
+# unreachable failed blast's next send, and its retries stretched the
+# 100 frames over ~11 s.) capd is ready when it logs "capturing on".
 set -u
 . scripts/netns.sh
 tl_setup capd-sigkill 198.18.47
 out=$TL_OUT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# ready FILE [TEXT]: wait (5 s at most) for TEXT in FILE: by default
+# capd saying it captures.
+ready() {
+	for _ in $(seq 50); do grep -q "${2:-capturing on}" "$1" && return 0; sleep 0.1; done
+	return 1
+}
 
 # 0. A quiet link: 100 frames in 1 s, the kill 1.5 s later.
 mkdir "$out/quiet"
+tl_bg b python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("198.18.47.2", 9361))
+print("ready", flush=True)
+while True:
+    s.recv(2048)' > "$out/sink.out" 2>&1
 tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/quiet" udp port 9361 2> "$out/quiet.log"
 capd=$TL_LAST_PID
-sleep 0.7
-tl_exec a build/tools/blast 198.18.47.2 9361 100 1 > "$out/quiet.blast"
+ready "$out/quiet.log" || fail "capd (quiet link) did not start: $(cat "$out/quiet.log")"
+ready "$out/sink.out" ready || fail "no receiver: $(cat "$out/sink.out")"
+tl_exec a build/tools/blast --paced 198.18.47.2 9361 100 1 > "$out/quiet.blast"
 sent=$(sed -n 's/^blast: sent \([0-9]*\) .*/\1/p' "$out/quiet.blast")
 sleep 1.5
 kill -KILL "$capd"
@@ -33,7 +49,7 @@ echo "quiet link: $quiet of ${sent:-?} frames in the file after SIGKILL"
 mkdir "$out/cap"
 tl_bg b bin/tapless-capd -i "$TL_IF_B" -w "$out/cap" udp port 9360 2> "$out/capd.log"
 capd=$TL_LAST_PID
-sleep 0.7
+ready "$out/capd.log" || fail "capd did not start: $(cat "$out/capd.log")"
 # ~3 MB at 3000 frames/s: the 1 MiB write buffer is written out twice in the
 # first second; the kill comes in the middle.
 tl_bg a build/tools/blast 198.18.47.2 9360 3000 2 1000
