@@ -261,6 +261,11 @@ while [ $SECONDS -lt $end ]; do
 	sleep 0.5
 done
 [ $ok = 1 ] || fail "syncd: no alarm for the narrowed rx filter: $(st_sc | jq -c .alarms)"
+# The bound must hold in >= 99 % of the samples judged, faults and all;
+# the faults give about 75, on which one miss is 98.7 %: 20 s more of the
+# clock as it runs (the filter leaves PTP event packets stamped) give
+# another 80, enough for the share to say something.
+sleep 20
 kill -TERM "$sc_pid"; wait "$sc_pid" 2>/dev/null
 python3 - "$out/sc/journal/sc.journal" "$out/marks" <<'PY' || fail "syncd under faults"
 import sys
