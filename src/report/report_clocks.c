@@ -78,7 +78,7 @@ static bool report_ref(const struct report *r, char *host, char *clock)
 /* Where each journal sample of c was in true time, and its clock's true
  * offset from PTP time then, into c->tt and c->toff (JOURNAL_NONE where
  * the truth cannot say). */
-static void report_clock_truth(struct report *r, struct report_clock *c,
+static void report_clock_truth(struct report_clock *c,
 			       struct hwsim_truth *own, struct hwsim_truth *ref,
 			       const char *ref_clock, int64_t utc_ns)
 {
@@ -102,7 +102,6 @@ static void report_clock_truth(struct report *r, struct report_clock *c,
 		c->toff[j] = v - (sys ? p - utc_ns : p);
 	}
 	c->have_truth = true;
-	(void)r;
 }
 
 void report_clocks_load(struct report *r)
@@ -140,7 +139,7 @@ void report_clocks_load(struct report *r)
 			continue;	/* PTP time itself */
 		own = report_truth_of(r, ht, &nht, k->host);
 		if (own)
-			report_clock_truth(r, k, own, ref, ref_clock, utc_ns);
+			report_clock_truth(k, own, ref, ref_clock, utc_ns);
 	}
 	if (ref) {
 		/* Where PTP time itself stood against the machine's: said,
@@ -163,20 +162,21 @@ void report_clocks_load(struct report *r)
 	r->have_clock_truth = ref != NULL;
 }
 
-void report_clock_window(const struct report *r, const struct report_clock *c,
+bool report_clock_window(const struct report_clock *c,
 			 const struct report_rate *rt, struct report_ctruth *ct)
 {
-	int64_t *jo = xcalloc(c->n + 1, sizeof(*jo));
-	int64_t *to = xcalloc(c->n + 1, sizeof(*to));
-	int64_t *bd = xcalloc(c->n + 1, sizeof(*bd));
+	int64_t *jo, *to, *bd;
 	size_t nj = 0, nt = 0, nb = 0;
 	double sq = 0;
 	struct summary s;
 
-	(void)r;
 	memset(ct, 0, sizeof(*ct));
-	ct->worst_excess_ns = 0;
-	for (size_t j = 0; c->have_truth && j < c->n; j++) {
+	if (!c->have_truth)
+		return false;
+	jo = xcalloc(c->n + 1, sizeof(*jo));
+	to = xcalloc(c->n + 1, sizeof(*to));
+	bd = xcalloc(c->n + 1, sizeof(*bd));
+	for (size_t j = 0; j < c->n; j++) {
 		if (c->tt[j] == JOURNAL_NONE || c->tt[j] < rt->win_start ||
 		    c->tt[j] > rt->win_end)
 			continue;
@@ -211,4 +211,5 @@ void report_clock_window(const struct report *r, const struct report_clock *c,
 	free(jo);
 	free(to);
 	free(bd);
+	return true;
 }

@@ -17,7 +17,9 @@
  * the UTC offset, else that of the captures. A venue capture holds frames
  * on two: its hardware stamps on the PHC's (TAI under PTP), its software
  * ones on the system clock's (UTC). Each side is read on its own, in its
- * own order (merged, the two would be TAI - UTC apart), and a side on TAI
+ * own order (merged, the two would be TAI - UTC apart: pairing them
+ * would hold 37 s of frames; read apart, the file is read twice, once per
+ * side, in the memory of two seconds each), and a side on TAI
  * beside samples on UTC is recognised by TAI - UTC between its first
  * market data frame and the first sample, and its stamps taken to UTC.
  *

@@ -368,8 +368,9 @@ void report_pair_load(struct report *r, struct report_rate *rt);
 /* With lab.conf "clocks hwsim": read DIR/clocks/HOST.truth and set each
  * journal sample beside the truth (r->clk[].tt, toff). */
 void report_clocks_load(struct report *r);
-/* Clock c over rate rt's window into ct. */
-void report_clock_window(const struct report *r, const struct report_clock *c,
+/* Clock c over rate rt's window into ct; false (ct all 0) for a clock
+ * without truth (report_clocks_load() set none beside it). */
+bool report_clock_window(const struct report_clock *c,
 			 const struct report_rate *rt, struct report_ctruth *ct);
 
 /* ---- report_follow.c ---- */

@@ -357,7 +357,7 @@ static void report_table4(const struct report *r, struct report_table *t)
 			struct report_ctruth ct;
 			int col = 1 + (int)i;
 
-			report_clock_window(r, c, &r->rate[i], &ct);
+			report_clock_window(c, &r->rate[i], &ct);
 			for (int j = 0; j < C_ROWS; j++)
 				tab_set(t, row + j, col, "-");
 			if (!ct.have_true)
@@ -563,10 +563,7 @@ static void report_headline(struct printer *p, const struct report *r,
 		const struct report_clock *k = &r->clk[i];
 		struct report_ctruth ct;
 
-		if (!k->have_truth)
-			continue;
-		report_clock_window(r, k, rt, &ct);
-		if (!ct.have_true)
+		if (!report_clock_window(k, rt, &ct) || !ct.have_true)
 			continue;
 		print_text(p, "             %s %s: true offset %s (|max| %s), journal said %s",
 			   k->host, k->clock,
@@ -667,9 +664,8 @@ static void report_print_rate(struct printer *p, const struct report *r,
 			const struct report_clock *k = &r->clk[i];
 			struct report_ctruth ct;
 
-			if (!k->have_truth)
+			if (!report_clock_window(k, rt, &ct))
 				continue;
-			report_clock_window(r, k, rt, &ct);
 			print_object_begin(p, NULL);
 			print_str(p, "host", NULL, k->host);
 			print_str(p, "clock", NULL, k->clock);
