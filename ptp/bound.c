@@ -305,13 +305,19 @@ void bound_destroy(struct bound *b)
 	free(b);
 }
 
-enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
-			  int64_t *bound_ns)
+/* How many points back bound_at_split() looks for the fresh sample a
+ * holdover began from: syncd writes one a second, so over an hour's
+ * holdover; past that the holdover sample's own bound is the clock's. */
+#define BOUND_FRESH_LOOKBACK 4096
+
+enum bound_state bound_at_split(const struct bound *b, const char *clock,
+				int64_t t, int64_t *bound_ns, int64_t *fresh_ns)
 {
 	const struct bound_clock *c;
 	size_t k;
 
 	*bound_ns = -1;
+	*fresh_ns = -1;
 	if (!b)
 		return BOUND_UNKNOWN;
 	/* A journal without a single sample vouches for nothing. */
@@ -332,7 +338,7 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 	if (age > (uint64_t)b->max_age || b->max_age < 0 ||
 	    (!p->in_sync && !p->holdover))
 		return BOUND_OUT_OF_SYNC;
-	*bound_ns = p->bound;
+	*bound_ns = *fresh_ns = p->bound;
 	if (!p->holdover)
 		return BOUND_IN_SYNC;
 	/* Grown on to t, rounded up (in double: any max_age fits). */
@@ -342,7 +348,26 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 		*bound_ns = g < 4e18 - (double)p->bound ?
 			    p->bound + (int64_t)g : INT64_MAX / 2;
 	}
+	/* The holdover sample's own bound was grown from the last fresh
+	 * one (syncd): that one is the clock's, the rest the holdover's. */
+	for (size_t i = k - 1, n = 0; i-- > 0 && n < BOUND_FRESH_LOOKBACK; n++) {
+		const struct bound_point *q = &c->p[i];
+
+		if (q->holdover)
+			continue;
+		if (q->in_sync && q->bound >= 0 && q->bound <= p->bound)
+			*fresh_ns = q->bound;
+		break;
+	}
 	return BOUND_HOLDOVER;
+}
+
+enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
+			  int64_t *bound_ns)
+{
+	int64_t fresh;
+
+	return bound_at_split(b, clock, t, bound_ns, &fresh);
 }
 
 int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns)

@@ -81,6 +81,16 @@ void bound_forget(struct bound *b, int64_t before_ns);
 enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 			  int64_t *bound_ns);
 
+/* bound_at(), the bound split in two: *fresh_ns is what the last fresh
+ * sample said (the clock's own error when it was measured), *bound_ns -
+ * *fresh_ns what holdover added since. In sync both are the sample's
+ * bound; in holdover *fresh_ns is that of the in-sync sample the holdover
+ * began from (the holdover sample's own when the journal has none within
+ * 4096 samples back). Both -1 when *bound_ns would be. */
+enum bound_state bound_at_split(const struct bound *b, const char *clock,
+				int64_t t, int64_t *bound_ns,
+				int64_t *fresh_ns);
+
 /* The time (UTC ns) of the newest sample of clock, the same clock as
  * bound_at() would take: 0 with *t_ns set, or -ENOENT when there is none.
  * A journal whose newest sample stays old has stopped growing. */

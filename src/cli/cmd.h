@@ -70,6 +70,13 @@ void cmd_input_config(const struct opts *o, struct corr_config *cfg);
  * main run, or some of them, on the same clocks and journals). */
 int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o,
 		    bool some);
+/* Option opt's NAME=FILE items (FILE: what, for the error) through set
+ * (corr_set_journal(), corr_set_calibration()), some as above. Returns 0
+ * or CMD_USAGE, said on stderr. */
+int cmd_input_files(const char *prog, struct corr *c, const struct opts *o,
+		    bool some, const char *opt, const char *what,
+		    int (*set)(struct corr *, const char *, const char *,
+			       char *));
 
 /* Parse a subcommand's options from argv (argv[0] is the subcommand name)
  * against defs, which must have a "help" flag. On success *out holds the

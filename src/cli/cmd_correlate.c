@@ -26,6 +26,8 @@ static const struct opt_def correlate_opts[] = {
 	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent JSON output", 0 },
 	{ "sync", 's', OPT_LIST, NULL, 0, 0, NULL, "NAME=JOURNAL",
 	  "the sync journal of host NAME (repeat per host)", 0 },
+	{ "calibration", 'k', OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
+	  "host NAME's stamp calibration, tapless-calibration(5) (repeat per host)", 0 },
 	{ "topology", 't', OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "hosts' addresses, switches and cables", 0 },
 	{ "baseline", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
@@ -202,7 +204,9 @@ int cmd_correlate(int argc, char **argv)
 	cfg.samples_run = "main";
 	corr_create(&c, &cfg);
 	if ((rc = cmd_input_hosts("correlate", c, operands, nops)) ||
-	    (rc = cmd_input_lists("correlate", c, o, false)))
+	    (rc = cmd_input_lists("correlate", c, o, false)) ||
+	    (rc = cmd_input_files("correlate", c, o, false, "calibration",
+				  "FILE", corr_set_calibration)))
 		goto out;
 	if (cfg.follow) {
 		rc = cmd_correlate_follow(c, o, print_format_from_opts(o, &pflags),
@@ -216,7 +220,10 @@ int cmd_correlate(int argc, char **argv)
 		/* The baseline's stamps come from the same clocks: the
 		 * same journals (bounds, UTC offset) and timescales. */
 		if ((rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)) ||
-		    (rc = cmd_input_lists("correlate", base, o, true)))
+		    (rc = cmd_input_lists("correlate", base, o, true)) ||
+		    (rc = cmd_input_files("correlate", base, o, true,
+					  "calibration", "FILE",
+					  corr_set_calibration)))
 			goto out;
 		if (corr_run(base, err)) {
 			fprintf(stderr, "tapless correlate: baseline: %s\n", err);

@@ -157,27 +157,44 @@ static bool cmd_input_has(const struct corr *c, const char *name)
 	return false;
 }
 
-int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o,
-		    bool some)
+int cmd_input_files(const char *prog, struct corr *c, const struct opts *o,
+		    bool some, const char *opt, const char *what,
+		    int (*set)(struct corr *, const char *, const char *,
+			       char *))
 {
 	const char *const *items;
 	char err[CORR_ERRBUF], name[64];
 	const char *val;
-	size_t n;
+	size_t n = opts_list(o, opt, &items);
 
-	n = opts_list(o, "sync", &items);
 	for (size_t i = 0; i < n; i++) {
 		cmd_input_split(items[i], name, sizeof(name), &val, NULL);
 		if (some && strchr(items[i], '=') && !cmd_input_has(c, name))
 			continue;
-		if (!strchr(items[i], '=') || corr_set_journal(c, name, val, err)) {
+		if (!strchr(items[i], '=') || set(c, name, val, err)) {
 			if (!strchr(items[i], '='))
-				snprintf(err, sizeof(err), "--sync '%s': expected "
-					 "NAME=JOURNAL", items[i]);
+				snprintf(err, sizeof(err), "--%s '%s': expected "
+					 "NAME=%s", opt, items[i], what);
 			fprintf(stderr, "tapless %s: %s\n", prog, err);
 			return CMD_USAGE;
 		}
 	}
+	return 0;
+}
+
+int cmd_input_lists(const char *prog, struct corr *c, const struct opts *o,
+		    bool some)
+{
+	const char *const *items;
+	char name[64];
+	const char *val;
+	size_t n;
+
+	int rc = cmd_input_files(prog, c, o, some, "sync", "JOURNAL",
+				 corr_set_journal);
+
+	if (rc)
+		return rc;
 	n = opts_list(o, "timescale", &items);
 	for (size_t i = 0; i < n; i++) {
 		int scale;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "ptp/bound.h"
+#include "files/calib.h"
 #include "files/capset.h"
 #include "fix/fix.h"
 #include "fix/fixstream.h"
@@ -258,6 +259,40 @@ int corr_set_journal(struct corr *c, const char *host, const char *path,
 		c->utc_known = true;
 		c->utc_offset = off;
 	}
+	return 0;
+}
+
+int corr_set_calibration(struct corr *c, const char *host, const char *path,
+			 char err[CORR_ERRBUF])
+{
+	struct corr_host *h = corr_host_by_name(c, host);
+	char cerr[CALIB_ERRBUF];
+	struct calib *cal;
+	int ret;
+
+	if (!h) {
+		snprintf(err, CORR_ERRBUF, "stamp calibration for '%s', which "
+			 "is not an input host", host);
+		return -ENOENT;
+	}
+	if (h->cal) {
+		snprintf(err, CORR_ERRBUF, "two stamp calibrations for '%s'",
+			 host);
+		return -EEXIST;
+	}
+	cal = xcalloc(1, sizeof(*cal));
+	ret = calib_read(cal, path, cerr);
+	if (ret) {
+		snprintf(err, CORR_ERRBUF, "%s", cerr);
+		free(cal);
+		return ret;
+	}
+	/* A file measured on another host is most likely the wrong file. */
+	if (cal->host[0] && strcmp(cal->host, host))
+		corr_warn(c, "%s: stamp calibration %s was measured on '%s'",
+			  host, path, cal->host);
+	h->cal = cal;
+	h->cal_path = xstrdup(path);
 	return 0;
 }
 
@@ -680,6 +715,8 @@ void corr_destroy(struct corr *c)
 		capset_close(h->cs);
 		bound_destroy(h->bound);
 		free(h->journal);
+		free(h->cal);
+		free(h->cal_path);
 		free(h->ifs);
 		if (h->syms) {
 			struct hmap_iter it;

@@ -163,6 +163,13 @@ int corr_add_host_found(struct corr *c, const char *fallback,
  * error of reading it, with err. */
 int corr_set_journal(struct corr *c, const char *host, const char *path,
 		     char err[CORR_ERRBUF]);
+/* The host's stamp calibration (tapless-calibration(5)): its stamps are
+ * brought to the wire (stamp - offset) in one-way samples, and the spread
+ * of both ends' is the stamp term of the samples' bounds. Returns 0,
+ * -ENOENT (no such host), -EEXIST (a second one), or the error of reading
+ * it, with err. */
+int corr_set_calibration(struct corr *c, const char *host, const char *path,
+			 char err[CORR_ERRBUF]);
 /* Say which timescale a host's stamps are on when its files do not
  * (enum ts_timescale: TS_SCALE_UTC or TS_SCALE_TAI). */
 int corr_set_timescale(struct corr *c, const char *host, int timescale);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "files/calib.h"
 #include "files/topo.h"
 #include "corr/corr_private.h"
 #include "corr/corr_traffic.h"
@@ -169,26 +170,45 @@ static const struct topo_path *corr_path(struct corr *c, unsigned a,
 	return c->path_known[a][b] > 0 ? &c->path[a][b] : NULL;
 }
 
-/* One sample of the hop tx → rx. */
+/* A result's sample with its bound's terms. */
+static void corr_hop_add(struct corr_stat *s, int64_t v, int sync,
+			 int64_t bound, const struct corr_terms *t)
+{
+	corr_stat_add(s, v, sync, bound);
+	corr_stat_terms(s, sync, bound, t);
+}
+
+/* One sample of the hop tx → rx: the stamps brought to the wire by their
+ * hosts' calibrations (stamp - offset), whose spreads are the bound's
+ * stamp term when both ends have one. */
 static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 			    const struct corr_obs *rx)
 {
+	const struct calib_term *ct = corr_calib(c->hosts[tx->host], tx->dir,
+						 tx->hw);
+	const struct calib_term *cr = corr_calib(c->hosts[rx->host], rx->dir,
+						 rx->hw);
+	int64_t lat = (rx->ts - (cr ? cr->offset_ns : 0)) -
+		      (tx->ts - (ct ? ct->offset_ns : 0));
+	struct corr_terms t;
 	int sync;
-	int64_t lat = rx->ts - tx->ts, bound = corr_hop_bound(tx, rx, &sync);
+	int64_t bound = corr_hop_bound(tx, rx, ct && cr ? ct->spread_ns +
+				       cr->spread_ns : -1, &sync, &t);
 	const struct topo_path *p;
 	struct corr_stat *fs;
+
 	if (c->cfg.samples)
 		corr_sample_line(c, "hop", c->hosts[tx->host]->name,
 				 c->hosts[rx->host]->name, tx->ts, lat, sync,
-				 bound, tx->bucket, "-");
-	corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
-				NO_BUCKET, -1, NULL), lat, sync, bound);
+				 bound, tx->bucket, "-", &t);
+	corr_hop_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
+			       NO_BUCKET, -1, NULL), lat, sync, bound, &t);
 	if ((fs = corr_live_flow_stat(c, tx->host, rx->host, tx->flow)))
-		corr_stat_add(fs, lat, sync, bound);
+		corr_hop_add(fs, lat, sync, bound, &t);
 	if (tx->bucket != NO_BUCKET)
-		corr_stat_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
-					tx->bucket, -1, NULL), lat, sync,
-			      bound);
+		corr_hop_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
+				       tx->bucket, -1, NULL), lat, sync,
+			     bound, &t);
 	c->measured = true;
 	p = corr_path(c, tx->host, rx->host);
 	/* The traffic's word on the clocks: the delay less the least the
@@ -217,14 +237,14 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 		if (c->cfg.samples)
 			corr_sample_line(c, "switch", c->hosts[tx->host]->name,
 					 c->hosts[rx->host]->name, tx->ts, v,
-					 sync, bound, tx->bucket, p->sw);
-		corr_stat_add(corr_stat(&c->switches, tx->host, rx->host,
-					ALL_FLOWS, NO_BUCKET, -1, p->sw), v,
-			      sync, bound);
+					 sync, bound, tx->bucket, p->sw, &t);
+		corr_hop_add(corr_stat(&c->switches, tx->host, rx->host,
+				       ALL_FLOWS, NO_BUCKET, -1, p->sw), v,
+			     sync, bound, &t);
 		if (tx->bucket != NO_BUCKET)
-			corr_stat_add(corr_stat(&c->switches, tx->host, rx->host,
-						ALL_FLOWS, tx->bucket, -1, p->sw),
-				      v, sync, bound);
+			corr_hop_add(corr_stat(&c->switches, tx->host, rx->host,
+					       ALL_FLOWS, tx->bucket, -1, p->sw),
+				     v, sync, bound, &t);
 	}
 }
 

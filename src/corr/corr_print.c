@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ptp/bound.h"
+#include "files/calib.h"
 #include "files/capset.h"
 #include "files/topo.h"
 #include "base/hist.h"
@@ -42,6 +43,36 @@ static bool corr_any_journal(const struct corr *c)
 	return false;
 }
 
+/* The bound's terms, each one's mean over the bounded samples: which one
+ * dominates. The stamp term is null when some sample had none (an end
+ * without a calibration), and says so. */
+static void corr_print_terms(struct printer *p, const struct corr_stat *s)
+{
+	if (!s->bound_known || s->bound_unknown) {
+		print_null(p, "bound_terms_mean_ns", NULL);
+		return;
+	}
+	print_object_begin(p, "bound_terms_mean_ns");
+	print_text(p, " (");
+	for (int k = 0; k < CORR_TERMS; k++) {
+		const char *sep = k ? ", " : "";
+		char fmt[48];
+
+		if (k == CORR_TERM_STAMP && s->stamp_unknown) {
+			snprintf(fmt, sizeof(fmt), "%sstamp not calibrated%%.0s",
+				 sep);
+			print_null(p, corr_term_names[k], fmt);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), "%s%s %%.0f", sep,
+			 corr_term_names[k]);
+		print_double(p, corr_term_names[k], fmt,
+			     s->term_sum[k] / (double)s->bound_known);
+	}
+	print_text(p, ")");
+	print_object_end(p);
+}
+
 static void corr_print_bound(struct printer *p, const struct corr *c,
 			     const struct corr_stat *s)
 {
@@ -55,6 +86,7 @@ static void corr_print_bound(struct printer *p, const struct corr *c,
 			   corr_any_journal(c) ? "  bound %s" : NULL);
 		print_null(p, "sync_error_bound_mean_ns", NULL);
 	}
+	corr_print_terms(p, s);
 }
 
 /* The samples whose bound rested on a clock in holdover (among those of
@@ -73,6 +105,41 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr *c,
 	}
 	else
 		print_text(p, "\n");
+	print_object_end(p);
+}
+
+/* A host's stamp calibration as applied: each direction and source's
+ * offset and spread, or null (and said) without one. */
+static void corr_print_calib(struct printer *p, const struct corr_host *h)
+{
+	if (!h->cal) {
+		/* Said where there is a bound to be without the term. */
+		print_null(p, "calibration", h->bound ? "\n             no "
+			   "stamp calibration%.0s: stamps taken as on the "
+			   "wire, bounds without a stamp term" : NULL);
+		return;
+	}
+	print_object_begin(p, "calibration");
+	print_str(p, "path", "\n             calibration %s", h->cal_path);
+	print_str(p, "measured", NULL, h->cal->measured[0] ?
+		  h->cal->measured : NULL);
+	print_array_begin(p, "stamps");
+	for (int d = 0; d < CALIB_DIRS; d++)
+		for (int k = 0; k < CALIB_SRCS; k++) {
+			const struct calib_term *t = &h->cal->t[d][k];
+
+			if (!t->set)
+				continue;
+			print_object_begin(p, NULL);
+			print_str(p, "direction", ", %s", calib_dir_name(d));
+			print_str(p, "source", " %s", calib_src_name(k));
+			print_int(p, "offset_ns", " offset %lld", t->offset_ns);
+			print_int(p, "spread_ns", " spread %lld ns",
+				  t->spread_ns);
+			print_uint(p, "samples", NULL, t->samples);
+			print_object_end(p);
+		}
+	print_array_end(p);
 	print_object_end(p);
 }
 
@@ -169,6 +236,7 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 		} else {
 			print_null(p, "journal", NULL);
 		}
+		corr_print_calib(p, h);
 		print_text(p, "\n");
 		print_object_end(p);
 	}

@@ -29,6 +29,8 @@
 #include "files/topo.h"		/* struct topo_path, held per pair of hosts */
 
 struct bound;
+struct calib;
+struct calib_term;
 struct corr_traffic;
 struct fix_msg;
 struct fixstream;
@@ -166,6 +168,8 @@ struct corr_host {
 	struct capset *cs;
 	struct bound *bound;
 	char *journal;
+	struct calib *cal;	/* its stamps' calibration, or NULL */
+	char *cal_path;
 	int forced_scale;	/* TS_SCALE_* or -1 */
 	/* The next packet, waiting its turn. */
 	struct capset_packet next;
@@ -265,13 +269,32 @@ struct corr_stream {
 
 struct corr_obs {
 	int64_t ts;
-	int64_t bound;		/* -1: unknown */
+	int64_t bound;		/* -1: unknown; else the clock's, what it
+				 * grew in holdover and the resolution's */
 	uint32_t wire;
-	uint16_t host;
-	uint8_t dir;
-	uint8_t sync;
 	uint32_t flow;
 	int bucket;
+	int32_t hold;		/* of bound: grown in holdover (capped) */
+	uint16_t host;
+	uint16_t res;		/* of bound: the resolution's (capped) */
+	uint8_t dir;
+	uint8_t sync;
+	bool hw;		/* a hardware stamp (its calibration) */
+};
+
+/* The terms of a one-way sample's error bound (tapless-correlate(8),
+ * Error bounds): both ends' clocks as their journals last measured them,
+ * what those grew in holdover since, where the stamps were taken (the
+ * hosts' calibrations), and the stamps' resolution. -1: not known (no
+ * journal, no calibration). */
+enum corr_term {
+	CORR_TERM_CLOCK, CORR_TERM_HOLDOVER, CORR_TERM_STAMP,
+	CORR_TERM_RESOLUTION, CORR_TERMS
+};
+extern const char *const corr_term_names[CORR_TERMS];
+
+struct corr_terms {
+	int64_t v[CORR_TERMS];
 };
 
 struct corr_entry {
@@ -299,6 +322,10 @@ struct corr_stat {
 	uint64_t bound_known, bound_unknown;
 	int64_t bound_max;
 	double bound_sum;
+	/* Of the bounded samples (bound_known): each term's sum, and how
+	 * many had no stamp term (an end not calibrated). */
+	double term_sum[CORR_TERMS];
+	uint64_t stamp_unknown;
 };
 
 struct corr_stats_set {
@@ -498,9 +525,18 @@ void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
 /* A hop sample's sync state (*sync) and error bound (returned; -1:
  * unknown) from its two ends': out of sync if either end was, else in
  * holdover if either end was and the other in sync or holdover; the sum
- * of the bounds when both ends were bounded with one. */
+ * of the bounds when both ends were bounded with one, and of stamp_ns (the
+ * ends' calibrated stamp terms; -1: not known, left out). Its terms into
+ * *t (each -1 when the bound is). */
 int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
-		       int *sync);
+		       int64_t stamp_ns, int *sync, struct corr_terms *t);
+/* A bounded sample's terms tallied into s (after corr_stat_add()). */
+void corr_stat_terms(struct corr_stat *s, int sync, int64_t bound,
+		     const struct corr_terms *t);
+/* Host h's calibration of its stamps in direction dir (enum corr_dir) from
+ * a hardware or software source, or NULL when there is none. */
+const struct calib_term *corr_calib(const struct corr_host *h, int dir,
+				    bool hw);
 /* The enum corr_sync of an enum bound_state (bound_at()). */
 int corr_sync_of(int state);
 /* Its word: "none", "in", "out" or "holdover" (the samples file's). */
@@ -514,7 +550,7 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 void corr_sample_line(const struct corr *c, const char *kind,
 		      const char *from, const char *to, int64_t ts,
 		      int64_t v, int sync, int64_t bound, int bucket,
-		      const char *name);
+		      const char *name, const struct corr_terms *t);
 /* A sorted copy of set's results (free() it; never NULL). */
 struct corr_stat *corr_sorted(const struct corr_stats_set *set);
 /* How far below the true sample any printed percentile may be, over all

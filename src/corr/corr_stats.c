@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ptp/bound.h"
+#include "files/calib.h"
 #include "base/hist.h"
 #include "base/xalloc.h"
 #include "corr/corr_private.h"
@@ -157,25 +158,65 @@ static bool corr_bounded(int sync)
 	return sync == SYNC_IN || sync == SYNC_HOLD;
 }
 
+const char *const corr_term_names[CORR_TERMS] = {
+	"clock", "holdover", "stamp", "resolution",
+};
+
 /* A hop sample's standing from its two ends' (corr_obs_bound()): out of
  * sync when either end was; else bounded when both were (in holdover when
  * either was, in sync when both were), else SYNC_NONE (a host without a
- * journal), in *sync. Returns the bound on its clock error: the sum of
- * both ends' when bounded and both have one, else -1 (unknown). */
+ * journal), in *sync. Returns the bound on its error: the sum of both
+ * ends' and of the stamps' term (when known) when bounded and both ends
+ * have one, else -1 (unknown). */
 int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
-		       int *sync)
+		       int64_t stamp_ns, int *sync, struct corr_terms *t)
 {
 	int64_t bound = -1;
 
+	for (int k = 0; k < CORR_TERMS; k++)
+		t->v[k] = -1;
 	*sync = SYNC_NONE;
 	if (tx->sync == SYNC_OUT || rx->sync == SYNC_OUT)
 		*sync = SYNC_OUT;
 	else if (corr_bounded(tx->sync) && corr_bounded(rx->sync))
 		*sync = tx->sync == SYNC_HOLD || rx->sync == SYNC_HOLD ?
 			SYNC_HOLD : SYNC_IN;
-	if (corr_bounded(*sync) && tx->bound >= 0 && rx->bound >= 0)
-		bound = tx->bound + rx->bound;
+	if (!corr_bounded(*sync) || tx->bound < 0 || rx->bound < 0)
+		return -1;
+	bound = tx->bound + rx->bound;
+	t->v[CORR_TERM_HOLDOVER] = (int64_t)tx->hold + rx->hold;
+	t->v[CORR_TERM_RESOLUTION] = (int64_t)tx->res + rx->res;
+	t->v[CORR_TERM_CLOCK] = bound - t->v[CORR_TERM_HOLDOVER] -
+				t->v[CORR_TERM_RESOLUTION];
+	if (stamp_ns >= 0) {
+		t->v[CORR_TERM_STAMP] = stamp_ns;
+		bound += stamp_ns;
+	}
 	return bound;
+}
+
+void corr_stat_terms(struct corr_stat *s, int sync, int64_t bound,
+		     const struct corr_terms *t)
+{
+	if (!s->h || sync == SYNC_OUT || bound < 0)
+		return;
+	for (int k = 0; k < CORR_TERMS; k++)
+		if (t->v[k] >= 0)
+			s->term_sum[k] += (double)t->v[k];
+	if (t->v[CORR_TERM_STAMP] < 0)
+		s->stamp_unknown++;
+}
+
+const struct calib_term *corr_calib(const struct corr_host *h, int dir,
+				    bool hw)
+{
+	const struct calib_term *t;
+
+	if (!h->cal || (dir != DIR_OUT && dir != DIR_IN))
+		return NULL;
+	t = &h->cal->t[dir == DIR_OUT ? CALIB_TX : CALIB_RX]
+		      [hw ? CALIB_HW : CALIB_SW];
+	return t->set ? t : NULL;
 }
 
 static enum samples_sync corr_samples_sync(int sync)
@@ -208,16 +249,28 @@ const char *corr_sync_name(int sync)
 void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o)
 {
-	int64_t b;
+	int64_t b, fresh;
 
 	o->bound = -1;
+	o->hold = 0;
+	o->res = 0;
+	o->hw = ifc->hw;
 	if (h->bound) {
-		enum bound_state st = bound_at(h->bound, ifc->clock,
-					       o->ts + ifc->journal_ns, &b);
+		enum bound_state st = bound_at_split(h->bound, ifc->clock,
+						     o->ts + ifc->journal_ns,
+						     &b, &fresh);
 		o->sync = corr_sync_of(st);
-		/* A stamp cut to its resolution is up to that much early. */
-		if (corr_bounded(o->sync) && b >= 0)
-			b += ifc->resolution_ns - 1;
+		if (corr_bounded(o->sync) && b >= 0) {
+			int64_t res = ifc->resolution_ns - 1;
+
+			/* What holdover grew, and the resolution (a stamp cut
+			 * to it is up to that much early): terms of the
+			 * bound, kept apart for the output. */
+			o->hold = fresh >= 0 && b - fresh < INT32_MAX ?
+				  (int32_t)(b - fresh) : 0;
+			o->res = res < UINT16_MAX ? (uint16_t)res : UINT16_MAX;
+			b += res;
+		}
 		o->bound = b;
 	}
 }
@@ -226,7 +279,7 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 void corr_sample_line(const struct corr *c, const char *kind,
 		      const char *from, const char *to, int64_t ts,
 		      int64_t v, int sync, int64_t bound, int bucket,
-		      const char *name)
+		      const char *name, const struct corr_terms *t)
 {
 	struct samples_rec r = {
 		.run = c->cfg.samples_run, .kind = kind, .from = from, .to = to,
@@ -235,6 +288,9 @@ void corr_sample_line(const struct corr *c, const char *kind,
 		.rate = bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket],
 		.sw = name,
 	};
+
+	for (int k = 0; k < CORR_TERMS; k++)
+		r.term_ns[k] = t ? t->v[k] : -1;
 
 	/* A write error shows at the close (wholefile), which fails the
 	 * command and keeps the file from its final name. */

@@ -164,7 +164,7 @@ static void corr_txn_sample_at(struct corr *c, struct corr_host *h,
 {
 	if (c->cfg.samples)
 		corr_sample_line(c, corr_txn_names[kind], h->name, h->name, ts,
-				 v, SYNC_NONE, -1, b, "-");
+				 v, SYNC_NONE, -1, b, "-", NULL);
 	if (c->cfg.on_txn)
 		c->cfg.on_txn(c->cfg.rec_arg, h->idx, corr_txn_names[kind], ts,
 			      v);

@@ -4,9 +4,10 @@
  * SAMPLES FILE: a first line starting "#" that names the fields, then
  *
  *   run kind from to time_ns latency_ns sync bound_ns rate switch
+ *       clock_ns holdover_ns stamp_ns resolution_ns
  *
- * separated by one space. The switch's name is the last field so that the
- * others keep fixed columns.
+ * separated by one space: the last four are the terms bound_ns is the sum
+ * of (-1: not known), which files written before them lack (read as -1).
  */
 #ifndef TAPLESS_SAMPLES_H
 #define TAPLESS_SAMPLES_H
@@ -25,6 +26,9 @@ enum samples_sync {
 	SAMPLES_SYNC_KINDS
 };
 
+/* The terms of bound_ns, in this order. */
+#define SAMPLES_TERMS 4
+
 /* One sample. Strings are the writer's, or point into the line that
  * samples_parse() was given. */
 struct samples_rec {
@@ -37,6 +41,8 @@ struct samples_rec {
 	int64_t bound_ns;	/* -1: no bound */
 	double rate;		/* the rate bucket's messages/s; 0: none */
 	const char *sw;		/* the switch, "-" when none */
+	int64_t term_ns[SAMPLES_TERMS];	/* clock, holdover, stamp,
+					 * resolution; -1: not known */
 };
 
 /* The first line, naming the fields. Returns 0 or -EIO. */
@@ -47,7 +53,7 @@ int samples_write(FILE *f, const struct samples_rec *r);
 
 /* Parse one line (its spaces and newline are overwritten). Returns 0 with
  * *r filled, 1 for a comment or blank line, or -EBADMSG when it is not a
- * sample: not ten fields, a run or sync word not in the format, a number
+ * sample: not ten or fourteen fields, a run or sync word not in the format, a number
  * that is not a whole decimal. */
 int samples_parse(char *line, struct samples_rec *r);
 

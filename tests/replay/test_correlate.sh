@@ -184,7 +184,44 @@ jq -r '.transactions[] | select(.rate == null) | "\(.name) \(.host) \(.latency_n
 			fail "samples: $k at $h: mean differs from the JSON's $m"
 	done
 awk '$1 == "baseline" && $2 == "hop"' "$d/samples.txt" | grep -q . || fail "samples: no baseline hop samples"
-awk '!/^#/ && NF != 10' "$d/samples.txt" | grep -q . && fail "samples: a line without 10 fields"
+awk '!/^#/ && NF != 14' "$d/samples.txt" | grep -q . && fail "samples: a line without 14 fields"
+# The bound's terms add up to it, line by line, where it is known.
+awk '!/^#/ && $8 >= 0 && $8 != $11 + $12 + ($13 < 0 ? 0 : $13) + $14' "$d/samples.txt" | grep -q . &&
+	fail "samples: a bound that is not the sum of its terms: $(awk '!/^#/ && $8 >= 0 && $8 != $11 + $12 + ($13 < 0 ? 0 : $13) + $14' "$d/samples.txt" | head -2)"
+
+# 9b. Stamp calibration (tapless-calibration(5)): offset is stamp - wire,
+# so a one-way gains the sender's TX offset and loses the receiver's RX
+# one; both ends' spreads are the bound's stamp term. A host without one
+# says so, its samples' stamp term unknown.
+# The simulated stamps are hardware ones: the sw lines must not apply.
+printf 'host algo\nstamp tx hw offset -300 spread 40\nstamp rx hw offset 500 spread 60\nstamp tx sw offset 99999 spread 99999\n' > "$d/algo.cal"
+printf 'host venue\nstamp tx hw offset 70 spread 5\nstamp rx hw offset 1000 spread 7\nstamp rx sw offset 99999 spread 99999\n' > "$d/venue.cal"
+corr plain || fail "calibration: plain run exit $?"
+cp "$d/plain.json" "$d/uncal.json"
+corr plain -k algo="$d/algo.cal" -k venue="$d/venue.cal" || fail "calibration: exit $?: $(cat "$d/plain.err")"
+jq -e --slurpfile u "$d/uncal.json" '
+	def hop($j; $f; $t): $j.hops[] | select(.from == $f and .to == $t and .flow == "all");
+	(hop(.; "algo"; "venue").latency_ns.mean - hop($u[0]; "algo"; "venue").latency_ns.mean - (-300) + 1000 | fabs) < 0.01 and
+	(hop(.; "venue"; "algo").latency_ns.mean - hop($u[0]; "venue"; "algo").latency_ns.mean - 70 + 500 | fabs) < 0.01 and
+	hop(.; "algo"; "venue").bound_terms_mean_ns.stamp == 47 and
+	hop(.; "venue"; "algo").bound_terms_mean_ns.stamp == 65 and
+	(hop(.; "algo"; "venue").sync_error_bound_ns - hop($u[0]; "algo"; "venue").sync_error_bound_ns) == 47 and
+	hop($u[0]; "algo"; "venue").bound_terms_mean_ns.stamp == null and
+	([.inputs[] | .calibration.stamps | length] == [3, 3])' "$d/plain.json" > /dev/null ||
+	fail "calibration: not applied as stamp - offset, or its term not the spreads: $(jq -c '[.hops[] | select(.flow == "all") | {from, to, m: .latency_ns.mean, b: .sync_error_bound_ns, t: .bound_terms_mean_ns}]' "$d/plain.json") against $(jq -c '[.hops[] | select(.flow == "all") | {from, to, m: .latency_ns.mean, b: .sync_error_bound_ns}]' "$d/uncal.json")"
+corr plain -k venue="$d/venue.cal" || fail "calibration: one host: exit $?"
+jq -e '(.inputs[] | select(.host == "algo") | .calibration) == null and
+	([.hops[] | select(.flow == "all") | .bound_terms_mean_ns.stamp] | all(. == null))' "$d/plain.json" > /dev/null ||
+	fail "calibration: a host without one is not said, or its samples got a stamp term"
+$T correlate --sync algo="$d/plain/algo.journal" -k algo="$d/algo.cal" algo="$(ls "$d"/plain/algo.pcap* | head -1)" \
+	venue="$(ls "$d"/plain/venue.pcap* | head -1)" --sync venue="$d/plain/venue.journal" > "$d/cal.txt" 2>&1
+grep -q "no stamp calibration" "$d/cal.txt" ||
+	fail "calibration: text does not say which host has none: $(grep -n calibration "$d/cal.txt")"
+printf 'stamp tx sw offset 1 spread -2\n' > "$d/bad.cal"
+corr plain -k algo="$d/bad.cal" && fail "calibration: a negative spread accepted"
+grep -q "bad.cal:1: " "$d/plain.err" || fail "calibration: the error does not name file and line: $(cat "$d/plain.err")"
+corr plain -k nosuch="$d/algo.cal" && fail "calibration: a host that is not an input accepted"
+grep -q "nosuch" "$d/plain.err" || fail "calibration: the unknown host is not named: $(cat "$d/plain.err")"
 jq -e --slurpfile t "$d/rates/truth.json" '
 	[$t[0].by_rate[] | {rate: .rate, n: (.transactions[] | select(.name == "tick_to_trade") | .count)}] as $want
 	| [.transactions[] | select(.name == "tick_to_trade" and .rate != null) | {rate: .rate, n: .count}] | sort_by(.rate) == ($want | sort_by(.rate))' \

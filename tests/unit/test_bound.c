@@ -1008,6 +1008,36 @@ START_TEST(bound_holdover)
 	ck_assert_int_eq(bn, 900 + grown(5 * S / 2, HOLD_DRIFT2));
 	ck_assert_int_eq(at(b, "phc0", T0 + 30 * S + 5 * S / 2 + 1, &bn),
 			 BOUND_OUT_OF_SYNC);
+	/* Split: the clock's part is the fresh bound the outage began from,
+	 * the rest what holdover grew; in sync, all the clock's. */
+	{
+		int64_t fresh;
+
+		ck_assert_int_eq(bound_at_split(b, "phc0", T0 + 12 * S + S / 2,
+						&bn, &fresh), BOUND_HOLDOVER);
+		ck_assert_int_eq(bn, hold_bound(12) + grown(S / 2, HOLD_DRIFT));
+		ck_assert_int_eq(fresh, HOLD_FRESH);
+		ck_assert_int_eq(bound_at_split(b, "phc0", T0 + 9 * S, &bn,
+						&fresh), BOUND_IN_SYNC);
+		ck_assert_int_eq(bn, HOLD_FRESH);
+		ck_assert_int_eq(fresh, HOLD_FRESH);
+		/* The second holdover began from the in-sync samples of
+		 * [17, 25) s. */
+		ck_assert_int_eq(bound_at_split(b, "phc0", T0 + 30 * S + S,
+						&bn, &fresh), BOUND_HOLDOVER);
+		ck_assert_int_eq(fresh, HOLD_FRESH);
+		ck_assert_int_eq(bn, 900 + grown(S, HOLD_DRIFT2));
+		/* sys's holdover at 10 s began from its in-sync 100 ns. */
+		ck_assert_int_eq(bound_at_split(b, "sys", T0 + 10 * S, &bn,
+						&fresh), BOUND_HOLDOVER);
+		ck_assert_int_eq(bn, 300);
+		ck_assert_int_eq(fresh, 100);
+		/* Out of sync: neither. */
+		ck_assert_int_eq(bound_at_split(b, "phc0", T0 + 15 * S, &bn,
+						&fresh), BOUND_OUT_OF_SYNC);
+		ck_assert_int_eq(bn, -1);
+		ck_assert_int_eq(fresh, -1);
+	}
 	/* No rules event for sys: the default drift. */
 	ck_assert_int_eq(at(b, "sys", T0 + 10 * S + S / 4, &bn), BOUND_HOLDOVER);
 	ck_assert_int_eq(bn, 300 + grown(S / 4, BOUND_DEFAULT_DRIFT_PPB));

@@ -235,14 +235,74 @@ START_TEST(hop_bound_combination)
 				       .bound = t[i].tx_bound };
 		struct corr_obs rx = { .sync = (uint8_t)t[i].rx_sync,
 				       .bound = t[i].rx_bound };
+		struct corr_terms terms;
 		int sync = -1;
-		int64_t b = corr_hop_bound(&tx, &rx, &sync);
+		int64_t b = corr_hop_bound(&tx, &rx, -1, &sync, &terms);
 
 		ck_assert_msg(sync == t[i].sync && b == t[i].bound,
 			      "case %u: sync %d bound %lld, want %d %lld", i,
 			      sync, (long long)b, t[i].sync,
 			      (long long)t[i].bound);
 	}
+}
+END_TEST
+
+/* The bound's terms add up to it: each end's clock, what holdover grew,
+ * the stamps' term when known (else left out, and said: -1), the
+ * resolution; none when the bound is unknown. */
+START_TEST(hop_bound_terms)
+{
+	struct corr_obs tx = { .sync = SYNC_HOLD, .bound = 1000 + 300 + 7,
+			       .hold = 300, .res = 7 };
+	struct corr_obs rx = { .sync = SYNC_IN, .bound = 50 + 0, .res = 0 };
+	struct corr_terms t;
+	int sync;
+	int64_t b = corr_hop_bound(&tx, &rx, 240, &sync, &t);
+
+	ck_assert_int_eq(sync, SYNC_HOLD);
+	ck_assert_int_eq(b, 1307 + 50 + 240);
+	ck_assert_int_eq(t.v[CORR_TERM_CLOCK], 1000 + 50);
+	ck_assert_int_eq(t.v[CORR_TERM_HOLDOVER], 300);
+	ck_assert_int_eq(t.v[CORR_TERM_STAMP], 240);
+	ck_assert_int_eq(t.v[CORR_TERM_RESOLUTION], 7);
+	ck_assert_int_eq(t.v[0] + t.v[1] + t.v[2] + t.v[3], b);
+	/* No stamp term: the bound without it, the term unknown. */
+	b = corr_hop_bound(&tx, &rx, -1, &sync, &t);
+	ck_assert_int_eq(b, 1307 + 50);
+	ck_assert_int_eq(t.v[CORR_TERM_STAMP], -1);
+	ck_assert_int_eq(t.v[CORR_TERM_CLOCK], 1050);
+	/* Out of sync: no bound, no terms, whatever the stamps. */
+	rx.sync = SYNC_OUT;
+	b = corr_hop_bound(&tx, &rx, 240, &sync, &t);
+	ck_assert_int_eq(b, -1);
+	for (int k = 0; k < CORR_TERMS; k++)
+		ck_assert_int_eq(t.v[k], -1);
+}
+END_TEST
+
+/* Tallies: each term's sum over the bounded samples, the stamp term's
+ * absence counted; out-of-sync samples add nothing. */
+START_TEST(stat_terms_tally)
+{
+	struct corr_stats_set set;
+	struct corr_stat *s;
+	struct corr_terms a = { { 100, 0, 40, 1 } }, b = { { 300, 20, -1, 1 } };
+
+	memset(&set, 0, sizeof(set));
+	corr_stats_init(&set);
+	s = corr_stat(&set, 0, 1, ALL_FLOWS, NO_BUCKET, -1, NULL);
+	corr_stat_add(s, 10, SYNC_IN, 141);
+	corr_stat_terms(s, SYNC_IN, 141, &a);
+	corr_stat_add(s, 10, SYNC_HOLD, 321);
+	corr_stat_terms(s, SYNC_HOLD, 321, &b);
+	corr_stat_add(s, 10, SYNC_OUT, 999);
+	corr_stat_terms(s, SYNC_OUT, 999, &a);
+	ck_assert_uint_eq(s->bound_known, 2);
+	ck_assert(s->term_sum[CORR_TERM_CLOCK] == 400.0);
+	ck_assert(s->term_sum[CORR_TERM_HOLDOVER] == 20.0);
+	ck_assert(s->term_sum[CORR_TERM_STAMP] == 40.0);
+	ck_assert_uint_eq(s->stamp_unknown, 1);
+	corr_stats_free(&set);
 }
 END_TEST
 
@@ -788,6 +848,8 @@ static Suite *corr_suite(void)
 	suite_add_tcase(s, t);
 	tcase_add_checked_fixture(b, tmp_setup, tmp_teardown);
 	tcase_add_test(b, hop_bound_combination);
+	tcase_add_test(b, hop_bound_terms);
+	tcase_add_test(b, stat_terms_tally);
 	tcase_add_test(b, obs_bound_from_journal);
 	suite_add_tcase(s, b);
 	tcase_add_test(m, match_hosts);
