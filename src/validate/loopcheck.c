@@ -1134,9 +1134,11 @@ int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
 			v[k++] = res->dir[d].oneway[i] - res->expect_ns;
 	summary_of(v, n, &sum);
 	lc_centre(v, n, &median, &reach);
-	/* floor(median / 2), for a negative median too. */
-	c->t[CALIB_TX][cs].offset_ns = median / 2 - (median < 0 && median % 2);
-	c->t[CALIB_RX][cs].offset_ns = median - c->t[CALIB_TX][cs].offset_ns;
+	/* Offsets are stamp - wire: the excess is RX's less TX's, so TX
+	 * gets -floor(median / 2) (floored for a negative median too), RX
+	 * the rest. */
+	c->t[CALIB_TX][cs].offset_ns = -(median / 2 - (median < 0 && median % 2));
+	c->t[CALIB_RX][cs].offset_ns = median + c->t[CALIB_TX][cs].offset_ns;
 	half_reach = reach / 2 + reach % 2;
 	for (int e = 0; e < CALIB_DIRS; e++) {
 		c->t[e][cs].set = true;

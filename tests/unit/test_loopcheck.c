@@ -546,25 +546,26 @@ START_TEST(calibrate_sw)
 	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
 	ck_assert(!c.t[CALIB_TX][CALIB_HW].set && !c.t[CALIB_RX][CALIB_HW].set);
 	ck_assert(c.t[CALIB_TX][CALIB_SW].set && c.t[CALIB_RX][CALIB_SW].set);
-	/* Excess median 1000: half each end; spread_sum 100: 50 each. */
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 500);
+	/* Excess median 1000: half each end, RX's offset less TX's (stamp -
+	 * wire); spread_sum 100: 50 each. */
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 500);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 50);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 50);
 	ck_assert_uint_eq(c.t[CALIB_TX][CALIB_SW].samples, 200);
 	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 200);
 	ck_assert_str_eq(c.host, "");
-	/* An odd median: TX takes the floor, RX the rest; an odd spread_sum
-	 * rounds up at each end. A negative median too. */
+	/* An odd median: TX takes minus its floor, RX the rest; an odd
+	 * spread_sum rounds up at each end. A negative median too. */
 	r.expect_ns = 0;
 	r.dir[0].oneway[0] = 900;
 	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 500);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 501);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 51);
 	r.expect_ns = 2002;
 	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -501);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 501);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 51);
 
@@ -600,7 +601,7 @@ START_TEST(calibrate_hw)
 	calib_result(&r, TS_SOURCE_HW);
 	r.expect_ns = 1;
 	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, 500);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_HW].spread_ns, 50);
 	ck_assert(!c.t[CALIB_TX][CALIB_SW].set && !c.t[CALIB_RX][CALIB_SW].set);
 
@@ -615,13 +616,13 @@ START_TEST(calibrate_hw)
 	r.dir[0].rx_sw_hw = samples(100, -3900, -3900, -3900);
 	r.dir[0].rx_sw_hw_ns.n = 100;
 	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 500 + 2400);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500 + 2400);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 50 + 500);
 	ck_assert_uint_eq(c.t[CALIB_TX][CALIB_SW].samples, 200);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 500 - 3900);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 50);
 	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 100);
-	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, 500);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, -500);
 
 	/* Two PHCs: their offset is in the one-way. */
 	r.same_phc = false;
