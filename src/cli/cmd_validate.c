@@ -19,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "files/calib.h"
 #include "validate/histplot.h"
 #include "stamp/iface.h"
 #include "validate/loopcheck.h"
@@ -70,6 +72,10 @@ static const struct opt_def validate_opts[] = {
 	  "propagation delay of the cable per metre (fibre 4.9, copper DAC ~4.3)", 0 },
 	{ "expect-ns", 0, OPT_DURATION, NULL, 0, 1e9, NULL, "TIME",
 	  "expected loopback one-way (a switch between the ports); overrides --cable-m", OPT_NS },
+	{ "calibration", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	  "write this host's stamp calibration from the loopback (tapless-calibration(5))", 0 },
+	{ "host", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME",
+	  "the host named in --calibration's file (default: this host's name)", 0 },
 	{ "phc", 0, OPT_LIST, NULL, 0, 0, NULL, "N",
 	  "check /dev/ptpN only (repeatable; default every PHC)", 0 },
 	{ "no-phc", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "skip the PHC checks", 0 },
@@ -96,6 +102,8 @@ struct validate {
 	unsigned nphc;
 	bool have_loop, have_ref;
 	struct loopcheck_result loop;
+	bool have_calib;	/* written to --calibration */
+	struct calib calib;
 	struct refcheck_result ref;
 	const char *plot_dir;
 	bool system_error;	/* a check could not run for a system reason */
@@ -227,6 +235,46 @@ static int parse_ports(const char *spec, char a[IF_NAMESIZE], char b[IF_NAMESIZE
 	return strcmp(a, b) ? 0 : -EINVAL;
 }
 
+/* --calibration FILE: this host's stamp terms from the loopback just run
+ * (loopcheck_calibrate()). A calibration that cannot be made or written
+ * is a system error: the run happened, its result could not be kept. */
+static void write_calib(struct validate *v, const char *a, const char *b)
+{
+	const char *path = opts_str(v->o, "calibration");
+	const struct loopcheck_dir *ld = &v->loop.dir[0];
+	char err[CALIB_ERRBUF], when[32];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (loopcheck_calibrate(&v->loop, &v->calib, err, sizeof(err))) {
+		fprintf(stderr, "tapless validate: --calibration %s: not written: "
+			"%s\n", path, err);
+		v->system_error = true;
+		return;
+	}
+	if (opts_str(v->o, "host"))
+		snprintf(v->calib.host, sizeof(v->calib.host), "%s",
+			 opts_str(v->o, "host"));
+	else if (gethostname(v->calib.host, sizeof(v->calib.host)) ||
+		 !memchr(v->calib.host, 0, sizeof(v->calib.host)) ||
+		 strpbrk(v->calib.host, " \t#"))
+		v->calib.host[0] = '\0';	/* none the file can hold */
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(v->calib.measured, sizeof(v->calib.measured),
+		 "%s tapless validate --loopback %s:%s, %llu frames %s at %g/s, "
+		 "%s stamps, expected one-way %lld ns", when, a, b,
+		 (unsigned long long)ld->sent, v->loop.ndir > 1 ? "each way" :
+		 "one way", opts_double(v->o, "rate"),
+		 ts_source_name(ld->source), (long long)v->loop.expect_ns);
+	if (calib_write(&v->calib, path, err)) {
+		fprintf(stderr, "tapless validate: --calibration: %s\n", err);
+		v->system_error = true;
+		return;
+	}
+	v->have_calib = true;
+}
+
 static void run_loop(struct validate *v)
 {
 	const char *spec = opts_str(v->o, "loopback");
@@ -282,6 +330,8 @@ static void run_loop(struct validate *v)
 	}
 	v->have_loop = true;
 	loopcheck_judge(&v->loop, &v->lim, loop, hwsw);
+	if (opts_str(v->o, "calibration"))
+		write_calib(v, a, b);
 
 	for (unsigned d = 0; d < v->loop.ndir; d++) {
 		const struct loopcheck_dir *ld = &v->loop.dir[d];
@@ -394,6 +444,38 @@ static int validate_print(struct validate *v)
 		print_object_end(p);
 		print_text(p, "\n");
 	}
+	if (v->have_calib) {
+		print_object_begin(p, "calibration");
+		print_str(p, "file", "calibration written to %s", opts_str(v->o,
+			  "calibration"));
+		print_str(p, "host", " (host %s):", v->calib.host[0] ?
+			  v->calib.host : "not named");
+		print_array_begin(p, "terms");
+		for (int d = 0; d < CALIB_DIRS; d++)
+			for (int s = 0; s < CALIB_SRCS; s++) {
+				const struct calib_term *t = &v->calib.t[d][s];
+
+				if (!t->set)
+					continue;
+				print_object_begin(p, NULL);
+				print_str(p, "dir", " %s", calib_dir_name(
+					  (enum calib_dir)d));
+				print_str(p, "source", " %s", calib_src_name(
+					  (enum calib_src)s));
+				print_int(p, "offset_ns", " offset %lld ns",
+					  t->offset_ns);
+				print_int(p, "spread_ns", " spread %lld ns;",
+					  t->spread_ns);
+				print_uint(p, "samples", NULL, t->samples);
+				print_object_end(p);
+			}
+		print_array_end(p);
+		print_uint(p, "samples", " from %llu one-way samples",
+			   v->calib.t[CALIB_TX][v->loop.dir[0].source ==
+				TS_SOURCE_HW ? CALIB_HW : CALIB_SW].samples);
+		print_object_end(p);
+		print_text(p, "\n\n");
+	}
 	if (v->have_ref) {
 		refcheck_print(p, "reference", &v->ref);
 		print_text(p, "\n");
@@ -447,6 +529,36 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (opts_str(v->o, "capture") && !opts_str(v->o, "reference")) {
 		fprintf(stderr, "tapless validate: --capture needs --reference\n");
+		goto out;
+	}
+	if (opts_str(v->o, "calibration")) {
+		const char *h = opts_str(v->o, "host");
+
+		if (!opts_str(v->o, "loopback")) {
+			fprintf(stderr, "tapless validate: --calibration needs "
+				"--loopback A:B\n");
+			goto out;
+		}
+		if (!opts_given(v->o, "expect-ns") &&
+		    !opts_given(v->o, "cable-m")) {
+			fprintf(stderr, "tapless validate: --calibration needs "
+				"the loopback's true one-way: --expect-ns or "
+				"--cable-m\n");
+			goto out;
+		}
+		bool bad = h && (!*h || strlen(h) >= sizeof(v->calib.host));
+
+		for (const char *q = h; q && *q && !bad; q++)
+			bad = (unsigned char)*q <= ' ' || *q == '#' || *q == 0x7f;
+		if (bad) {
+			fprintf(stderr, "tapless validate: --host '%s': expected "
+				"a name of 1 to 63 characters, no blank or '#'\n",
+				h);
+			goto out;
+		}
+	} else if (opts_str(v->o, "host")) {
+		fprintf(stderr, "tapless validate: --host names the host of "
+			"--calibration\n");
 		goto out;
 	}
 	v->plot_dir = opts_str(v->o, "plot");

@@ -20,6 +20,7 @@
 #define TAPLESS_CALIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CALIB_ERRBUF 512
@@ -48,8 +49,16 @@ struct calib {
  * A file with no stamp line is valid: it calibrates nothing. */
 int calib_read(struct calib *c, const char *path, char err[CALIB_ERRBUF]);
 
+/* As calib_read(), from buf[0..len) (any bytes: a NUL is bad content),
+ * name standing for PATH in err. calib_read() reads the file through it. */
+int calib_parse(struct calib *c, const char *buf, size_t len,
+		const char *name, char err[CALIB_ERRBUF]);
+
 /* Write c to path: a temporary file beside it, then renamed, so path is
- * never left half written. Returns 0 or -errno with err naming the path. */
+ * never left half written. Returns 0 or -errno with err naming the path;
+ * -EINVAL, writing nothing, for a c that would not read back the same (a
+ * term out of range, a host that is not one field, a measured text with
+ * a line break, a '#' or blanks at either end). */
 int calib_write(const struct calib *c, const char *path,
 		char err[CALIB_ERRBUF]);
 

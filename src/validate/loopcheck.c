@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <net/if_arp.h>
 #include <linux/if_packet.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "files/calib.h"
 #include "stamp/hwtstamp.h"
 #include "stamp/phc.h"
 #include "base/print.h"
@@ -1066,4 +1068,127 @@ void loopcheck_print(struct printer *p, const struct loopcheck_result *res)
 		print_object_end(p);
 	}
 	print_array_end(p);
+}
+
+/* ---- calibration --------------------------------------------------------- */
+
+/* Median of sorted v[0..n), n > 0, and how far its tails reach from it:
+ * the larger of median - p0.5 and p99.5 - median. */
+static void lc_centre(const int64_t *v, size_t n, int64_t *median,
+		      int64_t *reach)
+{
+	int64_t lo, hi;
+
+	*median = summary_rank(v, n, 50);
+	lo = *median - summary_rank(v, n, 0.5);
+	hi = summary_rank(v, n, 99.5) - *median;
+	*reach = lo > hi ? lo : hi;
+}
+
+static bool lc_term_ok(const struct calib_term *t)
+{
+	return t->offset_ns >= -CALIB_MAX_NS && t->offset_ns <= CALIB_MAX_NS &&
+	       t->spread_ns >= 0 && t->spread_ns <= CALIB_MAX_NS;
+}
+
+int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
+			char *err, size_t len)
+{
+	enum ts_source src = res->ndir ? res->dir[0].source : TS_SOURCE_NONE;
+	enum calib_src cs = src == TS_SOURCE_HW ? CALIB_HW : CALIB_SW;
+	struct summary sum;
+	int64_t *v, median, reach, half_reach;
+	bool hwsw = src == TS_SOURCE_HW;
+	size_t n = 0, k = 0;
+	int rc = -EINVAL;
+
+	memset(c, 0, sizeof(*c));
+	if (res->expect_ns < 0) {
+		snprintf(err, len, "the loopback's true one-way is not known "
+			 "(--expect-ns or --cable-m)");
+		return -EINVAL;
+	}
+	for (unsigned d = 0; d < res->ndir; d++) {
+		if (res->dir[d].source != src || src == TS_SOURCE_NONE) {
+			snprintf(err, len, "the directions' stamps are not of "
+				 "one source");
+			return -EINVAL;
+		}
+		n += res->dir[d].oneway_ns.n;
+		hwsw = hwsw && res->dir[d].have_hwsw;
+	}
+	if (n < LOOPCHECK_CALIB_MIN) {
+		snprintf(err, len, "%zu one-way samples; a calibration needs at "
+			 "least %d", n, LOOPCHECK_CALIB_MIN);
+		return -EINVAL;
+	}
+	if (src == TS_SOURCE_HW && !res->same_phc) {
+		snprintf(err, len, "hardware stamps from two PHCs (ptp%d, ptp%d): "
+			 "the one-way holds the offset between them, which is "
+			 "no stamp's", res->dir[0].phc_tx, res->dir[0].phc_rx);
+		return -EINVAL;
+	}
+	v = xmalloc(n * sizeof(*v));
+	for (unsigned d = 0; d < res->ndir; d++)
+		for (uint64_t i = 0; i < res->dir[d].oneway_ns.n; i++)
+			v[k++] = res->dir[d].oneway[i] - res->expect_ns;
+	summary_of(v, n, &sum);
+	lc_centre(v, n, &median, &reach);
+	/* Offsets are stamp - wire: the excess is RX's less TX's, so TX
+	 * gets -floor(median / 2) (floored for a negative median too), RX
+	 * the rest. */
+	c->t[CALIB_TX][cs].offset_ns = -(median / 2 - (median < 0 && median % 2));
+	c->t[CALIB_RX][cs].offset_ns = median + c->t[CALIB_TX][cs].offset_ns;
+	half_reach = reach / 2 + reach % 2;
+	for (int e = 0; e < CALIB_DIRS; e++) {
+		c->t[e][cs].set = true;
+		c->t[e][cs].spread_ns = half_reach;
+		c->t[e][cs].samples = n;
+	}
+	free(v);
+	for (int e = 0; hwsw && e < CALIB_DIRS; e++) {
+		struct calib_term *hw = &c->t[e][CALIB_HW], *sw = &c->t[e][CALIB_SW];
+		size_t m = 0;
+
+		for (unsigned d = 0; d < res->ndir; d++)
+			m += e == CALIB_TX ? res->dir[d].tx_sw_hw_ns.n :
+			     res->dir[d].rx_sw_hw_ns.n;
+		if (!m)
+			continue;
+		v = xmalloc(m * sizeof(*v));
+		k = 0;
+		for (unsigned d = 0; d < res->ndir; d++) {
+			const struct loopcheck_dir *ld = &res->dir[d];
+			const int64_t *x = e == CALIB_TX ? ld->tx_sw_hw : ld->rx_sw_hw;
+			uint64_t nx = e == CALIB_TX ? ld->tx_sw_hw_ns.n :
+				      ld->rx_sw_hw_ns.n;
+
+			if (nx)
+				memcpy(v + k, x, nx * sizeof(*v));
+			k += nx;
+		}
+		summary_of(v, m, &sum);
+		lc_centre(v, m, &median, &reach);
+		free(v);
+		*sw = (struct calib_term){ .set = true,
+			.offset_ns = hw->offset_ns + median,
+			.spread_ns = hw->spread_ns + reach,
+			.samples = m < n ? m : n };
+	}
+	for (int e = 0; e < CALIB_DIRS; e++)
+		for (int s = 0; s < CALIB_SRCS; s++)
+			if (c->t[e][s].set && !lc_term_ok(&c->t[e][s])) {
+				snprintf(err, len, "the %s %s terms (offset %" PRId64
+					 " ns, spread %" PRId64 " ns) are beyond "
+					 "the 1 s a calibration holds",
+					 calib_dir_name((enum calib_dir)e),
+					 calib_src_name((enum calib_src)s),
+					 c->t[e][s].offset_ns, c->t[e][s].spread_ns);
+				goto out;
+			}
+	rc = 0;
+out:
+	if (rc)
+		memset(c, 0, sizeof(*c));
+	return rc;
 }

@@ -28,6 +28,7 @@
 #include "base/summary.h"
 #include "stamp/ts.h"
 
+struct calib;
 struct printer;
 struct verdict_check;
 struct verdict_limits;
@@ -114,6 +115,26 @@ void loopcheck_judge(const struct loopcheck_result *res,
 /* An array of directions under the key "directions", each an object of
  * figures (CSV: one row per direction); call it inside an object. */
 void loopcheck_print(struct printer *p, const struct loopcheck_result *res);
+
+/* This host's stamp calibration (tapless-calibration(5)) from a run whose
+ * true one-way is known (res->expect_ns >= 0): the one-way samples of
+ * every direction pooled (both are this host's TX and RX), excess =
+ * one-way - expect_ns. The one-way cannot split TX from RX, so each end
+ * gets half: tx offset floor(median / 2), rx offset the rest; spread_sum
+ * the larger of median - p0.5 and p99.5 - median (nearest rank), each
+ * end's spread ceil(spread_sum / 2); samples the pooled count. Terms of
+ * the one-way's stamp source; with hardware stamps and software ones too,
+ * the software terms per end as well: the hardware term plus that end's
+ * pooled software - hardware (offset + median, spread + the larger of
+ * median - p0.5 and p99.5 - median), samples the fewer of the two counts.
+ * Sets c's terms only (host and measured are cleared). Returns 0, or
+ * -EINVAL with err saying why none is written: no expected one-way,
+ * fewer than LOOPCHECK_CALIB_MIN samples, directions of different stamp
+ * sources, hardware stamps of two PHCs (their offset is in the one-way),
+ * a term beyond CALIB_MAX_NS. */
+#define LOOPCHECK_CALIB_MIN 100
+int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
+			char *err, size_t len);
 
 /* For tests, and for anyone matching these frames elsewhere: build the frame
  * of (dir, seq, nonce) into buf, len bytes (LOOPCHECK_MIN_FRAME or more);

@@ -4,7 +4,9 @@
 # both directions arrives with its TX stamp, the one-way is positive and
 # under a millisecond, the stamps are reported as software ones and the
 # hardware-vs-software check is skipped with its reason. One-way runs one
-# direction; text output says which stamps; bad input (no such port, a port
+# direction; text output says which stamps; --calibration writes the
+# host's stamp terms (and refuses without a true one-way or from too few
+# samples); bad input (no such port, a port
 # down, hardware stamps asked of a veth) fails naming the port; a short run
 # is valgrind-clean; no namespace is left behind. Timing figures are sanity
 # bounds only: the machine may be busy. The verdicts follow the limits given
@@ -104,6 +106,46 @@ rc=$?
 [ "$rc" = 4 ] || fail "impossible SD limit: exit $rc, want 4"
 jq -e '[.checks[] | select(.check == "loopback")][0].items | any(.limit == "loop.sw.sd_ns" and .verdict == "fail")' "$OUT/strict.json" > /dev/null ||
 	fail "impossible SD limit: no failed loop.sw.sd_ns item"
+
+# 4b. --calibration: this host's stamp terms written from the loopback,
+# tapless-calibration(5): sw terms for both ends, samples all the one-way
+# samples of both directions. Without a true one-way, or with too few
+# samples, nothing is written and the run fails.
+cal=$OUT/x.cal
+run --stamps sw --count 200 --rate 2000 --expect-ns 0 --calibration "$cal" --json \
+	--loopback "$A:$B" > "$OUT/cal.json" 2> "$OUT/cal.err" || fail "calibration: exit $?: $(cat "$OUT/cal.err")"
+if [ ! -f "$cal" ]; then
+	fail "calibration: $cal not written"
+else
+	echo "validate: calibration: $(grep '^stamp' "$cal" | paste -sd ';')"
+	got=$(jq '[.loopback.directions[].oneway_ns.count] | add' "$OUT/cal.json")
+	[ "$(jq '[.loopback.directions[].received] | add' "$OUT/cal.json")" = 400 ] ||
+		fail "calibration: not every frame received: $(jq -c '.loopback.directions' "$OUT/cal.json")"
+	for d in tx rx; do
+		grep -Eq "^stamp $d sw offset -?[0-9]+ spread [0-9]+ samples $got\$" "$cal" ||
+			fail "calibration: no 'stamp $d sw offset N spread N samples $got' line: $(cat "$cal")"
+	done
+	head -1 "$cal" | grep -qx '# tapless calibration (tapless-calibration(5))' ||
+		fail "calibration: first line: $(head -1 "$cal")"
+	grep -q "^measured .*tapless validate --loopback $A:$B, 200 frames each way" "$cal" ||
+		fail "calibration: no measured line: $(cat "$cal")"
+	! grep -q '^stamp .. hw' "$cal" || fail "calibration: hw terms from sw stamps: $(cat "$cal")"
+	jq -e --arg f "$cal" '.calibration.file == $f and (.calibration.terms | length) == 2' \
+		"$OUT/cal.json" > /dev/null || fail "calibration: JSON: $(jq -c .calibration "$OUT/cal.json")"
+	ls "$OUT" | grep -q '\.part$' && fail "calibration: a .part left: $(ls "$OUT")"
+fi
+run --stamps sw --count 50 --calibration "$OUT/none.cal" --loopback "$A:$B" > /dev/null 2> "$OUT/cal.err"
+rc=$?
+[ "$rc" = 1 ] || fail "calibration without --expect-ns: exit $rc, want 1"
+grep -qF -- "--calibration needs the loopback's true one-way: --expect-ns or --cable-m" "$OUT/cal.err" ||
+	fail "calibration without --expect-ns: message was: $(cat "$OUT/cal.err")"
+run --stamps sw --one-way --count 50 --rate 2000 --cable-m 1 --calibration "$OUT/none.cal" \
+	--loopback "$A:$B" > /dev/null 2> "$OUT/cal.err"
+rc=$?
+[ "$rc" = 2 ] || fail "calibration from 50 samples: exit $rc, want 2"
+grep -qF "a calibration needs at least 100" "$OUT/cal.err" ||
+	fail "calibration from 50 samples: message was: $(cat "$OUT/cal.err")"
+[ ! -e "$OUT/none.cal" ] || fail "calibration: written without a true one-way or from too few samples"
 
 # 5. Bad input: each fails, with a message naming the port.
 bad() {	# NAME WANT ARGS...: exit status not 0, stderr holds WANT

@@ -10,6 +10,7 @@
 
 #include "validate/loopcheck.h"
 #include "base/print.h"
+#include "files/calib.h"
 #include "validate/verdict.h"
 #include <linux/net_tstamp.h>
 
@@ -506,6 +507,136 @@ START_TEST(run_rejects_bad_config)
 }
 END_TEST
 
+/* n samples of v, the first at lo and the last at hi (sorted). */
+static int64_t *samples(size_t n, int64_t lo, int64_t v, int64_t hi)
+{
+	int64_t *a = malloc(n * sizeof(*a));
+
+	ck_assert_ptr_nonnull(a);
+	for (size_t i = 0; i < n; i++)
+		a[i] = v;
+	a[0] = lo;
+	a[n - 1] = hi;
+	return a;
+}
+
+/* Both directions pooled: 200 one-ways, median 1001, p0.5 901 (rank 1),
+ * p99.5 1001 (rank 199: the largest is beyond it). */
+static void calib_result(struct loopcheck_result *r, enum ts_source src)
+{
+	memset(r, 0, sizeof(*r));
+	r->ndir = 2;
+	r->same_phc = src == TS_SOURCE_HW;
+	for (int d = 0; d < 2; d++) {
+		fill_dir(&r->dir[d], d ? "b" : "a", d ? "a" : "b", src, 100,
+			 1001, 10);
+		r->dir[d].oneway = samples(100, d ? 1001 : 901, 1001,
+					   d ? 5001 : 1001);
+	}
+}
+
+START_TEST(calibrate_sw)
+{
+	struct loopcheck_result r;
+	struct calib c;
+	char err[256];
+
+	calib_result(&r, TS_SOURCE_SW);
+	r.expect_ns = 1;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert(!c.t[CALIB_TX][CALIB_HW].set && !c.t[CALIB_RX][CALIB_HW].set);
+	ck_assert(c.t[CALIB_TX][CALIB_SW].set && c.t[CALIB_RX][CALIB_SW].set);
+	/* Excess median 1000: half each end, RX's offset less TX's (stamp -
+	 * wire); spread_sum 100: 50 each. */
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 500);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 50);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 50);
+	ck_assert_uint_eq(c.t[CALIB_TX][CALIB_SW].samples, 200);
+	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 200);
+	ck_assert_str_eq(c.host, "");
+	/* An odd median: TX takes minus its floor, RX the rest; an odd
+	 * spread_sum rounds up at each end. A negative median too. */
+	r.expect_ns = 0;
+	r.dir[0].oneway[0] = 900;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 501);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 51);
+	r.expect_ns = 2002;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 501);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, -500);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 51);
+
+	/* One direction of 100 is enough; 99 is not. */
+	r.ndir = 1;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 100);
+	r.dir[0].oneway_ns.n = 99;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "99 one-way samples; a calibration needs at least 100");
+	ck_assert(!c.t[CALIB_TX][CALIB_SW].set);
+	r.ndir = 2;
+	/* No true one-way. */
+	r.expect_ns = -1;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "true one-way is not known"));
+	/* Beyond what a file holds. */
+	r.expect_ns = 0;
+	for (int i = 0; i < 100; i++)
+		r.dir[0].oneway[i] = r.dir[1].oneway[i] = 2100000000;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "beyond the 1 s"));
+	loopcheck_result_free(&r);
+}
+END_TEST
+
+START_TEST(calibrate_hw)
+{
+	struct loopcheck_result r;
+	struct calib c;
+	char err[256];
+
+	calib_result(&r, TS_SOURCE_HW);
+	r.expect_ns = 1;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, -500);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_HW].spread_ns, 50);
+	ck_assert(!c.t[CALIB_TX][CALIB_SW].set && !c.t[CALIB_RX][CALIB_SW].set);
+
+	/* With software stamps too: TX's sw - hw of both directions pooled
+	 * (median 2400, reach 500 to p99.5), RX's of one direction only. */
+	for (int d = 0; d < 2; d++) {
+		r.dir[d].have_hwsw = true;
+		r.dir[d].tx_sw_hw = samples(100, 2400, 2400, d ? 3400 : 2400);
+		r.dir[d].tx_sw_hw_ns.n = 100;
+	}
+	r.dir[1].tx_sw_hw[98] = 2900;
+	r.dir[0].rx_sw_hw = samples(100, -3900, -3900, -3900);
+	r.dir[0].rx_sw_hw_ns.n = 100;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500 + 2400);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 50 + 500);
+	ck_assert_uint_eq(c.t[CALIB_TX][CALIB_SW].samples, 200);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 500 - 3900);
+	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 50);
+	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 100);
+	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, -500);
+
+	/* Two PHCs: their offset is in the one-way. */
+	r.same_phc = false;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "two PHCs"));
+	/* Directions of two sources. */
+	r.same_phc = true;
+	r.dir[1].source = TS_SOURCE_SW;
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not of one source"));
+	loopcheck_result_free(&r);
+}
+END_TEST
+
 static Suite *loopcheck_suite(void)
 {
 	Suite *s = suite_create("loopcheck");
@@ -536,6 +667,10 @@ static Suite *loopcheck_suite(void)
 	tcase_add_test(t, free_is_safe);
 	tcase_add_test(t, config_defaults);
 	tcase_add_test(t, run_rejects_bad_config);
+	suite_add_tcase(s, t);
+	t = tcase_create("calibrate");
+	tcase_add_test(t, calibrate_sw);
+	tcase_add_test(t, calibrate_hw);
 	suite_add_tcase(s, t);
 	return s;
 }
