@@ -44,31 +44,38 @@ static bool corr_any_journal(const struct corr *c)
 }
 
 /* The bound's terms, each one's mean over the bounded samples: which one
- * dominates. The stamp term is null when some sample had none (an end
- * without a calibration), and says so. */
+ * dominates. The stamp term's is over the samples that had one (both
+ * ends calibrated for their stamps' source), and how many had none is
+ * said beside it. */
 static void corr_print_terms(struct printer *p, const struct corr_stat *s)
 {
+	uint64_t with_stamp;
+
 	if (!s->bound_known || s->bound_unknown) {
 		print_null(p, "bound_terms_mean_ns", NULL);
 		return;
 	}
+	with_stamp = s->bound_known - s->stamp_unknown;
 	print_object_begin(p, "bound_terms_mean_ns");
 	print_text(p, " (");
 	for (int k = 0; k < CORR_TERMS; k++) {
+		uint64_t n = k == CORR_TERM_STAMP ? with_stamp : s->bound_known;
 		const char *sep = k ? ", " : "";
 		char fmt[48];
 
-		if (k == CORR_TERM_STAMP && s->stamp_unknown) {
-			snprintf(fmt, sizeof(fmt), "%sstamp not calibrated%%.0s",
-				 sep);
+		if (!n) {
+			snprintf(fmt, sizeof(fmt), "%s%s not calibrated%%.0s",
+				 sep, corr_term_names[k]);
 			print_null(p, corr_term_names[k], fmt);
 			continue;
 		}
 		snprintf(fmt, sizeof(fmt), "%s%s %%.0f", sep,
 			 corr_term_names[k]);
 		print_double(p, corr_term_names[k], fmt,
-			     s->term_sum[k] / (double)s->bound_known);
+			     s->term_sum[k] / (double)n);
 	}
+	print_uint(p, "without_stamp_term", s->stamp_unknown && with_stamp ?
+		   " (%llu samples without)" : NULL, s->stamp_unknown);
 	print_text(p, ")");
 	print_object_end(p);
 }

@@ -207,6 +207,8 @@ jq -e --slurpfile u "$d/uncal.json" '
 	hop(.; "venue"; "algo").bound_terms_mean_ns.stamp == 65 and
 	(hop(.; "algo"; "venue").sync_error_bound_ns - hop($u[0]; "algo"; "venue").sync_error_bound_ns) == 47 and
 	hop($u[0]; "algo"; "venue").bound_terms_mean_ns.stamp == null and
+	hop($u[0]; "algo"; "venue").bound_terms_mean_ns.without_stamp_term == hop($u[0]; "algo"; "venue").messages and
+	hop(.; "algo"; "venue").bound_terms_mean_ns.without_stamp_term == 0 and
 	([.inputs[] | .calibration.stamps | length] == [3, 3])' "$d/plain.json" > /dev/null ||
 	fail "calibration: not applied as stamp - offset, or its term not the spreads: $(jq -c '[.hops[] | select(.flow == "all") | {from, to, m: .latency_ns.mean, b: .sync_error_bound_ns, t: .bound_terms_mean_ns}]' "$d/plain.json") against $(jq -c '[.hops[] | select(.flow == "all") | {from, to, m: .latency_ns.mean, b: .sync_error_bound_ns}]' "$d/uncal.json")"
 corr plain -k venue="$d/venue.cal" || fail "calibration: one host: exit $?"

@@ -23,13 +23,13 @@ START_TEST(round_trip)
 {
 	const struct samples_rec in[] = {
 		{ "main", "hop", "venue", "algo", 1763990000123456789LL, 2471,
-		  SAMPLES_SYNC_IN, 113, 5000.0, "-" },
+		  SAMPLES_SYNC_IN, 113, 5000.0, "-", { 80, 0, 32, 1 } },
 		{ "baseline", "switch", "venue", "algo", 1, -45,
-		  SAMPLES_SYNC_OUT, -1, 0.0, "arista-7124sx" },
+		  SAMPLES_SYNC_OUT, -1, 0.0, "arista-7124sx", { -1, -1, -1, -1 } },
 		{ "main", "tick_to_trade", "algo", "algo", 42, 3364,
-		  SAMPLES_SYNC_NONE, -1, 100000.0, "-" },
+		  SAMPLES_SYNC_NONE, -1, 100000.0, "-", { -1, -1, -1, -1 } },
 		{ "main", "hop", "algo", "venue", 43, 2600,
-		  SAMPLES_SYNC_HOLDOVER, 4113, 0.0, "-" },
+		  SAMPLES_SYNC_HOLDOVER, 4113, 0.0, "-", { 100, 4013, -1, 0 } },
 	};
 
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
@@ -48,6 +48,8 @@ START_TEST(round_trip)
 		ck_assert_int_eq(out.bound_ns, in[i].bound_ns);
 		ck_assert(out.rate == in[i].rate);
 		ck_assert_str_eq(out.sw, in[i].sw);
+		for (int k = 0; k < SAMPLES_TERMS; k++)
+			ck_assert_int_eq(out.term_ns[k], in[i].term_ns[k]);
 	}
 }
 END_TEST
@@ -55,15 +57,21 @@ END_TEST
 START_TEST(exact_text)
 {
 	struct samples_rec r = { "main", "hop", "v", "a", 10, -20,
-				 SAMPLES_SYNC_OUT, 5, 1999.6, "-" };
+				 SAMPLES_SYNC_OUT, 5, 1999.6, "-", { 2, 0, 3, 0 } };
 	char buf[256];
 
 	/* The rate is a bucket centre, written whole (rounded). */
 	write_line(&r, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "main hop v a 10 -20 out 5 2000 -\n");
+	ck_assert_str_eq(buf, "main hop v a 10 -20 out 5 2000 - 2 0 3 0\n");
 	r.sync = SAMPLES_SYNC_HOLDOVER;
 	write_line(&r, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "main hop v a 10 -20 holdover 5 2000 -\n");
+	ck_assert_str_eq(buf, "main hop v a 10 -20 holdover 5 2000 - 2 0 3 0\n");
+	/* A file written before the terms: ten fields, the terms unknown. */
+	snprintf(buf, sizeof(buf), "main hop v a 10 -20 in 5 0 -\n");
+	ck_assert_int_eq(samples_parse(buf, &r), 0);
+	ck_assert_int_eq(r.bound_ns, 5);
+	for (int k = 0; k < SAMPLES_TERMS; k++)
+		ck_assert_int_eq(r.term_ns[k], -1);
 }
 END_TEST
 
@@ -95,6 +103,9 @@ START_TEST(not_samples)
 		"main hop v a 1 2.5 in 5 0 -",		/* not whole */
 		"main hop v a 1 2 in 5 1e3 -",
 		"main hop v a 99999999999999999999 2 in 5 0 -",	/* range */
+		"main hop v a 1 2 in 5 0 - 1 2 3",	/* three terms */
+		"main hop v a 1 2 in 5 0 - 1 2 3 x",	/* a term not a number */
+		"main hop v a 1 2 in 5 0 - 1 2 3 4 5",	/* fifteen fields */
 	};
 	struct samples_rec r;
 	char line[160];
