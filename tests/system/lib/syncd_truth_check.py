@@ -195,7 +195,11 @@ def main():
                      fmt_bounds(b), None))
         rows.append(('relock after the grandmaster returns', w2, 'n/a', off))
     if 'kill' in marks:
-        w, off = settle_after(marks['kill'], 'ptp4l killed')
+        # The killed ptp4l's last readings, taken before the kill, can
+        # reach the journal up to a sampling interval after it (its
+        # output is read as it comes): they are fresh, not the new
+        # ptp4l's. Settling is counted from then on.
+        w, off = settle_after(marks['kill'] + interval, 'ptp4l killed')
         rows.append(('ptp4l killed and restarted', w, 'n/a', off))
     if 'reload' in marks:
         w, off = settle_after(marks['reload'], 'reload')
