@@ -145,6 +145,12 @@ done
 want "$c" '[.switches[] | select(.method == "topology") | .bound_terms_mean_ns | .stamp > 0 and .clock > 0] | all and length > 0' \
 	"correlate: the switch bound has no stamp term: $(jq -c '[.switches[] | .bound_terms_mean_ns]' "$c")"
 want "$c" '[.inputs[] | .calibration.stamps | length == 2] | all' "correlate: the hosts' calibrations were not applied"
+# The traffic check does not cry wolf on clocks that are where their
+# journals say (issue 34): no window flagged at either rate.
+for rate in 5000 20000; do
+	want "$r/rate-$rate/correlate.json" '[.traffic.pairs[] | .windows > 0 and .flagged == 0] | all and length == 1' \
+		"traffic check at $rate: flagged windows on a clean run"
+done
 # The switch is named as what it is, its achieved residence beside the
 # model, and the headline is the measurement error.
 grep -q "swemu, modelled on arista-7124sx (576.9 ns)" "$r/report/tables.txt" ||
@@ -192,6 +198,26 @@ jq -e '.ptp_reference.known and (.ptp_reference.true_offset_ns - 37000350000 | f
 	fail "report: PTP time's own offset: $(jq -c .ptp_reference "$j")"
 echo "lab: clocks: $(jq -c "[$R5 | .clocks_truth[] | {host, clock, journal: .journal_offset_mean_ns, true: .true_offset_mean_ns, held: .coverage}]" "$j")"
 echo "lab: 5k: measured - truth p50 $(jq "$R5 | .error.switch.error_quantiles_ns.p50" "$j") ns, bound p50 $(jq "$R5 | .error.switch.bound_ns.p50" "$j") ns holds $(jq "$R5 | .error.switch.coverage * 1000 | round / 10" "$j") %; 20k: $(jq "$R20 | .error.switch.coverage * 1000 | round / 10" "$j") %; residence p50 at 20k $res ns"
+gone "$id"
+
+# 1b. A fault with known truth (issue 34): the algo's ptp4l told of a path
+# asymmetry of -40 us that is not there sets its clock about 40 us behind
+# PTP time, and its journal, which sees only ptp4l's offsets, says in sync.
+# The traffic check flags the pair: the market data's one-ways would be
+# negative with the clocks as close as the journals claim.
+a=$out/asym
+bin/tapless lab run --out "$a" --rates 1000 --duration 2 --no-report --ptp-asymmetry -40000 \
+	> /dev/null 2> "$out/asym.log"
+rc=$?
+id=$(lab_id "$out/asym.log")
+[ -n "$id" ] && labs+=("$id")
+[ $rc -eq 0 ] || fail "asymmetry: exit $rc: $(tail -5 "$out/asym.log")"
+grep -q "^fault_ptp_asymmetry_ns -40000$" "$a/lab.conf" || fail "asymmetry: lab.conf does not record the fault"
+want "$a/rate-1000/correlate.json" '.traffic.pairs[0] | .flagged > 0 and .flagged_windows[0].hi_ns < -20000 and .flagged_windows[0].miss_ns > 10000' \
+	"asymmetry: the traffic check did not flag a clock 40 us off"
+grep -q "rate 1000: the traffic check flagged [1-9][0-9]* window(s)" "$out/asym.log" ||
+	fail "asymmetry: the lab did not say the traffic check flagged the clocks: $(tail -3 "$out/asym.log")"
+echo "lab: asymmetry fault: $(jq -c '.traffic.pairs[0] | {windows, flagged, first: .flagged_windows[0] | {lo_ns, hi_ns, claim_ns, miss_ns}}' "$a/rate-1000/correlate.json")"
 gone "$id"
 
 # 2. A host's program dies mid-run: the run fails and cleans up.
