@@ -49,6 +49,7 @@ static const struct opt_def sim_opts[] = {
 	{ "journal-interval", 0, OPT_DURATION, "1", 0.001, 3600, NULL, "TIME", "time between sync journal samples", OPT_S },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
 	{ "no-truth-stats", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "keep histograms, not every sample, for the truth", 0 },
+	{ "truth-samples", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "write truth-samples: every hop message's stamps and true latency", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -145,6 +146,7 @@ int cmd_sim(int argc, char **argv)
 	c.journal_interval_s = (double)opts_ns(o, "journal-interval") / 1e9;
 	c.qty = opts_int(o, "qty");
 	c.no_truth_stats = opts_flag(o, "no-truth-stats");
+	c.truth_samples = opts_flag(o, "truth-samples");
 	if (sim_lists(&c, o, err, sizeof(err)))
 		goto usage;
 
@@ -166,7 +168,8 @@ int cmd_sim(int argc, char **argv)
 		if (r.tap_file[h][0])
 			printf("%s (%llu frames), ", r.tap_file[h],
 			       (unsigned long long)r.tap_packets[h]);
-	printf("algo.journal, venue.journal, topology, truth.json}");
+	printf("algo.journal, venue.journal, topology, truth.json%s}",
+	       c.truth_samples ? ", truth-samples" : "");
 	if (c.host[SIM_ALGO].capture_drop_set || c.host[SIM_VENUE].capture_drop_set)
 		printf("; dropped from the captures: %llu algo, %llu venue",
 		       (unsigned long long)r.capture_dropped[SIM_ALGO],

@@ -216,6 +216,8 @@ static int sim_check(const struct sim_config *c, char *err, size_t len)
 	}
 	if (c->qty < 1)
 		return sim_fail(err, len, "--qty: at least 1");
+	if (c->truth_samples && c->no_truth_stats)
+		return sim_fail(err, len, "--truth-samples: not with --no-truth-stats");
 	for (int h = 0; h < SIM_HOSTS; h++)
 		if (!(c->host[h].capture_drop >= 0 && c->host[h].capture_drop < 1))
 			return sim_fail(err, len, "--capture-drop %s=%g: a probability "
@@ -311,6 +313,7 @@ static void sim_free(struct sim *s)
 		}
 	for (int t = 0; t < TR_COUNT; t++)
 		free(s->txl[t].v);
+	free(s->hopl.v);
 	free(s->b);
 	free(s->tr);
 	free(s->fbuf);
@@ -406,6 +409,11 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 	if (!s->err) {
 		path = sim_path_join(c->out_dir, "truth.json");
 		sim_write_truth(s, path);
+		free(path);
+	}
+	if (!s->err && c->truth_samples) {
+		path = sim_path_join(c->out_dir, "truth-samples");
+		sim_write_truth_samples(s, path);
 		free(path);
 	}
 	if (res && !s->err) {

@@ -110,6 +110,7 @@ struct sim_config {
 	double journal_interval_s;
 	int64_t qty;
 	bool no_truth_stats;		/* histograms instead of every sample */
+	bool truth_samples;		/* truth-samples: one line per hop message */
 	/* Optical taps: tap[h] writes tap-HOST.pcapng, every frame on host
 	 * h's fibres at its true wire instant, stamped by tap_clock (on UTC;
 	 * default perfect with a 7.5 ns quantum, as an Endace DAG). */
@@ -174,8 +175,9 @@ const char *sim_switch_name(enum sim_switch s);		/* "arista-7124sx" */
 int sim_switch_from_name(const char *name);		/* or -1 */
 
 /* Generate. Creates out_dir if missing and writes ALGO.pcapng (or .pcap),
- * VENUE.pcapng, algo.journal, venue.journal, topology, truth.json and, for
- * each tapped host, tap-HOST.pcapng.
+ * VENUE.pcapng, algo.journal, venue.journal, topology, truth.json, for
+ * each tapped host, tap-HOST.pcapng and, with truth_samples,
+ * truth-samples.
  * Returns 0; -EINVAL for a configuration that cannot run (err says why);
  * another -errno when a file cannot be written (err names the path). Each
  * file appears under its final name only when whole. */

@@ -273,6 +273,20 @@ struct txn_list {
 	size_t n, cap;
 };
 
+/* One hop message of the truth for the file truth-samples: its frames'
+ * stamps on UTC, true latency and switch residence, journals' word. */
+struct hop_sample {
+	int64_t tx_utc, rx_utc;
+	int64_t true_ps, sw_ps;
+	uint8_t from;
+	bool sync;
+};
+
+struct hop_list {
+	struct hop_sample *v;
+	size_t n, cap;
+};
+
 struct faults {
 	uint64_t retransmitted, lost, coalesced, split, reordered, pure_acks,
 		 non_fix;
@@ -330,6 +344,7 @@ struct sim {
 	struct trk trk[CONNS * 2];
 	struct latest bid[SIM_MAX_SYMBOLS], fill[SIM_MAX_SYMBOLS];
 	struct txn_list txl[TR_COUNT];	/* but with no_truth_stats */
+	struct hop_list hopl;		/* with truth_samples */
 	/* SendingTime cache. */
 	struct fix_utc_cache utc;	/* SendingTime's date and time of day */
 	/* Errors. */
@@ -447,6 +462,8 @@ void sim_hop_truth(struct sim *s, const struct seg *g,
 void sim_tr_record(struct sim *s, const struct rec *r);
 /* truth.json; 0 or the run's error. */
 int sim_write_truth(struct sim *s, const char *path);
+/* truth-samples (truth_samples); 0 or the run's error. */
+int sim_write_truth_samples(struct sim *s, const char *path);
 
 /* sim_write.c */
 

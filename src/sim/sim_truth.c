@@ -4,6 +4,7 @@
  * summaries, and truth.json.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,15 @@ static struct bucket *sim_bucket(struct sim *s, int b)
 	return &s->b[b < 0 ? s->c->nrates : (unsigned)b];
 }
 
+static void hop_list_add(struct hop_list *l, const struct hop_sample *h)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = *h;
+}
+
 /* One-way truth of the messages starting in segment g, from the copies
  * stamped first at each end. */
 void sim_hop_truth(struct sim *s, const struct seg *g,
@@ -70,6 +80,12 @@ void sim_hop_truth(struct sim *s, const struct seg *g,
 	for (unsigned i = 0; i < g->nstart; i++) {
 		struct bucket *b = sim_bucket(s, g->start[i].bucket);
 
+		if (s->c->truth_samples)
+			hop_list_add(&s->hopl, &(struct hop_sample){
+				.tx_utc = tx->stamp - A->tai_ns,
+				.rx_utc = rx->stamp - B->tai_ns,
+				.true_ps = tr_ps, .sw_ps = sw_ps,
+				.from = (uint8_t)f->src, .sync = sync });
 		if (!sync) {
 			sim_dist_add(s, &b->d[D_HOP_OUT + f->src], st);
 			continue;
@@ -599,6 +615,38 @@ int sim_write_truth(struct sim *s, const char *path)
 		sim_print_reference(p, s);
 	err = print_destroy(p) ? -EIO : 0;
 	err = wholefile_close(&w, err != 0) ?: err;
+	if (err)
+		sim_sys(s, err, "%s", path);
+	return err;
+}
+
+/* truth-samples: a line per hop message, in the order the messages
+ * arrived (tapless-sim(1), FILES). */
+int sim_write_truth_samples(struct sim *s, const char *path)
+{
+	struct wholefile w;
+	int err = wholefile_open(&w, path);
+
+	if (err) {
+		sim_sys(s, err, "%s", w.tmp);
+		wholefile_close(&w, true);
+		return err;
+	}
+	fprintf(w.f, "# tapless sim truth samples\n"
+		"# from to tx_ns rx_ns latency_ns true_ps switch_ps sync\n");
+	for (size_t i = 0; i < s->hopl.n; i++) {
+		const struct hop_sample *h = &s->hopl.v[i];
+
+		fprintf(w.f, "%s %s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " ",
+			sim_hosts[h->from], sim_hosts[1 - h->from], h->tx_utc,
+			h->rx_utc, h->rx_utc - h->tx_utc, h->true_ps);
+		if (s->c->sw != SIM_SWITCH_NONE)
+			fprintf(w.f, "%" PRId64, h->sw_ps);
+		else
+			fputc('-', w.f);
+		fprintf(w.f, " %d\n", h->sync);
+	}
+	err = wholefile_close(&w, false);
 	if (err)
 		sim_sys(s, err, "%s", path);
 	return err;
