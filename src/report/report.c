@@ -20,10 +20,20 @@
 #include "base/hist.h"
 #include "base/summary.h"
 #include "base/xalloc.h"
+#include "files/calib.h"
+#include "files/samples.h"
+
+_Static_assert(T_COUNT == SAMPLES_TERMS, "the samples file's terms");
 
 const char *const report_series_key[S_COUNT] = {
 	"buy", "sell", "switch", "hop", "hop_baseline",
 };
+
+const char *const report_term_names[T_COUNT] = {
+	"clock", "holdover", "stamp", "resolution",
+};
+
+const char *const report_role_names[REPORT_ROLES] = { "venue", "algo" };
 
 /* lab.conf keys the report knows, in the order index.md lists them. */
 const char *const report_conf_keys[] = {
@@ -124,6 +134,7 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 			 dir, rt->rate);
 		report_samples_load(r, rt);
 		report_run_load(r, rt);
+		report_calib_load(r, rt);
 		report_pair_load(r, rt);
 		if (!rt->truth.have)
 			report_notef(r, false, "rate %s: no truth: %s", rt->label,
@@ -158,6 +169,8 @@ void report_destroy(struct report *r)
 			if (r->rate[i].pair.e[k].bound)
 				hist_destroy(r->rate[i].pair.e[k].bound);
 		}
+		for (int k = 0; k < REPORT_ROLES; k++)
+			free(r->rate[i].cal[k]);
 	}
 	for (size_t i = 0; i < r->nclk; i++) {
 		free(r->clk[i].ts);
@@ -271,6 +284,9 @@ void report_figures(const struct report_rate *rt, struct report_figures *f)
 		hist_summary(e->bound, &f->bound[k]);
 		report_quantiles(e->err, &f->q_err[k]);
 	}
+	for (int k = 0; k < E_COUNT; k++)
+		f->dominant[k] = report_terms_mean(&rt->pair.e[k].terms,
+						   f->term_mean[k]);
 	/* The FTTC way: through the switch minus back to back; the
 	 * variances subtract too, as tapless correlate --baseline does. */
 	if (f->s[S_HOP].n && f->s[S_HOP_BASE].n) {
@@ -295,6 +311,43 @@ void report_figures(const struct report_rate *rt, struct report_figures *f)
 		f->have_diff_base = true;
 		f->diff_base = f->base_mean - f->truth_res.mean;
 	}
+}
+
+void report_terms_add(struct report_terms *t, const int64_t *term_ns)
+{
+	bool any = false;
+
+	for (int k = 0; k < T_COUNT; k++) {
+		if (term_ns[k] < 0)
+			continue;
+		any = true;
+		t->have[k]++;
+		t->sum[k] += (double)term_ns[k];
+	}
+	t->n += any;
+}
+
+int report_terms_mean(const struct report_terms *t, double *mean)
+{
+	int top = -1;
+
+	for (int k = 0; k < T_COUNT; k++) {
+		mean[k] = t->have[k] ? t->sum[k] / (double)t->have[k] : NAN;
+		if (t->have[k] && (top < 0 || mean[k] > mean[top]))
+			top = k;
+	}
+	return top;
+}
+
+const char *report_uncalibrated(const struct report_rate *rt)
+{
+	if (rt->cal[ROLE_VENUE] && rt->cal[ROLE_ALGO])
+		return NULL;
+	if (rt->cal[ROLE_VENUE])
+		return "the algo's stamps not calibrated";
+	if (rt->cal[ROLE_ALGO])
+		return "the venue's stamps not calibrated";
+	return "stamps not calibrated";
 }
 
 bool report_any_truth(const struct report *r)

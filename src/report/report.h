@@ -10,6 +10,8 @@
  *   journals/HOST.journal         sync journals (optional)
  *   rate-R/samples.txt            tapless correlate --samples, per rate R
  *   rate-R/correlate.json         linked, not read
+ *   rate-R/VENUE.cal, ALGO.cal    the hosts' stamp calibrations
+ *                                 (optional): said beside the error
  *   rate-R/switch/swemu/PORT.pcapng  the switch emulator's ingress and
  *                                 egress stamps (optional): the truth
  *   follow.jsonl                  tapless correlate --follow's stream of
@@ -94,8 +96,8 @@ int report_write_index(const struct report *r, const char *outdir,
 
 /* Every figure through the printer: text is the headline (per rate the
  * measurement error against the emulator's truth and how often its bound
- * holds, the emulator's achieved residence beside its model, BUY and
- * SELL), JSON all of it. */
+ * holds, whether after calibration, the emulator's achieved residence
+ * beside its model, BUY and SELL), JSON all of it. */
 void report_print(struct printer *p, const struct report *r,
 		  const char *index_path);
 

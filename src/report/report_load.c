@@ -19,6 +19,7 @@
 
 #include "base/addrport.h"
 #include "base/ratelist.h"
+#include "files/calib.h"
 #include "files/capfile.h"
 #include "files/samples.h"
 #include "files/frame.h"
@@ -361,6 +362,37 @@ void report_samples_load(struct report *r, struct report_rate *rt)
 		report_notef(r, true, "%s: no samples", rt->path);
 	free(line);
 	fclose(f);
+}
+
+/* ---- the hosts' stamp calibrations ---- */
+
+void report_calib_load(struct report *r, struct report_rate *rt)
+{
+	const char *host[REPORT_ROLES] = { r->venue, r->algo };
+
+	for (int k = 0; k < REPORT_ROLES; k++) {
+		char *path = rt->cal_path[k], err[CALIB_ERRBUF];
+		struct calib *c;
+		int rc;
+
+		snprintf(path, sizeof(rt->cal_path[k]), "%s/rate-%ld/%s.cal",
+			 r->dir, rt->rate, host[k]);
+		c = xcalloc(1, sizeof(*c));
+		rc = calib_read(c, path, err);
+		if (rc) {
+			/* Absent: the stamps were not calibrated (a run
+			 * before calibration, or too few samples back to
+			 * back); said in the headline, not as a note. */
+			if (rc != -ENOENT)
+				report_notef(r, true, "rate %s: %s: not used, "
+					     "the %s's stamps taken as not "
+					     "calibrated", rt->label, err,
+					     report_role_names[k]);
+			free(c);
+			continue;
+		}
+		rt->cal[k] = c;
+	}
 }
 
 /* ---- what the workload did ---- */

@@ -273,6 +273,7 @@ static void pair_add(struct report_err *e, const struct samples_rec *s,
 		return;
 	e->bounded++;
 	hist_add(e->bound, s->bound_ns);
+	report_terms_add(&e->terms, s->term_ns);
 	if (err <= s->bound_ns && err >= -s->bound_ns)
 		e->inside++;
 }

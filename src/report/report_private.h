@@ -26,6 +26,7 @@
 
 #include "base/summary.h"
 
+struct calib;
 struct cap_packet;
 struct cap_reader;
 struct hist;
@@ -81,6 +82,20 @@ struct report_truth {
  * the topology's cables). */
 enum { E_SWITCH, E_HOP, E_COUNT };
 
+/* The terms a sample's bound is the sum of (files/samples.h, in its
+ * order), and their keys in report.json. */
+enum { T_CLOCK, T_HOLDOVER, T_STAMP, T_RESOLUTION, T_COUNT };
+extern const char *const report_term_names[T_COUNT];
+
+/* The terms of the bounded samples, summed: a sample has terms when one
+ * is known (files written before them have none); the stamp term is
+ * missing where an end had no calibration. */
+struct report_terms {
+	unsigned long long n;		/* samples with terms */
+	unsigned long long have[T_COUNT];	/* of those, with each */
+	double sum[T_COUNT];
+};
+
 struct report_err {
 	struct hist *err;		/* measured - truth, not out of sync */
 	struct hist *bound;		/* the bounds of those with one */
@@ -90,6 +105,7 @@ struct report_err {
 					 * a bound */
 	unsigned long long holdover;	/* of the paired, in holdover */
 	unsigned long long inside;	/* of those, |error| <= bound */
+	struct report_terms terms;	/* of the bounded */
 };
 
 struct report_pairing {
@@ -103,6 +119,11 @@ struct report_pairing {
 	bool have_prop;
 	double prop_ns;			/* the cables venue -> algo */
 };
+
+/* The two hosts of a lab run, by role (lab.conf hosts VENUE,ALGO), and
+ * their keys in report.json. */
+enum { ROLE_VENUE, ROLE_ALGO, REPORT_ROLES };
+extern const char *const report_role_names[REPORT_ROLES];
 
 /* What the workload did at a rate (rate-R/run.conf, written by the lab):
  * messages offered, published, received and the rate achieved, per path;
@@ -132,6 +153,11 @@ struct report_rate {
 	/* The runs' true window (run.conf *_start_ns, *_end_ns: the
 	 * machine's clock); INT64_MIN (JOURNAL_NONE) when not said. */
 	int64_t win_start, win_end;
+	/* The hosts' stamp calibrations (rate-R/HOST.cal, the lab's
+	 * calib_write): NULL where there is none, or it could not be read
+	 * (noted). */
+	struct calib *cal[REPORT_ROLES];
+	char cal_path[REPORT_ROLES][PATH_MAX];
 };
 
 struct report_kv {
@@ -274,6 +300,10 @@ struct report_figures {
 	struct summary err[E_COUNT], bound[E_COUNT];
 	struct report_q q_err[E_COUNT];
 	double coverage[E_COUNT];	/* inside / bounded; NAN: none */
+	/* Each term's mean over the bounded samples that had it (NAN: none
+	 * had it), and the largest (T_*; -1: no terms). */
+	double term_mean[E_COUNT][T_COUNT];
+	int dominant[E_COUNT];
 };
 
 /* ---- report.c ---- */
@@ -294,6 +324,15 @@ const char *report_conf_or(const struct report *r, const char *key);
 void report_quantiles(const struct hist *h, struct report_q *q);
 /* Compute f from rt's histograms and truth. */
 void report_figures(const struct report_rate *rt, struct report_figures *f);
+/* Add a bounded sample's terms (term_ns[T_COUNT], -1 where not known). */
+void report_terms_add(struct report_terms *t, const int64_t *term_ns);
+/* Each term's mean into mean[T_COUNT] (NAN for a term no sample had);
+ * returns the largest one's index, or -1 when no sample had terms. */
+int report_terms_mean(const struct report_terms *t, double *mean);
+/* Whether both hosts' stamps of rate rt were calibrated: NULL when they
+ * were, else what was not ("stamps not calibrated", "the algo's stamps
+ * not calibrated"). */
+const char *report_uncalibrated(const struct report_rate *rt);
 /* Whether any rate has the emulator's truth. */
 bool report_any_truth(const struct report *r);
 /* v nanoseconds in a unit fit for its size ("577 ns", "3.95 us", "20.5 us",
@@ -320,6 +359,9 @@ int report_series_of(const struct report *r, const struct samples_rec *s);
 bool report_sample_dropped(int series, const struct samples_rec *s);
 /* Read rt->path into rt's series; rt->have_samples when it was read. */
 void report_samples_load(struct report *r, struct report_rate *rt);
+/* Read DIR/rate-R/VENUE.cal and ALGO.cal into rt->cal (a file that is
+ * there and cannot be read is noted). */
+void report_calib_load(struct report *r, struct report_rate *rt);
 /* Read DIR/rate-R/run.conf into rt->run (rt->have_run). */
 void report_run_load(struct report *r, struct report_rate *rt);
 /* Read the journals of DIR/journals into r's clocks. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files/calib.h"
 #include "ptp/journal.h"
 #include "base/print.h"
 #include "base/summary.h"
@@ -277,7 +278,7 @@ static void report_table3(const struct report *r, struct report_table *t)
 		   "- the emulator's truth, per sample, by market data rate (messages/s)";
 	t->key = "Each switch sample (topology method) against the truth of its own frame: the "
 		 "emulator's egress - ingress stamps. Bound: the error bound the sample came "
-		 "with (both hosts' clock bounds from their sync journals). Inside bound: the "
+		 "with (clock + holdover + stamp + resolution, Table 5). Inside bound: the "
 		 "share of in-sync samples with |error| <= bound; for hop samples the truth is "
 		 "the residence plus the topology's cables, so their error is the switch "
 		 "sample's. Not paired: samples with no venue frame of their stamp, no frame in "
@@ -379,6 +380,96 @@ static void report_table4(const struct report *r, struct report_table *t)
 	}
 }
 
+/* The bound of Table 3's switch samples term by term, beside the bias and
+ * whether the stamps were calibrated: which term to work on, per rate. */
+static void report_table5(const struct report *r, struct report_table *t)
+{
+	enum {
+		R_HEAD, R_WORKLOAD, R_COV, R_BOUND, R_BMEAN, R_CLOCK, R_HOLD,
+		R_STAMP, R_RES, R_TOP, R_BIAS, R_CAL, R_COUNT
+	};
+	static const char *const rows[R_COUNT] = {
+		[R_WORKLOAD] = "Workload",
+		[R_COV] = "Inside bound, switch",
+		[R_BOUND] = "Bound p50 (+/-)",
+		[R_BMEAN] = "Bound mean",
+		[R_CLOCK] = "Clock term (mean)",
+		[R_HOLD] = "Holdover term (mean)",
+		[R_STAMP] = "Stamp term (mean)",
+		[R_RES] = "Resolution term (mean)",
+		[R_TOP] = "Dominant term",
+		[R_BIAS] = "Bias (error p50)",
+		[R_CAL] = "Stamps calibrated",
+	};
+	static const int term_row[T_COUNT] = {
+		[T_CLOCK] = R_CLOCK, [T_HOLDOVER] = R_HOLD,
+		[T_STAMP] = R_STAMP, [T_RESOLUTION] = R_RES,
+	};
+
+	memset(t, 0, sizeof(*t));
+	t->labels = 1;
+	t->title = "Table 5. The error bound, term by term (nanoseconds): the switch "
+		   "samples' bound = clock + holdover + stamp + resolution, by market "
+		   "data rate (messages/s)";
+	t->key = "Over the switch samples of Table 3 with a bound. Clock: both hosts' "
+		 "clock bounds as their journals last measured them; holdover: what "
+		 "they grew since, for a host in holdover; stamp: the sending host's "
+		 "TX and the receiving host's RX spread from their calibrations "
+		 "(rate-R/HOST.cal), - where not calibrated; resolution: the stamps' "
+		 "resolution less 1 ns (tapless-correlate(8), Error bounds, term by "
+		 "term). Each term's mean is over the samples that had it, so they add "
+		 "up to the bound mean where every sample had a stamp term. Dominant: "
+		 "the largest mean. Bias: the error's p50, after calibration where the "
+		 "stamps were calibrated. A capped rate (the venue published under "
+		 "95 % of what was offered: the lab did not carry it) is named as "
+		 "such and is no pass, whatever its figures; - without run.conf.";
+	tab_set(t, 0, 0, " ");
+	for (int k = 1; k < R_COUNT; k++)
+		tab_set(t, k, 0, "%s", rows[k]);
+	for (size_t i = 0; i < r->nrates; i++) {
+		const struct report_rate *rt = &r->rate[i];
+		const struct report_err *e = &rt->pair.e[E_SWITCH];
+		struct report_figures f;
+		int c = 1 + (int)i;
+		char why[600];
+		bool capped = report_capped(r, rt, why, sizeof(why));
+
+		report_figures(rt, &f);
+		tab_set(t, 0, c, "%s%s", rt->label, capped ? " (capped)" : "");
+		for (int k = 1; k < R_COUNT; k++)
+			tab_set(t, k, c, "-");
+		tab_set(t, R_WORKLOAD, c, "%s", capped ? "capped" :
+			rt->have_run ? "carried" : "-");
+		tab_set(t, R_CAL, c, "%s", rt->cal[ROLE_VENUE] && rt->cal[ROLE_ALGO] ?
+			"yes" : rt->cal[ROLE_VENUE] ? "venue only" :
+			rt->cal[ROLE_ALGO] ? "algo only" : "no");
+		if (!rt->pair.have)
+			continue;
+		if (!isnan(f.coverage[E_SWITCH]))
+			tab_set(t, R_COV, c, "%.1f %%", 100 * f.coverage[E_SWITCH]);
+		if (f.bound[E_SWITCH].n) {
+			tab_set(t, R_BOUND, c, "%lld", (long long)f.bound[E_SWITCH].p50);
+			tab_set(t, R_BMEAN, c, "%.0f", f.bound[E_SWITCH].mean);
+		}
+		for (int k = 0; k < T_COUNT; k++) {
+			unsigned long long without = e->terms.n - e->terms.have[k];
+
+			if (!e->terms.have[k])
+				continue;
+			if (without)
+				tab_set(t, term_row[k], c, "%.0f (%llu without)",
+					f.term_mean[E_SWITCH][k], without);
+			else
+				tab_set(t, term_row[k], c, "%.0f",
+					f.term_mean[E_SWITCH][k]);
+		}
+		if (f.dominant[E_SWITCH] >= 0)
+			tab_set(t, R_TOP, c, "%s", report_term_names[f.dominant[E_SWITCH]]);
+		if (f.err[E_SWITCH].n)
+			tab_set(t, R_BIAS, c, "%+lld", (long long)f.q_err[E_SWITCH].p50);
+	}
+}
+
 static void tab_write_text(FILE *f, const struct report_table *t)
 {
 	int w[TAB_COLS] = { 0 };
@@ -440,6 +531,11 @@ void report_tables(const struct report *r, FILE *f, bool md)
 		(md ? tab_write_md : tab_write_text)(f, &t);
 		tab_free(&t);
 	}
+	if (report_any_truth(r)) {
+		report_table5(r, &t);
+		(md ? tab_write_md : tab_write_text)(f, &t);
+		tab_free(&t);
+	}
 }
 
 /* ---- report.json and the headline ---- */
@@ -495,10 +591,29 @@ static void report_print_q(struct printer *p, const char *key, uint64_t n,
 	print_object_end(p);
 }
 
+/* The bound's terms: each one's mean over the bounded samples that had it
+ * (null for one none had), how many had no stamp term, the largest. */
+static void report_print_terms(struct printer *p, const struct report_err *e,
+			       const double *mean, int top)
+{
+	if (!e->terms.n) {
+		print_null(p, "bound_terms_mean_ns", NULL);
+		print_null(p, "bound_dominant_term", NULL);
+		return;
+	}
+	print_object_begin(p, "bound_terms_mean_ns");
+	for (int k = 0; k < T_COUNT; k++)
+		report_print_opt(p, report_term_names[k], NULL, e->terms.have[k] > 0,
+				 mean[k]);
+	print_uint(p, "without_stamp_term", NULL, e->terms.n - e->terms.have[T_STAMP]);
+	print_uint(p, "samples", NULL, e->terms.n);
+	print_object_end(p);
+	print_str(p, "bound_dominant_term", NULL, report_term_names[top]);
+}
+
 static void report_print_err(struct printer *p, const char *key,
-			     const struct report_err *e, const struct summary *err,
-			     const struct report_q *q, const struct summary *bound,
-			     double coverage)
+			     const struct report_err *e,
+			     const struct report_figures *g, int k)
 {
 	print_object_begin(p, key);
 	print_uint(p, "paired", NULL, e->paired);
@@ -506,10 +621,55 @@ static void report_print_err(struct printer *p, const char *key,
 	print_uint(p, "holdover", NULL, e->holdover);
 	print_uint(p, "bounded", NULL, e->bounded);
 	print_uint(p, "inside_bound", NULL, e->inside);
-	report_print_opt(p, "coverage", NULL, !isnan(coverage), coverage);
-	report_print_summary(p, "error_ns", err);
-	report_print_q(p, "error_quantiles_ns", err->n, q);
-	report_print_summary(p, "bound_ns", bound);
+	report_print_opt(p, "coverage", NULL, !isnan(g->coverage[k]), g->coverage[k]);
+	report_print_summary(p, "error_ns", &g->err[k]);
+	report_print_q(p, "error_quantiles_ns", g->err[k].n, &g->q_err[k]);
+	report_print_summary(p, "bound_ns", &g->bound[k]);
+	report_print_terms(p, e, g->term_mean[k], g->dominant[k]);
+	print_object_end(p);
+}
+
+/* The hosts' stamp calibrations of the rate, as tapless correlate's
+ * inputs[].calibration: null when neither host's. */
+static void report_print_calib(struct printer *p, const struct report *r,
+			       const struct report_rate *rt)
+{
+	const char *host[REPORT_ROLES] = { r->venue, r->algo };
+
+	if (!rt->cal[ROLE_VENUE] && !rt->cal[ROLE_ALGO]) {
+		print_null(p, "calibration", NULL);
+		return;
+	}
+	print_object_begin(p, "calibration");
+	for (int h = 0; h < REPORT_ROLES; h++) {
+		const struct calib *c = rt->cal[h];
+
+		if (!c) {
+			print_null(p, report_role_names[h], NULL);
+			continue;
+		}
+		print_object_begin(p, report_role_names[h]);
+		print_str(p, "host", NULL, host[h]);
+		print_str(p, "path", NULL, rt->cal_path[h]);
+		print_str(p, "measured", NULL, c->measured[0] ? c->measured : NULL);
+		print_array_begin(p, "stamps");
+		for (int d = 0; d < CALIB_DIRS; d++)
+			for (int k = 0; k < CALIB_SRCS; k++) {
+				const struct calib_term *t = &c->t[d][k];
+
+				if (!t->set)
+					continue;
+				print_object_begin(p, NULL);
+				print_str(p, "direction", NULL, calib_dir_name(d));
+				print_str(p, "source", NULL, calib_src_name(k));
+				print_int(p, "offset_ns", NULL, t->offset_ns);
+				print_int(p, "spread_ns", NULL, t->spread_ns);
+				print_uint(p, "samples", NULL, t->samples);
+				print_object_end(p);
+			}
+		print_array_end(p);
+		print_object_end(p);
+	}
 	print_object_end(p);
 }
 
@@ -524,10 +684,16 @@ static void report_headline(struct printer *p, const struct report *r,
 
 	print_text(p, "rate %6s/s: ", rt->label);
 	if (rt->pair.have && g->err[E_SWITCH].n) {
-		print_text(p, "measured - truth p50 %s (p1 %s, p99 %s)",
+		const char *uncal = report_uncalibrated(rt);
+
+		/* The bias is the stamps' after their calibration moved
+		 * them: say which it is. */
+		print_text(p, "measured - truth p50 %s%s (p1 %s, p99 %s%s%s)",
 			   report_ns(a, sizeof(a), (double)g->q_err[E_SWITCH].p50, true),
+			   uncal ? "" : " after calibration",
 			   report_ns(b, sizeof(b), (double)g->q_err[E_SWITCH].p1, true),
-			   report_ns(c, sizeof(c), (double)g->q_err[E_SWITCH].p99, true));
+			   report_ns(c, sizeof(c), (double)g->q_err[E_SWITCH].p99, true),
+			   uncal ? "; " : "", uncal ? uncal : "");
 		if (g->bound[E_SWITCH].n)
 			print_text(p, "; bound %s holds %.1f %% of switch samples, "
 				   "%.1f %% of hop",
@@ -650,14 +816,13 @@ static void report_print_rate(struct printer *p, const struct report *r,
 	print_uint(p, "no_venue_frame", NULL, pr->no_frame);
 	print_uint(p, "no_truth_frame", NULL, pr->no_truth);
 	print_uint(p, "ambiguous", NULL, pr->ambiguous);
-	report_print_err(p, "switch", &pr->e[E_SWITCH], &g.err[E_SWITCH],
-			 &g.q_err[E_SWITCH], &g.bound[E_SWITCH], g.coverage[E_SWITCH]);
-	report_print_err(p, "hop", &pr->e[E_HOP], &g.err[E_HOP], &g.q_err[E_HOP],
-			 &g.bound[E_HOP], g.coverage[E_HOP]);
+	report_print_err(p, "switch", &pr->e[E_SWITCH], &g, E_SWITCH);
+	report_print_err(p, "hop", &pr->e[E_HOP], &g, E_HOP);
 	report_print_opt(p, "hop_cables_ns", NULL, pr->have_prop, pr->prop_ns);
 	print_str(p, "hop_why_not", NULL, pr->have_prop || !*pr->why_hop ? NULL :
 		  pr->why_hop);
 	print_object_end(p);
+	report_print_calib(p, r, rt);
 	if (r->have_clock_truth) {
 		print_array_begin(p, "clocks_truth");
 		for (size_t i = 0; i < r->nclk; i++) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files/calib.h"
 #include "files/samples.h"
 #include "report/gnuplot.h"
 #include "base/hist.h"
@@ -966,6 +967,47 @@ int report_plot_script(const struct report *r, size_t i, const char *template_di
 
 /* ---- index.md ---- */
 
+/* The hosts' stamp calibrations of a rate, on one line of its headline:
+ * per host each stamp's offset (stamp - wire) and spread. */
+static void report_calib_md(FILE *f, const struct report *r,
+			    const struct report_rate *rt)
+{
+	const char *host[REPORT_ROLES] = { r->venue, r->algo };
+	char a[32], b[32];
+
+	if (!rt->cal[ROLE_VENUE] && !rt->cal[ROLE_ALGO]) {
+		fprintf(f, ".  \n  Stamps not calibrated (no rate-%ld/%s.cal, "
+			"%s.cal): the error includes where each host takes its "
+			"stamps", rt->rate, host[ROLE_VENUE], host[ROLE_ALGO]);
+		return;
+	}
+	fprintf(f, ".  \n  Stamps calibrated (offset stamp − wire ± spread):");
+	for (int h = 0; h < REPORT_ROLES; h++) {
+		const struct calib *c = rt->cal[h];
+		bool any = false;
+
+		fprintf(f, "%s %s", h ? ";" : "", host[h]);
+		if (!c) {
+			fprintf(f, " not calibrated");
+			continue;
+		}
+		for (int d = 0; d < CALIB_DIRS; d++)
+			for (int k = 0; k < CALIB_SRCS; k++) {
+				const struct calib_term *t = &c->t[d][k];
+
+				if (!t->set)
+					continue;
+				fprintf(f, "%s %s %s %s ±%s", any ? "," : "",
+					calib_dir_name(d), calib_src_name(k),
+					report_ns(a, sizeof(a), (double)t->offset_ns, true),
+					report_ns(b, sizeof(b), (double)t->spread_ns, false));
+				any = true;
+			}
+		if (!any)
+			fprintf(f, " no stamp line");
+	}
+}
+
 /* One rate's headline in index.md: the error and its bound, what the
  * emulator achieved beside its model, BUY and SELL, whether it kept up. */
 static void report_headline_md(FILE *f, const struct report *r,
@@ -978,10 +1020,15 @@ static void report_headline_md(FILE *f, const struct report *r,
 	report_switch_name(r, name, sizeof(name));
 	fprintf(f, "- **%s messages/s**: ", rt->label);
 	if (rt->pair.have && g.err[E_SWITCH].n) {
-		fprintf(f, "measurement error (tapless − truth) p50 **%s**, p1 %s, p99 %s",
+		const char *uncal = report_uncalibrated(rt);
+
+		fprintf(f, "measurement error (tapless − truth) p50 **%s**%s, p1 %s, p99 %s",
 			report_ns(a, sizeof(a), (double)g.q_err[E_SWITCH].p50, true),
+			uncal ? "" : " after calibration",
 			report_ns(b, sizeof(b), (double)g.q_err[E_SWITCH].p1, true),
 			report_ns(c, sizeof(c), (double)g.q_err[E_SWITCH].p99, true));
+		if (uncal)
+			fprintf(f, " (%s)", uncal);
 		if (g.bound[E_SWITCH].n)
 			fprintf(f, "; error bound ±%s (p50) holds **%.1f %%** of %llu "
 				"switch samples, %.1f %% of %llu hop samples",
@@ -1005,6 +1052,7 @@ static void report_headline_md(FILE *f, const struct report *r,
 		fprintf(f, "; measured (topology method) p50 %s, p99 %s",
 			report_ns(a, sizeof(a), (double)g.q[S_SWITCH].p50, false),
 			report_ns(b, sizeof(b), (double)g.q[S_SWITCH].p99, false));
+	report_calib_md(f, r, rt);
 	fprintf(f, ".  \n  BUY p50 %s, SELL p50 %s",
 		g.s[S_BUY].n ? report_ns(a, sizeof(a), (double)g.q[S_BUY].p50, false) : "-",
 		g.s[S_SELL].n ? report_ns(b, sizeof(b), (double)g.q[S_SELL].p50, false) : "-");
@@ -1088,8 +1136,10 @@ int report_write_index(const struct report *r, const char *outdir,
 			"stamp, so its flow, TCP sequence number and payload length; the "
 			"emulator's captures hold the same frame, found by those, with its "
 			"ingress and egress stamps (`epb_packetid` ties the two). Error = "
-			"sample − (egress − ingress). The sample's error bound is the sum of "
-			"both hosts' clock bounds from their sync journals; *inside* means "
+			"sample − (egress − ingress), after the hosts' stamp calibrations "
+			"moved the stamps to the wire where there are some. The sample's "
+			"error bound is clock + holdover + stamp + resolution (Table 5); "
+			"*inside* means "
 			"|error| ≤ bound. A hop sample's truth is the residence plus the "
 			"cables of the topology, so its error is the switch sample's. "
 			"Samples whose frame is not found, or found twice (a TCP "

@@ -29,7 +29,22 @@ for rate in 1000 5000; do
 		{ fail "sim $rate"; continue; }
 	mkdir -p "$R/rate-$rate"
 	s=$d/sw/$rate; b=$d/b2b/$rate
-	$T correlate --json --samples "$R/rate-$rate/samples.txt" -t "$s/topology" \
+	# Stamps calibrated at 1000/s only (offset 0: the samples are the
+	# same, the bounds gain a stamp term of 30 + 50 ns); 5000/s has none.
+	cal=
+	if [ $rate = 1000 ]; then
+		for h in venue:30:20 algo:40:50; do
+			n=${h%%:*}; tx=${h#*:}; rx=${tx#*:}; tx=${tx%:*}
+			printf '# by hand\nhost %s\nmeasured by hand for the test\n' "$n" > "$R/rate-$rate/$n.cal"
+			for src in hw sw; do
+				printf 'stamp tx %s offset 0 spread %d samples 7\nstamp rx %s offset 0 spread %d\n' \
+					$src "$tx" $src "$rx" >> "$R/rate-$rate/$n.cal"
+			done
+		done
+		cal="-k venue=$R/rate-$rate/venue.cal -k algo=$R/rate-$rate/algo.cal"
+	fi
+	# shellcheck disable=SC2086
+	$T correlate --json --samples "$R/rate-$rate/samples.txt" -t "$s/topology" $cal \
 		-s venue="$s/venue.journal" -s algo="$s/algo.journal" \
 		--baseline venue="$b/venue.pcapng" --baseline algo="$b/algo.pcapng" \
 		venue="$s/venue.pcapng" algo="$s/algo.pcapng" > "$R/rate-$rate/correlate.json" 2> "$d/corr.err" ||
@@ -117,6 +132,20 @@ grep -q "^- \*\*5k messages/s\*\*: no truth (no emulator captures" "$O/index.md"
 jq -e '.rates[] | select(.rate == 5000) | .switch_latency.truth.available == false' "$O/report.json" > /dev/null ||
 	fail "5000/s claims a truth"
 grep -q "^Achieved residence p50 .* -  *350\$" "$O/tables.txt" || fail "tables.txt has no truth rows: $(cat "$O/tables.txt")"
+# The stamp calibrations: read back at 1000/s, null at 5000/s (no .cal).
+jq -e '.rates[] | select(.rate == 5000) | .calibration == null' "$O/report.json" > /dev/null ||
+	fail "5000/s: calibration is not null without .cal files: $(jq -c '.rates[] | select(.rate == 5000) | .calibration' "$O/report.json")"
+jq -e --arg p "$R/rate-1000/venue.cal" '.rates[] | select(.rate == 1000) | .calibration |
+	.venue.path == $p and .venue.host == "venue" and .venue.measured == "by hand for the test" and
+	(.venue.stamps | length == 4) and
+	(.venue.stamps[] | select(.direction == "tx" and .source == "sw") | .offset_ns == 0 and .spread_ns == 30 and .samples == 7) and
+	(.algo.stamps[] | select(.direction == "rx" and .source == "hw") | .spread_ns == 50 and .samples == 0)' \
+	"$O/report.json" > /dev/null ||
+	fail "1000/s: calibration not read back: $(jq -c '.rates[] | select(.rate == 1000) | .calibration' "$O/report.json")"
+grep -q "^  Stamps calibrated (offset stamp − wire ± spread): venue tx hw +0 ns ±30 ns, tx sw +0 ns ±30 ns, rx hw +0 ns ±20 ns, rx sw +0 ns ±20 ns; algo tx hw" "$O/index.md" &&
+	grep -q "^  Stamps not calibrated (no rate-5000/venue.cal, algo.cal)" "$O/index.md" ||
+	fail "index.md does not say the calibrations: $(grep -i 'calibrated' "$O/index.md")"
+grep -q "^Table 5. The error bound, term by term" "$O/tables.txt" || fail "tables.txt has no table 5"
 grep -q "^Model " "$O/tables.txt" && fail "tables.txt shows a model lab.conf does not give"
 grep -q "measurement-error.*Not drawn\|### measurement-error" "$O/index.md" &&
 	grep -A2 "^### measurement-error" "$O/index.md" | grep -q "Not drawn: the samples' stamps cannot be tied" ||
@@ -282,6 +311,7 @@ cp "$R/rate-1000/samples.txt" "$E/rate-1000/"
 cp "$d/sw/1000/topology" "$E/rate-1000/topology"
 cp "$d/sw/1000/venue.pcapng" "$E/rate-1000/switch/venue/"
 cp "$R/journals/"* "$E/" 2> /dev/null
+cp "$R/rate-1000/venue.cal" "$R/rate-1000/algo.cal" "$E/rate-1000/"
 nf=$($SWGEN --from "$d/sw/1000/venue.pcapng" "$E/rate-1000/switch/swemu" 1000 560 5 198.18.0.2) || fail "swgen --from"
 printf 'id err\nrates 1000\nstamps software\nswitch arista-7124sx\nswitch_mode cut-through\nswitch_latency_ns 576.9\nswitch_jitter_ns 8.9\nmd_source 198.18.0.2:*\n' > "$E/lab.conf"
 $T report "$E" > "$d/err.out" 2> "$d/err.err" || fail "error: exit $?: $(cat "$d/err.err")"
@@ -308,10 +338,41 @@ jq -e --argjson n "$nf" '.rates[0] | .error.available and .error.no_venue_frame 
 	and .error.ambiguous == 0 and .switch_latency.truth.frames == $n' "$E/report/report.json" > /dev/null ||
 	fail "error: not every sample paired: $(jq -c '.rates[0].error | [.samples, .no_venue_frame, .no_truth_frame, .ambiguous]' "$E/report/report.json")"
 cov=$(awk '{ printf "%.1f", 100 * $4 / $3 }' "$d/err.awk.switch")
-grep -q "rate   1000/s: measured - truth p50 [-+][0-9]* ns (p1 [-+][0-9]* ns, p99 [-+][0-9]* ns); bound [0-9]* ns holds $cov % of switch samples" "$d/err.out" &&
+grep -q "rate   1000/s: measured - truth p50 [-+][0-9]* ns after calibration (p1 [-+][0-9]* ns, p99 [-+][0-9]* ns); bound [0-9.]* [nu]s holds $cov % of switch samples" "$d/err.out" &&
 	grep -q "switch: swemu, modelled on arista-7124sx (576.9 ns); achieved residence p50 5[6-9][0-9] ns, p99 59[05] ns" "$d/err.out" ||
 	fail "error: headline: $(cat "$d/err.out")"
 grep -q "^Inside bound, switch  *$cov %" "$E/report/tables.txt" || fail "error: table 3: $(grep Inside "$E/report/tables.txt")"
+# The bound term by term: each term's mean over the bounded switch
+# samples, as awk has it from the samples' last four fields; every sample
+# had a stamp term (30 + 50 ns: the venue's TX, the algo's RX spread), so
+# the four add up to the bound's mean.
+awk '!/^#/ && $1 == "main" && $2 == "switch" && $3 == "venue" && $4 == "algo" && ($7 == "in" || $7 == "holdover") && $8 >= 0 {
+	n++; b += $8; for (i = 11; i <= 14; i++) t[i] += $i }
+	END { printf "%d %.4f %.4f %.4f %.4f %.4f\n", n, b / n, t[11] / n, t[12] / n, t[13] / n, t[14] / n }' \
+	"$E/rate-1000/samples.txt" > "$d/terms.awk"
+jq -r '.rates[0].error.switch | .bound_terms_mean_ns as $t |
+	"\($t.samples) \(.bound_ns.mean) \($t.clock) \($t.holdover) \($t.stamp) \($t.resolution)"' \
+	"$E/report/report.json" > "$d/terms.json"
+awk 'NR == FNR { for (i = 1; i <= NF; i++) a[i] = $i; next }
+	{ for (i = 1; i <= NF; i++) { x = a[i] - $i; if (x < 0) x = -x
+		if (x > 0.01) { print "field " i ": awk " a[i] ", report " $i; bad = 1 } } }
+	END { exit bad }' "$d/terms.awk" "$d/terms.json" ||
+	fail "error: terms differ from awk (count bound clock holdover stamp resolution): $(cat "$d/terms.awk") vs $(cat "$d/terms.json")"
+jq -e '.rates[0].error.switch | .bound_terms_mean_ns as $t | $t.stamp == 80 and $t.without_stamp_term == 0 and
+	(($t.clock + $t.holdover + $t.stamp + $t.resolution) - .bound_ns.mean | fabs) < 0.01 and
+	(.bound_dominant_term | IN("clock", "holdover", "stamp", "resolution")) and
+	(.bound_terms_mean_ns | keys == ["clock", "holdover", "resolution", "samples", "stamp", "without_stamp_term"])' \
+	"$E/report/report.json" > /dev/null ||
+	fail "error: the terms do not add up to the bound: $(jq -c '.rates[0].error.switch | [.bound_ns.mean, .bound_terms_mean_ns, .bound_dominant_term]' "$E/report/report.json")"
+jq -e '.rates[0].error.hop.bound_terms_mean_ns.stamp == 80' "$E/report/report.json" > /dev/null ||
+	fail "error: hop terms: $(jq -c '.rates[0].error.hop.bound_terms_mean_ns' "$E/report/report.json")"
+dom=$(jq -r '.rates[0].error.switch.bound_dominant_term' "$E/report/report.json")
+p50=$(jq -r '.rates[0].error.switch.error_quantiles_ns.p50' "$E/report/report.json")
+grep -q "^Stamp term (mean)  *80\$" "$E/report/tables.txt" && grep -q "^Dominant term  *$dom\$" "$E/report/tables.txt" &&
+	grep -q "^Bias (error p50)  *$(printf '%+d' "$p50")\$" "$E/report/tables.txt" &&
+	grep -q "^Stamps calibrated  *yes\$" "$E/report/tables.txt" && grep -q "^Inside bound, switch  *$cov %\$" "$E/report/tables.txt" ||
+	fail "error: table 5: $(sed -n '/^Table 5/,$p' "$E/report/tables.txt")"
+grep -q "after calibration" "$E/report/index.md" || fail "error: index.md headline does not say after calibration"
 [ "$(head -c 8 "$E/report/plots/measurement-error.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
 	fail "error: plots/measurement-error.png is not a PNG"
 grep -q "rate,buy_p1\|^rate buy_p1 buy_p25 buy_p50" "$E/report/data/rates.dat" || fail "error: rates.dat has no column names"
@@ -320,7 +381,18 @@ grep -q "rate,buy_p1\|^rate buy_p1 buy_p25 buy_p50" "$E/report/data/rates.dat" |
 awk '!/^#/ && !done && $1 == "main" && $2 == "switch" && $3 == "venue" && $7 != "out" {
 	t = $5; $5 = substr(t, 1, length(t) - 1) ((substr(t, length(t)) + 1) % 10); done = 1 } { print }' \
 	"$R/rate-1000/samples.txt" > "$E/rate-1000/samples.txt"
-$T report --no-plots "$E" > /dev/null 2>&1 || fail "error, one sample moved: exit $?"
+# And without the calibrations, capped (the venue published half of what
+# was offered): said in the headline and in table 5.
+rm "$E/rate-1000/venue.cal" "$E/rate-1000/algo.cal"
+printf 'switch_md_offered 2000\nswitch_md_published 1000\nswitch_md_rate 500\n' > "$E/rate-1000/run.conf"
+$T report --no-plots "$E" > "$d/err1.out" 2>&1 || fail "error, one sample moved: exit $?"
+grep -q "rate   1000/s: measured - truth p50 [-+][0-9]* ns (p1 [-+][0-9]* ns, p99 [-+][0-9]* ns; stamps not calibrated); bound" "$d/err1.out" ||
+	fail "error: uncalibrated headline: $(cat "$d/err1.out")"
+jq -e '.rates[0] | .calibration == null and .workload.capped and .error.switch.bound_terms_mean_ns.stamp == 80' "$E/report/report.json" > /dev/null ||
+	fail "error: uncalibrated: $(jq -c '.rates[0] | [.calibration, .workload.capped]' "$E/report/report.json")"
+grep -q "^ *1000 (capped)\$" "$E/report/tables.txt" && grep -q "^Workload  *capped\$" "$E/report/tables.txt" &&
+	grep -q "^Stamps calibrated  *no\$" "$E/report/tables.txt" ||
+	fail "error: table 5 does not name the capped rate: $(sed -n '/^Table 5/,$p' "$E/report/tables.txt")"
 jq -e --argjson n "$(cut -d' ' -f1 "$d/err.awk.switch")" '.rates[0].error | .no_venue_frame == 1 and .switch.paired == $n - 1' \
 	"$E/report/report.json" > /dev/null || fail "error: a sample with no frame: $(jq -c '.rates[0].error | [.no_venue_frame, .switch.paired]' "$E/report/report.json")"
 rm -r "$E/rate-1000/switch/venue"

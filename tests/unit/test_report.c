@@ -7,7 +7,10 @@
  * without one not remarked on), and the truth loader on two emulator port
  * files (pairing by packet id, frames that are not market data left out,
  * an implausible residence dropped and named, an unpaired frame, frames
- * without an id, serialisation taken out for store-and-forward).
+ * without an id, serialisation taken out for store-and-forward); the
+ * bound's terms summed and averaged (the stamp term over the samples that
+ * had one), and the hosts' stamp calibrations read per rate (both, one,
+ * none, a bad file named).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "base/hist.h"
+#include "files/calib.h"
 #include "files/frame.h"
 #include "files/pcapng.h"
 #include "files/samples.h"
@@ -620,6 +624,101 @@ START_TEST(truth_none)
 }
 END_TEST
 
+/* ---- the bound's terms and the stamp calibrations ---- */
+
+START_TEST(terms_mean)
+{
+	static const int64_t with[][T_COUNT] = {
+		{ 100, 0, 80, 0 },
+		{ 300, 20, 40, 0 },
+		{ 200, 10, -1, 999 },	/* an end not calibrated */
+		{ -1, -1, -1, -1 },	/* no terms: not counted */
+	};
+	struct report_terms t = { 0 };
+	double mean[T_COUNT];
+
+	/* None: every mean NAN, no term dominates. */
+	ck_assert_int_eq(report_terms_mean(&t, mean), -1);
+	for (int k = 0; k < T_COUNT; k++)
+		ck_assert(isnan(mean[k]));
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++)
+		report_terms_add(&t, with[i]);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_uint_eq(t.have[T_STAMP], 2);
+	ck_assert_uint_eq(t.have[T_CLOCK], 3);
+	ck_assert_int_eq(report_terms_mean(&t, mean), T_RESOLUTION);
+	ck_assert_double_eq_tol(mean[T_CLOCK], 200, 1e-9);
+	ck_assert_double_eq_tol(mean[T_HOLDOVER], 10, 1e-9);
+	ck_assert_double_eq_tol(mean[T_STAMP], 60, 1e-9);	/* of two */
+	ck_assert_double_eq_tol(mean[T_RESOLUTION], 333, 1e-9);
+	ck_assert_str_eq(report_term_names[T_STAMP], "stamp");
+
+	/* The terms the pairing sums are the samples file's. */
+	{
+		char line[] = "main switch venue algo 5 100 in 180 0 sw1 100 0 80 0\n";
+		struct samples_rec rec;
+		struct report_terms u = { 0 };
+
+		ck_assert_int_eq(samples_parse(line, &rec), 0);
+		report_terms_add(&u, rec.term_ns);
+		ck_assert_int_eq(report_terms_mean(&u, mean), T_CLOCK);
+		ck_assert_double_eq_tol(mean[T_CLOCK] + mean[T_HOLDOVER] +
+					mean[T_STAMP] + mean[T_RESOLUTION], 180, 1e-9);
+	}
+}
+END_TEST
+
+START_TEST(calib_load)
+{
+	struct report *r;
+	char err[REPORT_ERRBUF], want[512];
+	bool warning = false;
+	const struct calib *c;
+
+	put("lab.conf", "rates 1000,2000,5000\nhosts exch,strat\n");
+	put("rate-1000/samples.txt", samples);
+	put("rate-2000/samples.txt", samples);
+	put("rate-5000/samples.txt", samples);
+	/* 1000: both hosts (named as lab.conf names them); 2000: the
+	 * venue's only; 5000: none, and a bad file. */
+	put("rate-1000/exch.cal", "host exch\nmeasured back to back\n"
+	    "stamp tx sw offset -1500 spread 200 samples 900\n"
+	    "stamp rx sw offset 2100 spread 300 samples 800\n");
+	put("rate-1000/strat.cal", "stamp rx hw offset 40 spread 8\n");
+	put("rate-2000/exch.cal", "# no stamp line: valid, calibrates nothing\n");
+	put("rate-5000/strat.cal", "stamp sideways sw offset 1 spread 1\n");
+	ck_assert_int_eq(report_load(&r, dir, err), 0);
+	ck_assert_int_eq(r->rate[2].rate, 1000);
+	c = r->rate[2].cal[ROLE_VENUE];
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c->t[CALIB_TX][CALIB_SW].set);
+	ck_assert_int_eq(c->t[CALIB_TX][CALIB_SW].offset_ns, -1500);
+	ck_assert_int_eq(c->t[CALIB_RX][CALIB_SW].spread_ns, 300);
+	ck_assert_str_eq(c->measured, "back to back");
+	snprintf(want, sizeof(want), "%s/rate-1000/exch.cal", dir);
+	ck_assert_str_eq(r->rate[2].cal_path[ROLE_VENUE], want);
+	c = r->rate[2].cal[ROLE_ALGO];
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->t[CALIB_RX][CALIB_HW].offset_ns, 40);
+	ck_assert_ptr_null(report_uncalibrated(&r->rate[2]));
+
+	ck_assert_ptr_nonnull(r->rate[1].cal[ROLE_VENUE]);
+	ck_assert_ptr_null(r->rate[1].cal[ROLE_ALGO]);
+	ck_assert_str_eq(report_uncalibrated(&r->rate[1]),
+			 "the algo's stamps not calibrated");
+
+	ck_assert_ptr_null(r->rate[0].cal[ROLE_VENUE]);
+	ck_assert_ptr_null(r->rate[0].cal[ROLE_ALGO]);
+	ck_assert_str_eq(report_uncalibrated(&r->rate[0]), "stamps not calibrated");
+	snprintf(want, sizeof(want), "rate 5k: %s/rate-5000/strat.cal:1:", dir);
+	ck_assert_msg(has_note(r, want, &warning), "no note '%s'", want);
+	ck_assert(warning);
+	/* An absent file is no note: the headline says it. */
+	ck_assert(!has_note(r, "exch.cal", NULL));
+	report_destroy(r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -639,6 +738,8 @@ static Suite *report_suite(void)
 	tcase_add_test(c, truth_cut_through);
 	tcase_add_test(c, truth_store_and_forward);
 	tcase_add_test(c, truth_none);
+	tcase_add_test(c, terms_mean);
+	tcase_add_test(c, calib_load);
 	suite_add_tcase(s, c);
 	return s;
 }
