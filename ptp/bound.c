@@ -21,6 +21,11 @@ struct bound_point {
 				 * the later of two lines at one instant last */
 	uint32_t drift_ppb;	/* holdover: growth of the bound */
 	bool in_sync, holdover;
+	bool kept;		/* phc2sys keeps the clock on a reference,
+				 * and measured offset (clock - reference)
+				 * as it is written: a reading of two clocks
+				 * on one host, not a noisy servo figure */
+	int64_t offset;
 };
 
 struct bound_clock {
@@ -121,6 +126,9 @@ static void bound_add(struct bound *b, const struct journal_sample *s)
 		.drift_ppb = c->drift_ppb,
 		.in_sync = s->in_sync,
 		.holdover = s->holdover && !s->in_sync,
+		.kept = !strcmp(s->state, "phc2sys") &&
+			s->offset_ns != JOURNAL_NONE,
+		.offset = s->offset_ns,
 	};
 	b->samples++;
 	if (s->holdover && !s->in_sync)
@@ -360,6 +368,47 @@ enum bound_state bound_at_split(const struct bound *b, const char *clock,
 		break;
 	}
 	return BOUND_HOLDOVER;
+}
+
+int bound_offset_at(const struct bound *b, const char *clock, int64_t t,
+		    int64_t *offset_ns, int64_t *part_ns)
+{
+	const struct bound_clock *c;
+	const struct bound_point *p, *q;
+	size_t k;
+
+	if (!b || !(c = bound_find(b, clock)) || !c->n)
+		return -ENOENT;
+	k = bound_upto(c, t);
+	if (!k)
+		return -ENOENT;
+	p = &c->p[k - 1];
+	if (!p->kept || !p->in_sync || p->bound < 0 ||
+	    (uint64_t)t - (uint64_t)p->ts > (uint64_t)b->max_age ||
+	    b->max_age < 0)
+		return -ENOENT;
+	*offset_ns = p->offset;
+	/* Between two fresh readings, the line through them. */
+	q = k < c->n ? &c->p[k] : NULL;
+	if (q && q->kept && q->in_sync && q->ts > p->ts &&
+	    (uint64_t)q->ts - (uint64_t)p->ts <= (uint64_t)b->max_age)
+		*offset_ns += (int64_t)llround((double)(q->offset - p->offset) *
+					       (double)(t - p->ts) /
+					       (double)(q->ts - p->ts));
+	/* syncd's chained bound is |offset| + what may have moved since
+	 * the reading (tapless-syncd(8)): from the reading itself what is
+	 * left is the rest, and from a point on the line, the rest plus
+	 * how far the line moved off the reading. Never more than the
+	 * bound comes out. */
+	{
+		int64_t moved = *offset_ns - p->offset;
+
+		*part_ns = (p->offset < 0 ? -p->offset : p->offset) -
+			   (moved < 0 ? -moved : moved);
+		if (*part_ns > p->bound)
+			*part_ns = p->bound;
+	}
+	return 0;
 }
 
 enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,

@@ -91,6 +91,21 @@ enum bound_state bound_at_split(const struct bound *b, const char *clock,
 				int64_t t, int64_t *bound_ns,
 				int64_t *fresh_ns);
 
+/* For a clock phc2sys keeps on a reference (journal state "phc2sys": a
+ * PHC on the PTP port's, the system clock on a PHC), its offset from that
+ * reference at t, clock - reference, as phc2sys's readings say: on the
+ * line through the fresh in-sync readings either side of t, or the last
+ * one's when there is none after. Such a reading is of two clocks of one
+ * host, exact to its width, so a stamp of the clock less it is on the
+ * reference's time. *part_ns is what the correction takes out of
+ * bound_at()'s bound at t: syncd's chained bound holds the last reading's
+ * |offset| whole, and a point on the line is off the reading by how far
+ * the line moved, so |offset| less that (negative when the line moved
+ * further: the bound grows), never more than the bound. Returns 0, or
+ * -ENOENT when the clock is not kept so, or not in sync at t. */
+int bound_offset_at(const struct bound *b, const char *clock, int64_t t,
+		    int64_t *offset_ns, int64_t *part_ns);
+
 /* The time (UTC ns) of the newest sample of clock, the same clock as
  * bound_at() would take: 0 with *t_ns set, or -ENOENT when there is none.
  * A journal whose newest sample stays old has stopped growing. */

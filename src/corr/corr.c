@@ -412,7 +412,8 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.flow = s->flow;
 	o.wire = c->cfg.last_byte ? m->wire_last : m->wire_first;
 	o.bucket = h->bucket;
-	corr_obs_bound(h, s->ifc, &o);
+	if (corr_obs_bound(h, s->ifc, &o))
+		h->clock_corrected++;
 	if (s->proto != IPPROTO_TCP)
 		seq = (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
 	if (c->cfg.on_record)

@@ -178,8 +178,9 @@ static void corr_hop_add(struct corr_stat *s, int64_t v, int sync,
 	corr_stat_terms(s, sync, bound, t);
 }
 
-/* One sample of the hop tx → rx: the stamps brought to the wire by their
- * hosts' calibrations (stamp - offset), whose spreads are the bound's
+/* One sample of the hop tx → rx: each stamp on its clock's reference by
+ * the offset phc2sys read (corr_obs_clock()), and brought to the wire by
+ * its host's calibration (stamp - offset), whose spreads are the bound's
  * stamp term when both ends have one. */
 static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 			    const struct corr_obs *rx)
@@ -188,8 +189,8 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 						 tx->hw);
 	const struct calib_term *cr = corr_calib(c->hosts[rx->host], rx->dir,
 						 rx->hw);
-	int64_t lat = (rx->ts - (cr ? cr->offset_ns : 0)) -
-		      (tx->ts - (ct ? ct->offset_ns : 0));
+	int64_t lat = (rx->ts - rx->clk - (cr ? cr->offset_ns : 0)) -
+		      (tx->ts - tx->clk - (ct ? ct->offset_ns : 0));
 	struct corr_terms t;
 	int sync;
 	int64_t bound = corr_hop_bound(tx, rx, ct && cr ? ct->spread_ns +

@@ -191,6 +191,9 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 		print_uint(p, "bad_frames", NULL, h->bad_frames);
 		print_uint(p, "skipped_timescale", NULL, h->skipped_scale);
 		print_uint(p, "clock_jumps", NULL, h->clock_jumps);
+		print_uint(p, "clock_corrected", h->clock_corrected ?
+			   ", %llu stamps put on their clock's reference by "
+			   "phc2sys's readings" : NULL, h->clock_corrected);
 		print_uint(p, "sender_stamped", h->sender_frames ?
 			   ", %llu frames stamped by their sender" : NULL,
 			   h->sender_frames);

@@ -186,6 +186,8 @@ struct corr_host {
 	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
 	uint64_t sender_frames;	/* frames with their sender's stamp */
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
+	uint64_t clock_corrected;	/* messages whose stamp's clock phc2sys
+					 * keeps: its reading taken off */
 	int64_t max_ts;
 	/* The first and last stamps on the journal's timescale (UTC), to
 	 * tell a journal that does not cover the capture. */
@@ -275,6 +277,10 @@ struct corr_obs {
 	uint32_t flow;
 	int bucket;
 	int32_t hold;		/* of bound: grown in holdover (capped) */
+	int32_t clk;		/* the clock's offset from its reference,
+				 * as phc2sys read it (bound_offset_at()):
+				 * taken off the stamp in one-way samples */
+	int32_t cut;		/* what that takes out of bound */
 	uint16_t host;
 	uint16_t res;		/* of bound: the resolution's (capped) */
 	uint8_t dir;
@@ -543,8 +549,10 @@ int corr_sync_of(int state);
 const char *corr_sync_name(int sync);
 /* o->sync and o->bound from the host's journal at o->ts, the stamp cut to
  * ifc's resolution allowed for; o->bound -1 without a journal. In
- * holdover the bound is the journal's grown on to o->ts. */
-void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
+ * holdover the bound is the journal's grown on to o->ts. For a clock in
+ * sync that phc2sys keeps, o->clk and o->cut too (bound_offset_at()):
+ * returns whether they were set. */
+bool corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o);
 /* A line of c->cfg.samples (which must be open). */
 void corr_sample_line(const struct corr *c, const char *kind,

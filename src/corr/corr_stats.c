@@ -183,7 +183,7 @@ int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 			SYNC_HOLD : SYNC_IN;
 	if (!corr_bounded(*sync) || tx->bound < 0 || rx->bound < 0)
 		return -1;
-	bound = tx->bound + rx->bound;
+	bound = tx->bound - tx->cut + rx->bound - rx->cut;
 	t->v[CORR_TERM_HOLDOVER] = (int64_t)tx->hold + rx->hold;
 	t->v[CORR_TERM_RESOLUTION] = (int64_t)tx->res + rx->res;
 	t->v[CORR_TERM_CLOCK] = bound - t->v[CORR_TERM_HOLDOVER] -
@@ -246,7 +246,22 @@ const char *corr_sync_name(int sync)
 
 /* Where the host's clock stood at the observation's stamp, from its sync
  * journal: o->sync and o->bound (-1: unknown, as without a journal). */
-void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
+static bool corr_obs_clock(const struct corr_host *h,
+			   const struct corr_iface *ifc, struct corr_obs *o)
+{
+	int64_t off, part;
+
+	if (bound_offset_at(h->bound, ifc->clock, o->ts + ifc->journal_ns,
+			    &off, &part) ||
+	    off > INT32_MAX || off < -INT32_MAX || part > o->bound ||
+	    part < -INT32_MAX)
+		return false;
+	o->clk = (int32_t)off;
+	o->cut = (int32_t)part;
+	return true;
+}
+
+bool corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o)
 {
 	int64_t b, fresh;
@@ -254,6 +269,8 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 	o->bound = -1;
 	o->hold = 0;
 	o->res = 0;
+	o->clk = 0;
+	o->cut = 0;
 	o->hw = ifc->hw;
 	if (h->bound) {
 		enum bound_state st = bound_at_split(h->bound, ifc->clock,
@@ -272,7 +289,12 @@ void corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 			b += res;
 		}
 		o->bound = b;
+		/* A clock phc2sys keeps: on its reference's time by the
+		 * offset phc2sys read, which its bound held. */
+		if (o->sync == SYNC_IN && b >= 0)
+			return corr_obs_clock(h, ifc, o);
 	}
+	return false;
 }
 
 /* One line of the samples file (files/samples.h). */

@@ -96,6 +96,73 @@ static enum bound_state at(const struct bound *b, const char *clock,
 	return bound_at(b, clock, t, bound);
 }
 
+/* A clock phc2sys keeps (state "phc2sys"): its offsets read off stamps,
+ * on the line between two fresh readings, the bound's share of them taken
+ * out; a ptp4l clock's offsets (SLAVE), an out-of-sync reading and a
+ * stale one are not used. phc1: readings a quarter second apart, offsets
+ * 100, 300, -200, out of sync, 40; bound |offset| + 50. */
+START_TEST(bound_offset_kept)
+{
+	static const int64_t off[] = { 100, 300, -200, 999, 40 };
+	struct journal_writer *w;
+	struct bound *b;
+	char err[JOURNAL_ERRBUF];
+	int64_t o, part, bn;
+
+	ck_assert_int_eq(journal_writer_open(&w, path, "h"), 0);
+	for (int i = 0; i < 5; i++) {
+		struct journal_sample s = sample(T0 + i * (S / 4), "phc1", 0);
+
+		snprintf(s.state, sizeof(s.state), "phc2sys");
+		s.offset_ns = off[i];
+		s.in_sync = i != 3;
+		s.bound_ns = (off[i] < 0 ? -off[i] : off[i]) + 50;
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+		s = sample(T0 + i * (S / 4), "phc0", 0);
+		s.offset_ns = 77;
+		ck_assert_int_eq(journal_write_sample(w, &s), 0);
+	}
+	journal_writer_close(w);
+	ck_assert_int_eq(bound_open(&b, path, S, err), 0);
+	/* At a reading: its offset, its |offset| out of the bound. */
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + S / 4, &o, &part), 0);
+	ck_assert_int_eq(o, 300);
+	ck_assert_int_eq(part, 300);
+	ck_assert_int_eq(at(b, "phc1", T0 + S / 4, &bn), BOUND_IN_SYNC);
+	ck_assert_int_eq(bn - part, 50);
+	/* Halfway from 100 to 300: 200 on the line, 100 off the reading:
+	 * 100 - 100 out of the bound. */
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + S / 8, &o, &part), 0);
+	ck_assert_int_eq(o, 200);
+	ck_assert_int_eq(part, 0);
+	/* A quarter of the way from 300 to -200: 175, 125 off: 300 - 125. */
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + S / 4 + S / 16,
+					 &o, &part), 0);
+	ck_assert_int_eq(o, 175);
+	ck_assert_int_eq(part, 175);
+	/* Before an out-of-sync reading: the last reading's own, no line
+	 * to it. */
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + S / 2 + S / 8,
+					 &o, &part), 0);
+	ck_assert_int_eq(o, -200);
+	ck_assert_int_eq(part, 200);
+	/* Out of sync, before the journal, ptp4l's clock, an unknown one,
+	 * too old: none. */
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + 3 * S / 4 + 1, &o,
+					 &part), -ENOENT);
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 - 1, &o, &part), -ENOENT);
+	ck_assert_int_eq(bound_offset_at(b, "phc0", T0 + S / 8, &o, &part),
+			 -ENOENT);
+	ck_assert_int_eq(bound_offset_at(b, "sys", T0 + S / 8, &o, &part),
+			 -ENOENT);
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + S + 1, &o, &part), 0);
+	ck_assert_int_eq(o, 40);
+	ck_assert_int_eq(bound_offset_at(b, "phc1", T0 + 2 * S + 1, &o,
+					 &part), -ENOENT);
+	bound_destroy(b);
+}
+END_TEST
+
 START_TEST(bound_two_clocks)
 {
 	struct bound *b;
@@ -1072,6 +1139,7 @@ static Suite *bound_suite(void)
 	tcase_add_test(tc, bound_forget_cuts);
 	tcase_add_test(tc, bound_forget_memory);
 	tcase_add_test(tc, bound_holdover);
+	tcase_add_test(tc, bound_offset_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }
