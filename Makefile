@@ -224,6 +224,15 @@ build/gen/stamp.bpf.o: src/bpf/stamp.bpf.c src/bpf/stamp_ev.h build/gen/vmlinux.
 build/gen/stamp.skel.h: build/gen/stamp.bpf.o
 	$(BPFTOOL) gen object build/gen/stamp.o $<
 	$(BPFTOOL) gen skeleton build/gen/stamp.o name stamp > $@.tmp && mv $@.tmp $@
+# The lab's tc program that clears TCP's departure time off the hosts'
+# frames (scripts/lab, tapless-lab(8)): built wherever clang is, beside
+# the lab script when installed; a lab without it says so.
+LAB_BPF := $(if $(shell command -v $(BPF_CLANG) 2>/dev/null),build/gen/edt_clear.bpf.o)
+all: $(LAB_BPF)
+build/gen/edt_clear.bpf.o: src/bpf/edt_clear.bpf.c
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -target bpf -O2 -g -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
 $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ): build/gen/bpfconf.h
 $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ): BASE_CFLAGS += -Ibuild/gen
 build/obj/src/bpf/bpfstamp.o: build/gen/stamp.skel.h
@@ -386,6 +395,7 @@ install: all
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/lib/tapless
 	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
+	$(if $(LAB_BPF),install -m 644 $(LAB_BPF) $(DESTDIR)$(PREFIX)/lib/tapless/)
 	install -m 755 $(SHIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -m 755 $(HWSIM_LIB) $(DESTDIR)$(PREFIX)/lib/tapless/
 	install -d $(DESTDIR)$(datadir)/tapless/plot

@@ -145,6 +145,14 @@ done
 want "$c" '[.switches[] | select(.method == "topology") | .bound_terms_mean_ns | .stamp > 0 and .clock > 0] | all and length > 0' \
 	"correlate: the switch bound has no stamp term: $(jq -c '[.switches[] | .bound_terms_mean_ns]' "$c")"
 want "$c" '[.inputs[] | .calibration.stamps | length == 2] | all' "correlate: the hosts' calibrations were not applied"
+# Every frame stamped on arrival, as a NIC would: the hosts' TCP frames
+# carry no departure time across the veth (edt_clear), so the emulator's
+# truth has none copy-stamped late.
+grep -q "^edt_cleared 1$" "$r/lab.conf" || fail "lab.conf: TCP departure times not cleared: $(grep edt "$r/lab.conf")"
+for rate in 5000 20000; do
+	jq -e '[.ports[].rx_copy_stamped] | length == 2 and add == 0' "$r/rate-$rate/switch/swemu.json" > /dev/null 2>&1 ||
+		fail "swemu at $rate: frames stamped as copied, not on arrival: $(grep -o '"rx_copy_stamped":[0-9]*' "$r/rate-$rate/switch/swemu.json" | tr '\n' ' ')"
+done
 # The traffic check does not cry wolf on clocks that are where their
 # journals say (issue 34): no window flagged at either rate.
 for rate in 5000 20000; do
