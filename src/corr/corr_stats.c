@@ -244,8 +244,9 @@ const char *corr_sync_name(int sync)
 	return samples_sync_name(corr_samples_sync(sync));
 }
 
-/* Where the host's clock stood at the observation's stamp, from its sync
- * journal: o->sync and o->bound (-1: unknown, as without a journal). */
+/* A clock phc2sys keeps: its offset from its reference at the stamp, and
+ * the share of the bound that taking it off leaves out (bound_offset_at()).
+ * Offsets past 2 s are not taken: nothing kept in sync is that far. */
 static bool corr_obs_clock(const struct corr_host *h,
 			   const struct corr_iface *ifc, struct corr_obs *o)
 {
@@ -261,6 +262,8 @@ static bool corr_obs_clock(const struct corr_host *h,
 	return true;
 }
 
+/* Where the host's clock stood at the observation's stamp, from its sync
+ * journal: o->sync and o->bound (-1: unknown, as without a journal). */
 bool corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o)
 {
