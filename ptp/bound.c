@@ -21,6 +21,9 @@ struct bound_point {
 				 * the later of two lines at one instant last */
 	uint32_t drift_ppb;	/* holdover: growth of the bound */
 	bool in_sync, holdover;
+	int64_t fresh;		/* the bound of the last fresh in-sync
+				 * sample at or before this one (-1: none):
+				 * what a holdover grew from */
 	bool kept;		/* phc2sys keeps the clock on a reference,
 				 * and measured offset (clock - reference)
 				 * as it is written: a reading of two clocks
@@ -188,10 +191,23 @@ static void bound_read(struct bound *b)
 		snprintf(b->host, sizeof(b->host), "%s", journal_host(b->r));
 	for (unsigned i = 0; i < b->nclocks; i++) {
 		struct bound_clock *c = &b->clock[i];
+		int64_t fresh = -1;
 
 		if (!c->sorted) {
 			qsort(c->p, c->n, sizeof(c->p[0]), bound_cmp);
 			c->sorted = true;
+		}
+		/* Once per read, not per lookup: a stamp in a long holdover
+		 * finds the bound it grew from at once. A holdover run that
+		 * began before what bound_forget() kept has none. */
+		for (size_t k = 0; k < c->n; k++) {
+			struct bound_point *p = &c->p[k];
+
+			if (p->in_sync && p->bound >= 0)
+				fresh = p->bound;
+			else if (!p->holdover)
+				fresh = -1;
+			p->fresh = fresh;
 		}
 	}
 }
@@ -313,11 +329,6 @@ void bound_destroy(struct bound *b)
 	free(b);
 }
 
-/* How many points back bound_at_split() looks for the fresh sample a
- * holdover began from: syncd writes one a second, so over an hour's
- * holdover; past that the holdover sample's own bound is the clock's. */
-#define BOUND_FRESH_LOOKBACK 4096
-
 enum bound_state bound_at_split(const struct bound *b, const char *clock,
 				int64_t t, int64_t *bound_ns, int64_t *fresh_ns)
 {
@@ -358,15 +369,8 @@ enum bound_state bound_at_split(const struct bound *b, const char *clock,
 	}
 	/* The holdover sample's own bound was grown from the last fresh
 	 * one (syncd): that one is the clock's, the rest the holdover's. */
-	for (size_t i = k - 1, n = 0; i-- > 0 && n < BOUND_FRESH_LOOKBACK; n++) {
-		const struct bound_point *q = &c->p[i];
-
-		if (q->holdover)
-			continue;
-		if (q->in_sync && q->bound >= 0 && q->bound <= p->bound)
-			*fresh_ns = q->bound;
-		break;
-	}
+	if (p->fresh >= 0 && p->fresh <= p->bound)
+		*fresh_ns = p->fresh;
 	return BOUND_HOLDOVER;
 }
 

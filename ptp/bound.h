@@ -85,8 +85,8 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
  * sample said (the clock's own error when it was measured), *bound_ns -
  * *fresh_ns what holdover added since. In sync both are the sample's
  * bound; in holdover *fresh_ns is that of the in-sync sample the holdover
- * began from (the holdover sample's own when the journal has none within
- * 4096 samples back). Both -1 when *bound_ns would be. */
+ * began from (the holdover sample's own when the journal, as kept, has
+ * none). Both -1 when *bound_ns would be. */
 enum bound_state bound_at_split(const struct bound *b, const char *clock,
 				int64_t t, int64_t *bound_ns,
 				int64_t *fresh_ns);
