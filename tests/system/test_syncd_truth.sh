@@ -58,6 +58,21 @@ gm_pid=$TL_LAST_PID
 tl_bg c1 "$SYNCD" -f "$out/c1/tapless.conf" -l info 2> "$out/c1.log"
 c1_pid=$TL_LAST_PID
 wait_for c1 40 '.clocks[0].in_sync' || fail "c1 not in sync within 40 s: $(cat "$out/c1.status")"
+# ptp4l may still step out of sync just after its first good samples (a
+# busy machine): the drop needs a clock that has stayed in sync, or no
+# holdover can follow it.
+steady=0
+for _ in $(seq 150); do
+	st c1 > "$out/c1.status" 2>/dev/null
+	if [ "$(jq -r '.clocks[0].in_sync' "$out/c1.status" 2>/dev/null)" = true ]; then
+		steady=$((steady + 1))
+		[ $steady -ge 10 ] && break
+	else
+		steady=0
+	fi
+	sleep 0.2
+done
+[ $steady -ge 10 ] || fail "c1 never stayed in sync for 2 s: $(cat "$out/c1.status")"
 # Status polled all along, for the agreement check.
 ( while :; do st c1 | jq -c . >> "$out/status.jsonl" 2>/dev/null; sleep 0.3; done ) &
 TL_PIDS+=("$!")
