@@ -35,6 +35,19 @@ struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id)
 	return &r->ifaces[r->nifaces++];
 }
 
+/* ERF has no magic number: its first records must look like ERF. The
+ * file is left at its start. */
+static bool cap_is_erf(struct cap_reader *r)
+{
+	unsigned char *p = xmalloc(CAP_ERF_PROBE);
+	size_t got = fread(p, 1, CAP_ERF_PROBE, r->f);
+	bool erf = cap_erf_probe(p, got);
+
+	free(p);
+	rewind(r->f);
+	return erf;
+}
+
 static int cap_open_as(struct cap_reader **out, const char *path,
 		       char errbuf[CAP_ERRBUF], bool follow)
 {
@@ -74,8 +87,14 @@ static int cap_open_as(struct cap_reader **out, const char *path,
 		r->follow = false;
 		break;
 	default:
-		err = cap_fail(r, 0, "not a pcap or pcapng file (magic 0x%08x)",
-			       magic);
+		if (cap_is_erf(r)) {
+			r->ops = &cap_erf_ops;
+			r->follow = false;
+			break;
+		}
+		/* Worded as before ERF came: scripts grep for it. */
+		err = cap_fail(r, 0, "not a pcap or pcapng file, nor ERF "
+			       "(magic 0x%08x)", magic);
 		goto fail;
 	}
 	err = r->ops->open(r);

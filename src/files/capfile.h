@@ -1,7 +1,9 @@
 /* capfile.h — reading capture files: pcapng (our own reader, which keeps
- * interface ids, directions and any timestamp resolution) and classic pcap
- * with microsecond or nanosecond stamps (through libpcap), behind one
- * interface. cap_open() picks the reader from the file's magic number.
+ * interface ids, directions and any timestamp resolution), classic pcap
+ * with microsecond or nanosecond stamps (through libpcap) and Endace ERF
+ * (DAG capture cards' records, Ethernet ones), behind one interface.
+ * cap_open() picks the reader from the file's magic number, or, for ERF,
+ * which has none, from a first record that looks like one.
  *
  * Bad input never crashes and never makes the reader allocate without
  * bound: a block larger than CAP_MAX_BLOCK, lengths that disagree, options
@@ -21,7 +23,7 @@
 
 struct cap_reader;
 
-enum cap_format { CAP_PCAPNG, CAP_PCAP };
+enum cap_format { CAP_PCAPNG, CAP_PCAP, CAP_ERF };
 
 struct cap_iface {
 	char name[64];		/* if_name, or "" */

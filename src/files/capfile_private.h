@@ -1,5 +1,6 @@
 /* capfile_private.h — inside struct cap_reader, shared by capfile.c and the
- * two readers (capfile_pcapng.c, capfile_pcap.c). Not for other modules. */
+ * readers (capfile_pcapng.c, capfile_pcap.c, capfile_erf.c). Not for other
+ * modules. */
 #ifndef TAPLESS_CAPFILE_PRIVATE_H
 #define TAPLESS_CAPFILE_PRIVATE_H
 
@@ -19,6 +20,7 @@ struct cap_ops {
 
 extern const struct cap_ops cap_pcapng_ops;
 extern const struct cap_ops cap_pcap_ops;
+extern const struct cap_ops cap_erf_ops;
 
 struct cap_reader {
 	const struct cap_ops *ops;
@@ -48,6 +50,11 @@ struct cap_reader {
 
 	/* pcap */
 	void *pcap;		/* pcap_t */
+
+	/* ERF (r->block holds the current record) */
+	uint64_t erf_records;	/* records read, for messages */
+	uint8_t erf_iface[8];	/* 1 + cap_iface id of each ERF interface,
+				 * 0 while it has not been seen */
 };
 
 /* Set r->error to "PATH: offset OFF: fmt..." and return -EBADMSG. */
@@ -55,6 +62,14 @@ struct cap_reader {
  * reader goes back to the block's start and returns -EAGAIN instead.) */
 int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ERF has no magic number: true when the n bytes at p (the file's start)
+ * begin with what looks like ERF records — a known record type, lengths
+ * that can hold its headers, reserved flags clear, a time after 1970 — up
+ * to the first that is not PAD (filler), which must lie within the n.
+ * CAP_ERF_PROBE bytes hold the largest PAD record and the header after. */
+#define CAP_ERF_PROBE (65535 + 16)
+bool cap_erf_probe(const unsigned char *p, size_t n);
 
 /* A new interface slot (the table grows, bounded by PCAPNG_MAX_IFACES*4). */
 struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id);
