@@ -1,5 +1,6 @@
-/* fuzz_capfile — libFuzzer target for the capture readers (pcapng, and
- * classic pcap through libpcap) and the if_description parser: any input must
+/* fuzz_capfile — libFuzzer target for the capture readers (pcapng, classic
+ * pcap through libpcap, and Endace ERF, which is told by its first records
+ * alone: erf-*.erf seeds) and the if_description parser: any input must
  * end in packets, a clean end or -EBADMSG, never a crash, an out-of-bounds
  * read or an unbounded allocation. And a file followed as it grows (written
  * in two pieces cut anywhere, cap_open_follow()) must give exactly the
