@@ -89,7 +89,8 @@ int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
 int cap_next(struct cap_reader *r, struct cap_packet *pkt);
 
 /* Open a file that may still be written (pcapng only: a classic pcap file
- * is read as it stands, through libpcap, which cannot wait for more).
+ * is read as it stands, through libpcap, which cannot wait for more, and
+ * so is an ERF file).
  * Returns -EAGAIN, with nothing open, while the file is too short to hold
  * its section header; otherwise as cap_open(). The reader follows the
  * file (cap_next() returns -EAGAIN at its end) until cap_follow(r, false). */

@@ -24,8 +24,8 @@ static bool erf_is_eth(unsigned type)
 	       type == ERF_TYPE_DSM_COLOR_ETH || type == ERF_TYPE_COLOR_HASH_ETH;
 }
 
-/* The public types (0 is the cards' ancient "legacy" record, which no
- * current card writes, and 26 was never given out) and PAD. */
+/* The public types and PAD: not 0, the ancient "legacy" record no current
+ * card writes, nor 26, which Wireshark's list (erf_record.h) leaves out. */
 static bool erf_known_type(unsigned type)
 {
 	return (type >= 1 && type <= ERF_TYPE_LAST_PUBLIC && type != 26) ||
@@ -92,6 +92,15 @@ static int64_t erf_ts_ns(uint64_t ts)
 			 ((frac * 1000000000u + (1u << 31)) >> 32));
 }
 
+/* A short read that is not the end of the file: say so, not "cut". */
+static int erf_io_error(struct cap_reader *r, uint64_t off)
+{
+	if (!ferror(r->f))
+		return 0;
+	return cap_fail(r, off, "ERF record %llu: read error: %s",
+			(unsigned long long)r->erf_records, strerror(errno));
+}
+
 /* Read the record at r->offset into r->block: 1, 0 at a clean end of
  * file, or -EBADMSG (r->erf_records already counts it). */
 static int erf_read_record(struct cap_reader *r, uint64_t off, uint32_t *rlen)
@@ -101,6 +110,8 @@ static int erf_read_record(struct cap_reader *r, uint64_t off, uint32_t *rlen)
 	if (got == 0 && feof(r->f))
 		return 0;
 	r->erf_records++;
+	if (got < ERF_HDR_LEN && erf_io_error(r, off))
+		return -EBADMSG;
 	if (got < ERF_HDR_LEN)
 		return cap_fail(r, off, "ERF record %llu: file ends inside its "
 				"header (%zu of %u bytes)",
@@ -111,6 +122,8 @@ static int erf_read_record(struct cap_reader *r, uint64_t off, uint32_t *rlen)
 				"shorter than its %u-byte header",
 				(unsigned long long)r->erf_records, *rlen, ERF_HDR_LEN);
 	got = fread(r->block + ERF_HDR_LEN, 1, *rlen - ERF_HDR_LEN, r->f);
+	if (got != *rlen - ERF_HDR_LEN && erf_io_error(r, off))
+		return -EBADMSG;
 	if (got != *rlen - ERF_HDR_LEN)
 		return cap_fail(r, off, "ERF record %llu: file ends inside the "
 				"record of %u bytes (truncated capture)",
