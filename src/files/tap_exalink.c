@@ -49,9 +49,12 @@
  * (and would take the arithmetic below out of range). */
 #define EXA_FREQ_MIN 100000000u
 #define EXA_FREQ_MAX 1000000000u
-/* A rate measured between two keyframes is taken only over a plausible
- * gap, and only when it is within this of freq (a counter reset or a
- * step of the device's time is not a rate). */
+/* The device's keyframes say the nominal 350 MHz, whatever the counter's
+ * true rate (Cisco's samples: -1.3 to +5.4 ppm off, 0.5 to 5 us a second).
+ * So the rate between the two latest keyframes is used, when freq
+ * misses the second keyframe by more than 2 ticks (the keyframes' own
+ * counts are whole ticks), over a plausible gap, and within this of
+ * freq (a counter reset or a step of the device's time is not a rate). */
 #define EXA_PAIR_MAX_GAP_NS 2500000000LL
 #define EXA_PAIR_MAX_PPM 1000
 #define NS_2000 946684800000000000LL
@@ -68,8 +71,8 @@ struct exa_key {
 struct exa_state {
 	bool have, have_prev;
 	struct exa_key key, prev;
-	/* ns per tick, num / den: the rate between the two latest keyframes
-	 * when they agree, else 1e9 / freq. */
+	/* ns per tick, num / den: 1e9 / freq, or the rate between the two
+	 * latest keyframes (exa_rate()). */
 	uint64_t num, den;
 	/* Bytes the counter ends before the frame's end plus its own 4:
 	 * 0 until the first frame decides, then 4 (counter last) or 8
@@ -145,6 +148,10 @@ static void exa_rate(struct exa_state *st)
 			return;
 		a = dc * 1000000000u;
 		diff = a > b ? a - b : b - a;
+		/* freq within the keyframe counters' own quantum of the
+		 * pair: freq, finer than the pair's rate. */
+		if (diff <= 2 * 1000000000ull)
+			return;
 		if (diff <= b / 1000000 * EXA_PAIR_MAX_PPM) {
 			st->num = du;
 			st->den = dc;
