@@ -26,6 +26,10 @@
  * last 4 when the NIC stripped it (as fcs mode). The compat modes carry
  * only 31 bits: bit 7 of the 32 is not part of the count (ticks = the
  * bits above it shifted down by one, plus the 7 below).
+ *
+ * The stamps are UTC, as the field's name and Cisco's README say: in the
+ * samples, keyframes fall on whole seconds of utc and the capture
+ * server's records 10 ms after them, not 36 s (TAI in 2016).
  */
 #include "files/tapfmt.h"
 
@@ -314,10 +318,11 @@ static int exalink_decode(void *state, const struct tapfmt_frame *f,
 	}
 	v = bytes_get_be32(f->data + f->caplen - tail);
 	ticks = exa_ticks(&st->key, v);
-	/* |ticks| <= 2^31 and num / den < 26 ns a tick: the picoseconds
-	 * from the keyframe fit 64 bits; the product before the division
-	 * does not, so it is taken in 128. Floored, so that ps is 0-999
-	 * before the keyframe too. */
+	/* |ticks| <= 2^31 and num / den about 10 ns a tick at most (freq
+	 * >= 100 MHz, a pair's rate within 1000 ppm of it): the ps from
+	 * the keyframe fit 64 bits; the product before the division does
+	 * not, so it is taken in 128. Floored, so that ps is 0-999 before
+	 * the keyframe too. */
 	x = (__int128)ticks * st->num * 1000;
 	q = x / st->den;
 	if (x < 0 && q * st->den != x)
