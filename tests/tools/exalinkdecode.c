@@ -17,7 +17,7 @@
 int main(int argc, char **argv)
 {
 	const struct tapfmt_ops *ops = &tapfmt_exalink_ops;
-	char err[CAP_ERRBUF], why[256], first_nm[256] = "", first_bad[256] = "";
+	char err[CAP_ERRBUF], why[256], first_nm[300] = "", first_bad[300] = "";
 	uint64_t stamped = 0, consumed = 0, not_mine = 0, bad = 0, n = 0;
 	struct cap_reader *r;
 	struct cap_packet pkt;
