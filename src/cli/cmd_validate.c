@@ -32,6 +32,7 @@
 #include "validate/phccheck.h"
 #include "base/print.h"
 #include "validate/refcheck.h"
+#include "files/tapfmt.h"
 #include "stamp/ts.h"
 #include "stamp/tsinfo.h"
 #include "validate/verdict.h"
@@ -42,10 +43,15 @@ enum { VALIDATE_WARN = 3, VALIDATE_FAIL = 4 };
 
 static const char *const stamp_modes[] = { "auto", "hw", "sw", NULL };
 static const char *const timescales[] = { "utc", "tai", NULL };
+/* tapfmt_names(), as the options table wants them. */
+static const char *const ref_formats[] = { "auto", "none", "metawatch", "arista",
+					   "exablaze", "exalink", "ixia", NULL };
 
 static const struct opt_def validate_opts[] = {
 	{ "reference", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
-	  "reference capture of the same traffic (tap, capture card): pcap or pcapng", OPT_OLD_LETTER('r') },
+	  "reference capture of the same traffic (tap, capture card): pcap, pcapng or ERF", OPT_OLD_LETTER('r') },
+	{ "reference-format", 0, OPT_ENUM, "auto", 0, 0, ref_formats, "FORMAT",
+	  "where the reference's stamps are: auto (a tap's trailer or header, detected), none (its records'), or the tap's format", 0 },
 	{ "capture", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "the host's capture to check against --reference", OPT_OLD_LETTER('c') },
 	{ "reference-timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
@@ -383,6 +389,12 @@ static void run_ref(struct validate *v)
 			    TS_SCALE_TAI : TS_SCALE_UTC;
 	cfg.tai_utc_ns = opts_int(v->o, "tai-offset") * NS_PER_S;
 	cfg.window_ns = opts_ns(v->o, "match-window");
+	{
+		enum tapfmt_kind k = TAPFMT_AUTO;
+
+		tapfmt_parse(ref_formats[opts_enum(v->o, "reference-format")], &k);
+		cfg.ref_format = k;
+	}
 	rc = refcheck_run(&cfg, &v->ref, err);
 	if (rc) {
 		fprintf(stderr, "tapless validate: %s\n", err);
@@ -392,6 +404,16 @@ static void run_ref(struct validate *v)
 		return;
 	}
 	v->have_ref = true;
+	if (v->ref.ref_tap_missing || v->ref.ref_tap_bad)
+		fprintf(stderr, "tapless validate: warning: %s: %llu frames "
+			"without a %s stamp and %llu with a bad one left out "
+			"(first: %s)\n", ref,
+			(unsigned long long)v->ref.ref_tap_missing,
+			v->ref.ref_format, (unsigned long long)v->ref.ref_tap_bad,
+			v->ref.ref_tap_warning);
+	else if (v->ref.ref_tap_warning[0])
+		fprintf(stderr, "tapless validate: warning: %s\n",
+			v->ref.ref_tap_warning);
 	refcheck_judge(&v->ref, &v->lim, c);
 	{
 		struct histplot_series s[2];

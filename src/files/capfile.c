@@ -8,6 +8,12 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "stamp/ts.h"
+
+/* Frames looked at to detect a tap format: enough for a trailer that is on
+ * every frame; a keyframe (ExaLINK, once a second) only shows this early
+ * in a slow feed, so a busy one needs its format named. */
+#define CAP_DETECT_FRAMES 64
 
 int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
 {
@@ -60,6 +66,7 @@ static int cap_open_as(struct cap_reader **out, const char *path,
 	errbuf[0] = 0;
 	r->path = xstrdup(path);
 	r->follow = follow;
+	r->tap = follow ? TAPFMT_NONE : TAPFMT_AUTO;
 	memset(r->isb_drop, 0xff, sizeof(r->isb_drop));
 	r->f = fopen(path, "rb");
 	if (!r->f) {
@@ -129,13 +136,220 @@ void cap_follow(struct cap_reader *r, bool on)
 	r->follow = on && r->ops->format == CAP_PCAPNG;
 }
 
+int cap_set_tapfmt(struct cap_reader *r, enum tapfmt_kind kind)
+{
+	if (r->started)
+		return -EBUSY;
+	r->tap = kind;
+	return 0;
+}
+
+/* Whether pkt is a frame a tap format may have stamped: Ethernet, from an
+ * interface tapless did not describe (tapless's own files carry hosts'
+ * stamps). */
+static bool cap_tap_frame(const struct cap_reader *r,
+			  const struct cap_packet *pkt)
+{
+	const struct cap_iface *ci = cap_iface(r, pkt->iface);
+
+	return ci && ci->linktype == 1 && !ci->src_known;
+}
+
+static void cap_tap_frame_of(const struct cap_packet *pkt,
+			     struct tapfmt_frame *f)
+{
+	f->data = pkt->data;
+	f->caplen = pkt->caplen;
+	f->origlen = pkt->origlen;
+	f->trailer_off = tapfmt_trailer_off(pkt->data, pkt->caplen);
+	f->record_ns = pkt->ts_ns;
+}
+
+/* Read ahead up to CAP_DETECT_FRAMES packets, copied (their data would not
+ * outlive the next read), and let the Ethernet ones pick the format. */
+static int cap_tap_detect(struct cap_reader *r)
+{
+	struct tapfmt_detect *d = tapfmt_detect_new();
+	size_t cap = 4096;
+
+	r->ahead = xcalloc(CAP_DETECT_FRAMES, sizeof(*r->ahead));
+	r->ahead_buf = xmalloc(cap);	/* never NULL, even for empty frames */
+	r->ahead_end = 1;
+	while (r->nahead < CAP_DETECT_FRAMES) {
+		struct cap_ahead *a = &r->ahead[r->nahead];
+		int n = r->ops->next(r, &a->pkt);
+
+		if (n != 1) {
+			r->ahead_end = n;
+			break;
+		}
+		if (cap_tap_frame(r, &a->pkt)) {
+			struct tapfmt_frame f;
+
+			cap_tap_frame_of(&a->pkt, &f);
+			tapfmt_detect_feed(d, &f);
+		}
+		if (r->ahead_len + a->pkt.caplen > cap) {
+			cap = (r->ahead_len + a->pkt.caplen) * 2;
+			r->ahead_buf = xrealloc(r->ahead_buf, cap);
+		}
+		memcpy(r->ahead_buf + r->ahead_len, a->pkt.data, a->pkt.caplen);
+		a->data_off = r->ahead_len;
+		r->ahead_len += a->pkt.caplen;
+		r->nahead++;
+	}
+	r->tap = tapfmt_detect_result(d);
+	if (r->tap == TAPFMT_NONE) {
+		unsigned matched, frames;
+		enum tapfmt_kind k = tapfmt_detect_hint(d, &matched, &frames);
+
+		/* Too few to trust, too many to keep quiet about. */
+		if (matched)
+			snprintf(r->warning, sizeof(r->warning), "%s: %u of its "
+				 "first %u frames look like %s stamps, too few to "
+				 "read it as such: its records' stamps are taken "
+				 "(name the format to read them)", r->path,
+				 matched, frames, tapfmt_name(k));
+	}
+	tapfmt_detect_free(d);
+	return 0;
+}
+
+/* The next packet as the reader gives it: from what detection read ahead
+ * first, then the file. */
+static int cap_read(struct cap_reader *r, struct cap_packet *pkt)
+{
+	if (r->next_ahead < r->nahead) {
+		*pkt = r->ahead[r->next_ahead].pkt;
+		pkt->data = r->ahead_buf + r->ahead[r->next_ahead].data_off;
+		r->next_ahead++;
+		return 1;
+	}
+	if (r->ahead) {
+		int end = r->ahead_end;
+
+		free(r->ahead);
+		free(r->ahead_buf);
+		r->ahead = NULL;
+		r->ahead_buf = NULL;
+		r->nahead = r->next_ahead = 0;
+		if (end != 1)
+			return end;
+	}
+	return r->ops->next(r, pkt);
+}
+
+/* Cut what the device added: a tail off the end, a header from inside
+ * (copied, the reader's buffer is not ours to move). */
+static void cap_tap_cut(struct cap_reader *r, struct cap_packet *pkt,
+			const struct tapfmt_stamp *s)
+{
+	uint32_t tail = s->tail_len, head = s->head_len;
+
+	pkt->caplen -= tail;
+	pkt->origlen = pkt->origlen > tail ? pkt->origlen - tail : 0;
+	if (!head)
+		return;
+	if (pkt->caplen > r->cut_cap) {
+		r->cut_cap = pkt->caplen;
+		r->cut = xrealloc(r->cut, r->cut_cap);
+	}
+	memcpy(r->cut, pkt->data, s->head_off);
+	memcpy(r->cut + s->head_off, pkt->data + s->head_off + head,
+	       pkt->caplen - s->head_off - head);
+	pkt->data = r->cut;
+	pkt->caplen -= head;
+	pkt->origlen = pkt->origlen > head ? pkt->origlen - head : 0;
+}
+
+/* A frame of the format in force: 1 stamped (or not a tap frame at all),
+ * 0 to leave out (a keyframe taken in, no stamp, a bad one). */
+static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
+{
+	struct tapfmt_stamp s;
+	struct tapfmt_frame f;
+	char why[160] = "";
+	int rc;
+
+	if (!cap_tap_frame(r, pkt))
+		return 1;
+	r->records++;
+	memset(&s, 0, sizeof(s));
+	cap_tap_frame_of(pkt, &f);
+	rc = r->tap_ops->decode(r->tap_state, &f, &s, why, sizeof(why));
+	if (rc == TAPFMT_STAMPED && (s.tail_len > pkt->caplen ||
+				      s.head_off + s.head_len > pkt->caplen - s.tail_len)) {
+		rc = -EBADMSG;
+		snprintf(why, sizeof(why), "cut past the frame's end");
+	}
+	if (rc == TAPFMT_STAMPED) {
+		cap_tap_cut(r, pkt, &s);
+		pkt->tap = r->tap;
+		pkt->record_ns = pkt->ts_ns;
+		pkt->ts_ns = s.ts_ns;
+		pkt->ps = s.ps;
+		pkt->timescale = s.timescale;
+		pkt->degraded = s.degraded;
+		pkt->has_port = s.has_port;
+		pkt->device = s.device;
+		pkt->port = s.port;
+		r->stats.tap_stamped++;
+		r->stats.tap_degraded += s.degraded;
+		return 1;
+	}
+	if (rc == TAPFMT_CONSUMED) {
+		r->stats.tap_consumed++;
+		return 0;
+	}
+	if (rc == TAPFMT_NOT_MINE)
+		r->stats.tap_missing++;
+	else
+		r->stats.tap_bad++;
+	if (!r->warning[0])
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s: record %llu (offset %llu): %s: %s", r->path,
+			 (unsigned long long)r->records,
+			 (unsigned long long)pkt->offset, r->tap_ops->name,
+			 why[0] ? why : "no stamp of the format");
+	return 0;
+}
+
+/* The format in force from the first packet on: detected, or as set. */
+static int cap_tap_start(struct cap_reader *r)
+{
+	r->started = true;
+	if (r->tap == TAPFMT_AUTO)
+		cap_tap_detect(r);
+	r->tap_ops = tapfmt_ops(r->tap);
+	if (!r->tap_ops)
+		r->tap = TAPFMT_NONE;
+	else if (r->tap_ops->state_size)
+		r->tap_state = xcalloc(1, r->tap_ops->state_size);
+	r->stats.tap = r->tap;
+	return 0;
+}
+
 int cap_next(struct cap_reader *r, struct cap_packet *pkt)
 {
-	int n = r->ops->next(r, pkt);
+	int n;
 
-	if (n == 1)
-		r->stats.packets++;
-	return n;
+	if (!r->started)
+		cap_tap_start(r);
+	for (;;) {
+		n = cap_read(r, pkt);
+		if (n != 1)
+			return n;
+		pkt->tap = TAPFMT_NONE;
+		pkt->record_ns = pkt->ts_ns;
+		pkt->ps = 0;
+		pkt->timescale = TS_SCALE_UNKNOWN;
+		pkt->degraded = pkt->has_port = false;
+		pkt->device = pkt->port = 0;
+		if (!r->tap_ops || cap_tap_apply(r, pkt))
+			break;
+	}
+	r->stats.packets++;
+	return 1;
 }
 
 const struct cap_iface *cap_iface(const struct cap_reader *r, uint32_t id)
@@ -180,6 +394,11 @@ const char *cap_error(const struct cap_reader *r)
 	return r->error;
 }
 
+const char *cap_warning(const struct cap_reader *r)
+{
+	return r->warning;
+}
+
 void cap_close(struct cap_reader *r)
 {
 	if (!r)
@@ -188,6 +407,10 @@ void cap_close(struct cap_reader *r)
 		r->ops->close(r);
 	if (r->f)
 		fclose(r->f);
+	free(r->ahead);
+	free(r->ahead_buf);
+	free(r->cut);
+	free(r->tap_state);
 	free(r->ifaces);
 	free(r->path);
 	free(r);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "files/pcapng.h"
+#include "files/tapfmt.h"
 
 #define CAP_MAX_BLOCK (16u << 20)
 
@@ -52,6 +53,18 @@ struct cap_packet {
 				 * packet crossed (tapless-swemu) */
 	uint64_t packet_id;
 	uint64_t offset;	/* byte offset of the packet's block/record */
+	/* A tap or switch stamp found in the frame (tapfmt.h): ts_ns is the
+	 * device's, the bytes it added are cut from data, caplen and
+	 * origlen, and record_ns keeps the record's own stamp (the capture
+	 * server's). tap is TAPFMT_NONE when the record's stamp is all. */
+	enum tapfmt_kind tap;
+	int64_t record_ns;
+	uint16_t ps;		/* picoseconds past ts_ns, when the tap says */
+	int timescale;		/* enum ts_timescale when the tap says, else
+				 * TS_SCALE_UNKNOWN (0) */
+	bool degraded;		/* the device flagged the stamp */
+	bool has_port;		/* device and port are known */
+	uint16_t device, port;
 };
 
 struct cap_stats {
@@ -74,6 +87,13 @@ struct cap_stats {
 	 * isb_ifdrop (counters of the capture since it was opened). */
 	uint64_t drops;
 	bool drops_known;		/* an ISB said */
+	/* Tap and switch stamps (cap_set_tapfmt()): frames stamped by the
+	 * device, its own frames taken in (keyframes), frames left out for
+	 * want of a readable stamp (none, or bytes that cannot be right),
+	 * and stamps the device flagged as degraded. */
+	enum tapfmt_kind tap;		/* the format in force */
+	uint64_t tap_stamped, tap_consumed, tap_missing, tap_bad;
+	uint64_t tap_degraded;
 };
 
 #define CAP_ERRBUF 512
@@ -107,6 +127,20 @@ uint32_t cap_iface_count(const struct cap_reader *r);
 enum cap_format cap_format(const struct cap_reader *r);
 const char *cap_path(const struct cap_reader *r);
 void cap_stats(const struct cap_reader *r, struct cap_stats *st);
+
+/* How frames' own stamps are read (tapfmt.h), before the first cap_next():
+ * TAPFMT_AUTO (cap_open()'s default) looks at the first 64 Ethernet frames
+ * of interfaces tapless did not describe and picks the format they carry,
+ * if any; TAPFMT_NONE takes every record's stamp as it is (and is all a
+ * followed file gets unless set); a format applies that one. Frames of a
+ * format in force whose stamp cannot be read are left out, counted
+ * (cap_stats()), and the first is described by cap_warning(). Returns 0,
+ * or -EBUSY once packets were read. */
+int cap_set_tapfmt(struct cap_reader *r, enum tapfmt_kind kind);
+
+/* The first frame left out for its tap stamp, as "PATH: record N (offset
+ * OFF): FORMAT: why", or "" when none was. */
+const char *cap_warning(const struct cap_reader *r);
 
 /* The host name the file records, as pcapng_open() writes it (an
  * opt_comment "host NAME" in its first section header; tapless-capd -H,

@@ -55,6 +55,30 @@ struct cap_reader {
 	uint64_t erf_records;	/* records read, for messages */
 	uint8_t erf_iface[8];	/* 1 + cap_iface id of each ERF interface,
 				 * 0 while it has not been seen */
+
+	/* Tap stamps (cap_set_tapfmt()): the format, its state, whether a
+	 * packet was read yet, the frames read ahead to detect it, and room
+	 * for a frame a header was cut out of. */
+	enum tapfmt_kind tap;
+	const struct tapfmt_ops *tap_ops;
+	void *tap_state;
+	bool started;
+	uint64_t records;		/* packets the format read, for messages */
+	struct cap_ahead *ahead;
+	unsigned nahead, next_ahead;
+	int ahead_end;			/* what the reader said after them */
+	unsigned char *ahead_buf;
+	size_t ahead_len;
+	unsigned char *cut;
+	size_t cut_cap;
+	char warning[CAP_ERRBUF];
+};
+
+/* A packet read ahead while detecting the tap format; its data is at
+ * data_off in ahead_buf. */
+struct cap_ahead {
+	struct cap_packet pkt;
+	size_t data_off;
 };
 
 /* Set r->error to "PATH: offset OFF: fmt..." and return -EBADMSG. */

@@ -37,6 +37,7 @@ struct capset {
 	unsigned n, cap;
 	struct heap *heap;	/* unsigned indexes of live sources, min ts first */
 	int last;		/* source handed out last, to advance; -1 */
+	enum tapfmt_kind tap;	/* for every file opened (cap_set_tapfmt()) */
 	char error[CAP_ERRBUF];
 	char last_error[CAP_ERRBUF];	/* the latest, for live readers */
 	unsigned damaged;
@@ -91,6 +92,7 @@ static int capset_add(struct capset *s, const char *path, char *errbuf)
 
 	if (err)
 		return err;
+	cap_set_tapfmt(r, s->tap);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 8;
 		s->src = xrealloc(s->src, s->cap * sizeof(*s->src));
@@ -104,7 +106,7 @@ static int capset_add(struct capset *s, const char *path, char *errbuf)
 static bool capset_wanted(const char *name)
 {
 	size_t n = strlen(name);
-	static const char *const ends[] = { ".pcapng", ".pcap", ".part" };
+	static const char *const ends[] = { ".pcapng", ".pcap", ".erf", ".part" };
 
 	if (name[0] == '.')
 		return false;
@@ -147,12 +149,19 @@ static int capset_add_dir(struct capset *s, const char *dir, char *errbuf)
 int capset_open(struct capset **out, const char *const *paths, unsigned n,
 		char errbuf[CAP_ERRBUF])
 {
+	return capset_open_tap(out, paths, n, TAPFMT_AUTO, errbuf);
+}
+
+int capset_open_tap(struct capset **out, const char *const *paths, unsigned n,
+		    enum tapfmt_kind tap, char errbuf[CAP_ERRBUF])
+{
 	struct capset *s = xcalloc(1, sizeof(*s));
 	int err = 0;
 
 	errbuf[0] = 0;
 	*out = NULL;
 	s->last = -1;
+	s->tap = tap;
 	for (unsigned i = 0; !err && i < n; i++) {
 		struct stat st;
 
@@ -318,6 +327,13 @@ static void capset_stats_add(struct cap_stats *sum, struct capset_drops *d,
 	if (st->drops_known)
 		capset_drops_add(d, st->drops);
 	sum->drops_known |= st->drops_known;
+	if (st->tap != TAPFMT_NONE)
+		sum->tap = st->tap;
+	sum->tap_stamped += st->tap_stamped;
+	sum->tap_consumed += st->tap_consumed;
+	sum->tap_missing += st->tap_missing;
+	sum->tap_bad += st->tap_bad;
+	sum->tap_degraded += st->tap_degraded;
 }
 
 static void capset_close_current(struct capset *s)
@@ -569,6 +585,14 @@ const char *capset_error(const struct capset *s)
 const char *capset_last_error(const struct capset *s)
 {
 	return s->last_error;
+}
+
+const char *capset_warning(const struct capset *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->src[i].r && cap_warning(s->src[i].r)[0])
+			return cap_warning(s->src[i].r);
+	return "";
 }
 
 unsigned capset_damaged(const struct capset *s)

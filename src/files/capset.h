@@ -32,11 +32,16 @@ struct capset_follow_stats {
 	bool waiting;		/* at the end of what is written */
 };
 
-/* Open every path: a file, or a directory whose *.pcapng, *.pcap and
+/* Open every path: a file, or a directory whose *.pcapng, *.pcap, *.erf and
  * *.part files are taken in name order. Returns 0, or -errno / -EBADMSG
  * with errbuf naming the path; -ENOENT when a directory holds no capture. */
 int capset_open(struct capset **out, const char *const *paths, unsigned n,
 		char errbuf[CAP_ERRBUF]);
+
+/* The same with every file's tap stamp format set (cap_set_tapfmt());
+ * capset_open() detects it (TAPFMT_AUTO). */
+int capset_open_tap(struct capset **out, const char *const *paths, unsigned n,
+		    enum tapfmt_kind tap, char errbuf[CAP_ERRBUF]);
 
 /* The next packet in time order: 1, 0 at the end of every file, or a
  * negative error (errbuf-style message from capset_error()). A damaged file
@@ -84,6 +89,10 @@ const struct cap_reader *capset_reader(const struct capset *s, unsigned file);
  * following a directory, the name capd gives the file as it closes it
  * (without .part). */
 const char *capset_path(const struct capset *s, unsigned file);
+
+/* The first tap-stamp warning of a file still open (cap_warning()), "" if
+ * none. */
+const char *capset_warning(const struct capset *s);
 
 /* The first error met, "" if none; how many files ended in error. */
 const char *capset_error(const struct capset *s);

@@ -38,9 +38,10 @@ struct tapfmt_frame {
 	const uint8_t *data;
 	uint32_t caplen, origlen;
 	/* Where the bytes past the IP datagram begin (the Ethernet trailer:
-	 * padding, FCS, what the device added), or caplen when the frame is
-	 * not IP or its IP header does not say. Trailer formats look there
-	 * first, as Wireshark's eth.trailer heuristics do. */
+	 * padding, FCS, what the device added); for a frame that is not IP,
+	 * just past its Ethernet header (its end is not known); caplen when
+	 * the frame is cut before either. Trailer formats look there, as
+	 * Wireshark's eth.trailer heuristics do. */
 	uint32_t trailer_off;
 	int64_t record_ns;	/* the record's stamp: for plausibility, and
 				 * to complete stamps that carry only the
@@ -112,13 +113,19 @@ const char *tapfmt_names(void);
 uint32_t tapfmt_trailer_off(const uint8_t *data, uint32_t caplen);
 
 /* Detection: feed the first frames of a file (Ethernet ones) one by one,
- * then ask. A format is chosen when it stamped or consumed at least 90 %
- * of the frames from its first match on, and at least min(4, frames fed)
- * of them; the most matches win. Frames are only looked at, never kept. */
+ * then ask. A format matches a frame it stamped, consumed or found bad
+ * (its bytes are there); it is chosen when it matched at least 3/4 of the
+ * frames from its first match on, and at least min(4, frames fed) of
+ * them; the most matches win. Frames are only looked at, never kept. */
 struct tapfmt_detect;
 struct tapfmt_detect *tapfmt_detect_new(void);
 void tapfmt_detect_feed(struct tapfmt_detect *d, const struct tapfmt_frame *f);
 enum tapfmt_kind tapfmt_detect_result(const struct tapfmt_detect *d);
+/* The format that matched the most frames, chosen or not, with its
+ * matches and the frames fed: where none was chosen, a reader says that
+ * some frames looked like it. */
+enum tapfmt_kind tapfmt_detect_hint(const struct tapfmt_detect *d,
+				   unsigned *matched, unsigned *frames);
 void tapfmt_detect_free(struct tapfmt_detect *d);
 
 #endif

@@ -35,6 +35,7 @@ struct ref_entry {
 	int64_t ts;
 	uint8_t dir;		/* enum pcapng_dir */
 	uint8_t used;
+	uint8_t degraded;	/* the tap flagged its stamp */
 };
 
 /* What one host or reference packet is, for matching. */
@@ -44,6 +45,8 @@ struct pkt_view {
 	int64_t ts;		/* on the reference's timescale */
 	enum pcapng_dir dir;
 	bool skip;		/* a packet-socket copy of a sender's frame */
+	bool degraded;		/* a tap stamp its device flagged */
+	int timescale;		/* a tap stamp's own, TS_SCALE_UNKNOWN else */
 };
 
 /* The state of reading one file. */
@@ -62,6 +65,7 @@ void refcheck_config_init(struct refcheck_config *cfg)
 	cfg->ref_timescale = TS_SCALE_UTC;
 	cfg->tai_utc_ns = TAI_UTC_NS;
 	cfg->window_ns = 10 * 1000000LL;
+	cfg->ref_format = TAPFMT_AUTO;
 }
 
 const char *refcheck_dir_name(enum refcheck_dir d)
@@ -191,6 +195,8 @@ static int side_next(struct side *s, const struct refcheck_config *cfg,
 	memset(v, 0, sizeof(*v));
 	v->dir = pkt.dir;
 	v->ts = pkt.ts_ns;
+	v->degraded = pkt.degraded;
+	v->timescale = pkt.timescale;
 	if (host) {
 		int64_t a = scale_adjust(ci, ref_scale, cfg->tai_utc_ns);
 
@@ -289,9 +295,29 @@ static void vec_add(struct vec *a, int64_t x)
 	a->v[a->n++] = x;
 }
 
+/* What the reference's tap stamps came to (refcheck_result). */
+static void ref_tap_result(const struct side *ref, struct refcheck_result *res)
+{
+	struct cap_stats st;
+
+	cap_stats(ref->r, &st);
+	snprintf(res->ref_format, sizeof(res->ref_format), "%s",
+		 tapfmt_name(st.tap));
+	res->ref_tap_stamped = st.tap_stamped;
+	res->ref_tap_device_frames = st.tap_consumed;
+	res->ref_tap_missing = st.tap_missing;
+	res->ref_tap_bad = st.tap_bad;
+	res->ref_tap_degraded = st.tap_degraded;
+	snprintf(res->ref_tap_warning, sizeof(res->ref_tap_warning), "%s",
+		 cap_warning(ref->r));
+}
+
+/* *tap_scale: the timescale the reference's tap stamps said they are on
+ * (Arista's header does), 0 when none did. */
 static int read_reference(const struct refcheck_config *cfg, struct side *ref,
 			  struct refcheck_result *res, struct ref_entry **out,
-			  size_t *nout, int64_t *first, int64_t *last, char *err)
+			  size_t *nout, int64_t *first, int64_t *last,
+			  int *tap_scale, char *err)
 {
 	struct ref_entry *e = NULL;
 	size_t n = 0, cap = 0;
@@ -317,6 +343,9 @@ static int read_reference(const struct refcheck_config *cfg, struct side *ref,
 		e[n].ts = v.ts;
 		e[n].dir = (uint8_t)v.dir;
 		e[n].used = 0;
+		e[n].degraded = v.degraded;
+		if (v.timescale != TS_SCALE_UNKNOWN && *tap_scale == TS_SCALE_UNKNOWN)
+			*tap_scale = v.timescale;
 		n++;
 	}
 	if (rc < 0) {
@@ -387,7 +416,7 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 	struct linfit fit[REFCHECK_NDIR];
 	struct pkt_view v;
 	bool have_off;
-	int ref_scale, rc;
+	int ref_scale, tap_scale = TS_SCALE_UNKNOWN, rc;
 
 	memset(res, 0, sizeof(*res));
 	*err = 0;
@@ -395,8 +424,13 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 	rc = side_open(&ref, cfg->ref_path, err);
 	if (rc)
 		return rc;
-	ref_scale = ref_scale_of(&ref, cfg->ref_timescale);
-	rc = read_reference(cfg, &ref, res, &e, &n, &rfirst, &rlast, err);
+	cap_set_tapfmt(ref.r, (enum tapfmt_kind)cfg->ref_format);
+	rc = read_reference(cfg, &ref, res, &e, &n, &rfirst, &rlast,
+			    &tap_scale, err);
+	/* A tap that says its timescale is believed before the option. */
+	ref_scale = tap_scale != TS_SCALE_UNKNOWN ? tap_scale :
+		    ref_scale_of(&ref, cfg->ref_timescale);
+	ref_tap_result(&ref, res);
 	res->ref_res_ns = side_resolution(&ref);
 	res->ref_step_ns = tstep_get(&ref.step);
 	side_close(&ref);
@@ -448,6 +482,7 @@ int refcheck_run(const struct refcheck_config *cfg, struct refcheck_result *res,
 		}
 		e[best].used = 1;
 		res->matched++;
+		res->matched_degraded += e[best].degraded;
 		errv = v.ts - e[best].ts;
 		dir = v.dir;
 		if (dir != PCAPNG_DIR_UNKNOWN && e[best].dir != PCAPNG_DIR_UNKNOWN) {
@@ -639,6 +674,19 @@ void refcheck_print(struct printer *p, const char *key,
 	print_int(p, "ref_resolution_ns", "; reference %lld declared",
 		  res->ref_res_ns);
 	print_int(p, "ref_step_ns", ", %lld delivered\n", res->ref_step_ns);
+	print_str(p, "ref_format", "  reference stamps: %s", res->ref_format);
+	print_uint(p, "ref_tap_stamped", " (tap stamps %llu", res->ref_tap_stamped);
+	print_uint(p, "ref_tap_device_frames", ", device frames %llu",
+		   res->ref_tap_device_frames);
+	print_uint(p, "ref_tap_missing", ", left out without a stamp %llu",
+		   res->ref_tap_missing);
+	print_uint(p, "ref_tap_bad", ", with a bad one %llu", res->ref_tap_bad);
+	print_uint(p, "ref_tap_degraded", ", degraded %llu", res->ref_tap_degraded);
+	print_uint(p, "matched_degraded", " of which matched %llu)\n",
+		   res->matched_degraded);
+	if (res->ref_tap_warning[0])
+		print_str(p, "ref_tap_warning", "  first left out: %s\n",
+			  res->ref_tap_warning);
 	print_text(p, "  error = host stamp - reference stamp (ns):\n");
 	for (int d = 0; d < REFCHECK_NDIR; d++)
 		dist_print(p, (enum refcheck_dir)d, &res->dir[d]);

@@ -19,6 +19,12 @@
  * constant offset between the files has been estimated from the packets
  * that occur once in the reference (the median of their differences).
  *
+ * Tap stamps: a reference whose frames carry a tap's or switch's own
+ * stamp (files/tapfmt.h: MetaWatch, Arista 7280, Exablaze, ExaLINK, Ixia)
+ * is read with that stamp and the frame as it was on the wire; the format
+ * is detected unless named. Stamps the device flagged degraded are
+ * counted, matched ones too.
+ *
  * Timescales: host stamps marked TAI (tapless files record it; raw PHC time
  * counts as TAI, as under ptp4l) are moved to the reference's timescale by
  * the TAI−UTC offset; a reference is taken as UTC unless its file says or
@@ -54,6 +60,9 @@ struct refcheck_config {
 	int64_t tai_utc_ns;	/* TAI − UTC; default 37 s */
 	int64_t window_ns;	/* largest |error − estimated offset| that
 				 * still matches; default 10 ms */
+	int ref_format;		/* enum tapfmt_kind of the reference's stamps
+				 * (files/tapfmt.h): TAPFMT_AUTO (default)
+				 * detects a tap's trailer or header */
 };
 
 enum refcheck_dir { REFCHECK_TX, REFCHECK_RX, REFCHECK_ALL, REFCHECK_NDIR };
@@ -81,6 +90,16 @@ struct refcheck_result {
 	int64_t host_res_ns, ref_res_ns;	/* declared by the files (if_tsresol) */
 	int64_t host_step_ns, ref_step_ns;	/* greatest common step delivered */
 	char host_source[8];		/* "hw", "sw", "mixed", "unknown" */
+	/* The reference's tap stamps: the format read (tapfmt.h, "none":
+	 * the records' own), frames it stamped, the device's own frames,
+	 * frames left out without a stamp or with a bad one, stamps
+	 * flagged degraded (and among them matched), and the first frame
+	 * left out, said. */
+	char ref_format[16];
+	uint64_t ref_tap_stamped, ref_tap_device_frames;
+	uint64_t ref_tap_missing, ref_tap_bad, ref_tap_degraded;
+	uint64_t matched_degraded;
+	char ref_tap_warning[REFCHECK_ERRBUF];
 	struct refcheck_dist dir[REFCHECK_NDIR];
 };
 

@@ -3,6 +3,12 @@
  * the reader's message (file and offset) when the file is damaged, after
  * printing every packet before the damage. For the replay tests.
  *
+ * capdump --tap FORMAT FILE: the frames as a tap format (tapfmt.h: a name,
+ * "auto" or "none") leaves them, one line each:
+ *   TS_NS PS CAPLEN ORIGLEN DEGRADED DEVICE PORT RECORD_NS
+ * (DEVICE, PORT "-" when the format does not name them), then on stderr
+ * the format in force, its counts and its first warning.
+ *
  * capdump --blocks FILE: the packet and statistics blocks of a pcapng file
  * tapless wrote (one section, this host's byte order, nanosecond stamps),
  * in file order, without the capture reader, for the tests of what
@@ -24,6 +30,47 @@ static uint32_t get32(const unsigned char *p)
 
 	memcpy(&v, p, 4);
 	return v;
+}
+
+static int tap(const char *name, const char *path)
+{
+	enum tapfmt_kind kind;
+	char err[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	struct cap_stats st;
+	int rc;
+
+	if (tapfmt_parse(name, &kind)) {
+		fprintf(stderr, "capdump: unknown tap format %s (%s)\n", name,
+			tapfmt_names());
+		return 1;
+	}
+	if (cap_open(&r, path, err)) {
+		fprintf(stderr, "capdump: %s\n", err);
+		return 1;
+	}
+	cap_set_tapfmt(r, kind);
+	while ((rc = cap_next(r, &pkt)) == 1) {
+		printf("%" PRId64 " %u %u %u %d ", pkt.ts_ns, pkt.ps, pkt.caplen,
+		       pkt.origlen, pkt.degraded);
+		if (pkt.has_port)
+			printf("%u %u", pkt.device, pkt.port);
+		else
+			printf("- -");
+		printf(" %" PRId64 "\n", pkt.record_ns);
+	}
+	cap_stats(r, &st);
+	fprintf(stderr, "capdump: tap %s: stamped %" PRIu64 " consumed %" PRIu64
+		" missing %" PRIu64 " bad %" PRIu64 " degraded %" PRIu64 "\n",
+		tapfmt_name(st.tap), st.tap_stamped, st.tap_consumed,
+		st.tap_missing, st.tap_bad, st.tap_degraded);
+	if (cap_warning(r)[0])
+		fprintf(stderr, "capdump: warning: %s\n", cap_warning(r));
+	if (rc < 0)
+		fprintf(stderr, "capdump: %s\n", cap_error(r));
+	cap_close(r);
+	return rc < 0 ? 1 : 0;
 }
 
 static int blocks(const char *path)
@@ -107,8 +154,10 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--blocks"))
 		return blocks(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--tap"))
+		return tap(argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: capdump [--blocks] FILE\n");
+		fprintf(stderr, "usage: capdump [--blocks | --tap FORMAT] FILE\n");
 		return 1;
 	}
 	if (cap_open(&r, argv[1], err)) {

@@ -25,6 +25,7 @@
  *              its FCS), the stamp field (source PTP, or holdover),
  *              their length, 0xAF12, the checksum
  *   arista     the header after the MACs: version 0x0010, 64-bit TAI
+ *              (the input's UTC stamp + 37 s, as a device on TAI says)
  *   arista48   version 0x0120, 48-bit UTC (the seconds' low 16 bits)
  * and the trailers on odd frames a new FCS after them (a capture that
  * kept it). A frame cut by the snapshot length is written as it is.
@@ -157,7 +158,8 @@ static uint32_t arista(uint8_t *b, uint32_t n, bool wide, int64_t sec, uint32_t 
 	bytes_put_be16(b + 14, 0x0001);
 	bytes_put_be16(b + 16, wide ? 0x0010 : 0x0120);
 	if (wide) {
-		bytes_put_be32(b + 18, (uint32_t)sec);
+		/* TAI: the input is UTC (tapless sim's tap), TAI - UTC 37 s. */
+		bytes_put_be32(b + 18, (uint32_t)(sec + 37));
 		bytes_put_be32(b + 22, ns);
 	} else {
 		bytes_put_be16(b + 18, (uint16_t)sec);
