@@ -26,6 +26,8 @@ static const struct opt_def correlate_opts[] = {
 	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent JSON output", 0 },
 	{ "sync", 's', OPT_LIST, NULL, 0, 0, NULL, "NAME=JOURNAL",
 	  "the sync journal of host NAME (repeat per host)", 0 },
+	{ "tap-format", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=FORMAT",
+	  "where input NAME's stamps are: a tap's trailer or header format, none (the records'), or auto (detected: the default)", 0 },
 	{ "calibration", 'k', OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
 	  "host NAME's stamp calibration, tapless-calibration(5) (repeat per host)", 0 },
 	{ "topology", 't', OPT_STRING, NULL, 0, 0, NULL, "FILE",
@@ -96,6 +98,18 @@ static void correlate_warnings(const struct corr *c, const char *what)
 	for (unsigned i = 0; i < corr_warnings(c); i++)
 		fprintf(stderr, "tapless correlate: %s%s\n", what,
 			corr_warning(c, i));
+}
+
+/* A tap format given for a name no input has is a typo, most likely. */
+static int correlate_tapfmt_used(const struct corr *c)
+{
+	const char *name = corr_tapfmt_unused(c);
+
+	if (!name)
+		return 0;
+	fprintf(stderr, "tapless correlate: --tap-format for '%s', which is not "
+		"an input host\n", name);
+	return CMD_USAGE;
 }
 
 int cmd_correlate(int argc, char **argv)
@@ -203,7 +217,10 @@ int cmd_correlate(int argc, char **argv)
 	}
 	cfg.samples_run = "main";
 	corr_create(&c, &cfg);
-	if ((rc = cmd_input_hosts("correlate", c, operands, nops)) ||
+	if ((rc = cmd_input_files("correlate", c, o, false, "tap-format",
+				  "FORMAT", corr_set_tapfmt)) ||
+	    (rc = cmd_input_hosts("correlate", c, operands, nops)) ||
+	    (rc = correlate_tapfmt_used(c)) ||
 	    (rc = cmd_input_lists("correlate", c, o, false)) ||
 	    (rc = cmd_input_files("correlate", c, o, false, "calibration",
 				  "FILE", corr_set_calibration)))
@@ -219,7 +236,10 @@ int cmd_correlate(int argc, char **argv)
 		corr_create(&base, &cfg);
 		/* The baseline's stamps come from the same clocks: the
 		 * same journals (bounds, UTC offset) and timescales. */
-		if ((rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)) ||
+		if ((rc = cmd_input_files("correlate", base, o, false,
+					  "tap-format", "FORMAT",
+					  corr_set_tapfmt)) ||
+		    (rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)) ||
 		    (rc = cmd_input_lists("correlate", base, o, true)) ||
 		    (rc = cmd_input_files("correlate", base, o, true,
 					  "calibration", "FILE",

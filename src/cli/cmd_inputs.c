@@ -81,7 +81,8 @@ void cmd_input_split(const char *arg, char *name, size_t len,
 
 /* The addresses of NAME@ADDR[,ADDR...]=PATH into *topo (made when there
  * is none), as a topology file's host line gives them: they say which
- * way a packet went where the capture does not. */
+ * way a packet went where the capture does not. NAME@A-B=PATH places an
+ * observation point on the link A-B, as a tap line does. */
 int cmd_input_addrs(const char *prog, struct topo **topo, char *const *args,
 		    int n)
 {
@@ -98,7 +99,10 @@ int cmd_input_addrs(const char *prog, struct topo **topo, char *const *args,
 		list[eq - addrs] = '\0';
 		if (!*topo)
 			*topo = topo_create();
-		int e = topo_add_host(*topo, name, list, terr);
+		/* Addresses have dots or colons; NAME@A-B is an observation
+		 * point on the link between A and B (a tap's capture). */
+		int e = strpbrk(list, ".:") ? topo_add_host(*topo, name, list, terr) :
+			topo_add_tap(*topo, name, list, terr);
 		free(list);
 		if (e) {
 			fprintf(stderr, "tapless %s: '%s': %s\n", prog, args[i],

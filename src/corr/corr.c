@@ -161,6 +161,74 @@ static int corr_host_name_ok(const struct corr *c, const char *name,
 	return 0;
 }
 
+/* Frames a tap stamp format left out (no stamp of it, or a bad one), and
+ * stamps its device flagged: said, with the first frame left out. */
+static void corr_warn_tap(struct corr *c, const struct corr_host *h)
+{
+	struct cap_stats st;
+
+	capset_stats(h->cs, &st);
+	if (st.tap == TAPFMT_NONE) {
+		if (capset_warning(h->cs)[0])	/* a format half seen */
+			corr_warn(c, "%s: %s", h->name, capset_warning(h->cs));
+		return;
+	}
+	if (st.tap_missing || st.tap_bad)
+		corr_warn(c, "%s: %llu frames without a %s stamp and %llu with a "
+			  "bad one left out (first: %s)", h->name,
+			  (unsigned long long)st.tap_missing, tapfmt_name(st.tap),
+			  (unsigned long long)st.tap_bad, capset_warning(h->cs));
+	if (st.tap_degraded)
+		corr_warn(c, "%s: %llu %s stamps flagged degraded by their "
+			  "device", h->name, (unsigned long long)st.tap_degraded,
+			  tapfmt_name(st.tap));
+}
+
+/* The tap stamp format named for host name, taken; TAPFMT_AUTO else. */
+static enum tapfmt_kind corr_tapfmt_of(struct corr *c, const char *name)
+{
+	for (unsigned i = 0; i < c->ntapfmt; i++)
+		if (!strcmp(c->tapfmt[i].host, name)) {
+			c->tapfmt[i].used = true;
+			return c->tapfmt[i].kind;
+		}
+	return TAPFMT_AUTO;
+}
+
+int corr_set_tapfmt(struct corr *c, const char *host, const char *format,
+		    char err[CORR_ERRBUF])
+{
+	enum tapfmt_kind kind;
+
+	if (tapfmt_parse(format, &kind)) {
+		snprintf(err, CORR_ERRBUF, "%s: unknown tap stamp format '%s' "
+			 "(one of: %s)", host, format, tapfmt_names());
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->ntapfmt; i++)
+		if (!strcmp(c->tapfmt[i].host, host)) {
+			snprintf(err, CORR_ERRBUF, "two tap stamp formats for "
+				 "'%s'", host);
+			return -EEXIST;
+		}
+	if (c->ntapfmt == CORR_MAX_HOSTS || strlen(host) >= sizeof(c->tapfmt[0].host)) {
+		snprintf(err, CORR_ERRBUF, "tap stamp format for '%s': too many, "
+			 "or the name is too long", host);
+		return -E2BIG;
+	}
+	snprintf(c->tapfmt[c->ntapfmt].host, sizeof(c->tapfmt[0].host), "%s", host);
+	c->tapfmt[c->ntapfmt++].kind = kind;
+	return 0;
+}
+
+const char *corr_tapfmt_unused(const struct corr *c)
+{
+	for (unsigned i = 0; i < c->ntapfmt; i++)
+		if (!c->tapfmt[i].used)
+			return c->tapfmt[i].host;
+	return NULL;
+}
+
 static int corr_host_add(struct corr *c, const char *name, bool named,
 			 const char *const *paths, unsigned npaths,
 			 char err[CORR_ERRBUF])
@@ -184,7 +252,8 @@ static int corr_host_add(struct corr *c, const char *name, bool named,
 	h = xcalloc(1, sizeof(*h));
 	ret = c->cfg.follow ?
 	      capset_follow(&h->cs, paths[0], c->cfg.from_oldest, cerr) :
-	      capset_open(&h->cs, paths, npaths, cerr);
+	      capset_open_tap(&h->cs, paths, npaths,
+			      named ? corr_tapfmt_of(c, name) : TAPFMT_AUTO, cerr);
 	if (ret) {
 		snprintf(err, CORR_ERRBUF, "%.63s: %s", name, cerr);
 		free(h);
@@ -633,6 +702,7 @@ void corr_finish(struct corr *c)
 
 		if (capset_damaged(h->cs))
 			corr_warn(c, "%s: %s", h->name, capset_error(h->cs));
+		corr_warn_tap(c, h);
 		corr_warn_links(c, h);
 		corr_warn_journal(c, h);
 		if (!h->packets)

@@ -163,6 +163,16 @@ int corr_add_host_found(struct corr *c, const char *fallback,
  * error of reading it, with err. */
 int corr_set_journal(struct corr *c, const char *host, const char *path,
 		     char err[CORR_ERRBUF]);
+/* The stamps of input host's files are where tap stamp format (a name of
+ * files/tapfmt.h: "auto", "none", "metawatch", ...) puts them, not
+ * detected: call before the host is added. Returns 0, -EINVAL (no such
+ * format), -EEXIST (a second one), with err. */
+int corr_set_tapfmt(struct corr *c, const char *host, const char *format,
+		    char err[CORR_ERRBUF]);
+
+/* A host a format was set for that no input took, or NULL. */
+const char *corr_tapfmt_unused(const struct corr *c);
+
 /* The host's stamp calibration (tapless-calibration(5)): its stamps are
  * brought to the wire (stamp - offset) in one-way samples, and the spread
  * of both ends' is the stamp term of the samples' bounds. Returns 0,

@@ -115,6 +115,33 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr *c,
 	print_object_end(p);
 }
 
+/* An input that is a tap's capture: the stamp format its frames carried
+ * (files/tapfmt.h) and what it left out; the link it observes. */
+static void corr_print_tap(struct printer *p, const struct corr *c,
+			   const struct corr_host *h, const struct cap_stats *st)
+{
+	const char *a, *b;
+
+	if (c->cfg.topo && topo_tap(c->cfg.topo, h->name, &a, &b)) {
+		print_object_begin(p, "observes");
+		print_str(p, "a", ", observes the link %s", a);
+		print_str(p, "b", " - %s", b);
+		print_object_end(p);
+	}
+	print_str(p, "tap_format", st->tap != TAPFMT_NONE ?
+		  ", stamps from its frames' %s stamps" : NULL,
+		  tapfmt_name(st->tap));
+	if (st->tap == TAPFMT_NONE)
+		return;
+	print_object_begin(p, "tap");
+	print_uint(p, "stamped", " (%llu", st->tap_stamped);
+	print_uint(p, "device_frames", ", %llu device frames", st->tap_consumed);
+	print_uint(p, "missing", ", %llu left out without one", st->tap_missing);
+	print_uint(p, "bad", ", %llu with a bad one", st->tap_bad);
+	print_uint(p, "degraded", ", %llu degraded)", st->tap_degraded);
+	print_object_end(p);
+}
+
 /* A host's stamp calibration as applied: each direction and source's
  * offset and spread, or null (and said) without one. */
 static void corr_print_calib(struct printer *p, const struct corr_host *h)
@@ -203,6 +230,7 @@ void corr_print_inputs(const struct corr *c, struct printer *p)
 		/* What the capture says it lost (capd's statistics blocks):
 		 * stated either way, so that "none" is never silence. */
 		capset_stats(h->cs, &cst);
+		corr_print_tap(p, c, h, &cst);
 		if (cst.drops_known)
 			print_uint(p, "capture_drops", cst.drops ?
 				   ", the capture dropped %llu frames" :

@@ -346,6 +346,14 @@ struct corr {
 	struct corr_config cfg;
 	struct corr_host *hosts[CORR_MAX_HOSTS];
 	unsigned nhosts;
+	/* Tap stamp formats named per input (corr_set_tapfmt()), for the
+	 * hosts still to be opened; used: an input took it. */
+	struct {
+		char host[64];
+		enum tapfmt_kind kind;
+		bool used;
+	} tapfmt[CORR_MAX_HOSTS];
+	unsigned ntapfmt;
 	/* Timescale. */
 	bool utc_known;
 	int utc_offset;

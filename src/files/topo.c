@@ -26,6 +26,11 @@ struct topo_node {
 		int family;
 		uint8_t a[16];
 	} addr[TOPO_MAX_ADDRS];
+	/* An observation point (a tap, a port mirror) on the link between
+	 * nodes tap_a and tap_b: it owns no address, and sees frames the
+	 * way tap_a does. */
+	bool tap;
+	unsigned tap_a, tap_b;
 };
 
 struct topo_link {
@@ -100,6 +105,37 @@ static int topo_addr(struct topo_node *n, const char *s, const char **why)
 		*why = "host: not an IPv4 or IPv6 address";
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int topo_link_between(const struct topo *t, unsigned a, unsigned b);
+
+/* Observation point name on the link between a and b (nodes made when
+ * new: a link line may come later). */
+static int topo_tap_add(struct topo *t, const char *name, const char *a,
+			const char *b, const char **why)
+{
+	int i = topo_find(t, name), ia, ib;
+
+	/* Named again the same way (a baseline's inputs): the same point. */
+	if (i >= 0 && t->node[i].tap && topo_find(t, a) == (int)t->node[i].tap_a &&
+	    topo_find(t, b) == (int)t->node[i].tap_b)
+		return 0;
+	if (i >= 0) {
+		*why = "tap: name already used by a host or switch";
+		return -EINVAL;
+	}
+	if ((ia = topo_node(t, a, why)) < 0 || (ib = topo_node(t, b, why)) < 0 ||
+	    (i = topo_node(t, name, why)) < 0)
+		return -EINVAL;
+	if (ia == ib) {
+		*why = "tap: both ends of its link are the same";
+		return -EINVAL;
+	}
+	t->node[i].declared = true;
+	t->node[i].tap = true;
+	t->node[i].tap_a = (unsigned)ia;
+	t->node[i].tap_b = (unsigned)ib;
 	return 0;
 }
 
@@ -186,7 +222,14 @@ static int topo_line(struct topo *t, char **f, int nf, const char **why)
 			(unsigned)i, (unsigned)j, len * per_m };
 		return 0;
 	}
-	*why = "expected host, switch or link";
+	if (!strcmp(f[0], "tap")) {
+		if (nf != 4) {
+			*why = "tap: expected 'tap NAME A B'";
+			return -EINVAL;
+		}
+		return topo_tap_add(t, f[1], f[2], f[3], why);
+	}
+	*why = "expected host, switch, link or tap";
 	return -EINVAL;
 }
 
@@ -300,6 +343,66 @@ int topo_add_host(struct topo *t, const char *name, const char *addrs,
 	return 0;
 }
 
+int topo_add_tap(struct topo *t, const char *name, const char *link,
+		 char err[TOPO_ERRBUF])
+{
+	const char *why = NULL, *dash = NULL;
+	char a[64], b[64];
+	unsigned splits = 0;
+
+	/* A-B where names may hold dashes themselves: the split whose two
+	 * sides are nodes of the topology, or the only dash. */
+	for (const char *p = strchr(link, '-'); p; p = strchr(p + 1, '-')) {
+		size_t n = (size_t)(p - link);
+
+		splits++;
+		if (!n || n >= sizeof(a) || strlen(p + 1) >= sizeof(b) || !p[1])
+			continue;
+		memcpy(a, link, n);
+		a[n] = '\0';
+		if (topo_find(t, a) >= 0 && topo_find(t, p + 1) >= 0) {
+			dash = p;
+			break;
+		}
+	}
+	if (!dash && splits == 1)
+		dash = strchr(link, '-');
+	if (!dash || dash == link || !dash[1] ||
+	    (size_t)(dash - link) >= sizeof(a) || strlen(dash + 1) >= sizeof(b)) {
+		snprintf(err, TOPO_ERRBUF, "'%s': not A-B, a link between two "
+			 "hosts or switches of the topology", link);
+		return -EINVAL;
+	}
+	memcpy(a, link, (size_t)(dash - link));
+	a[dash - link] = '\0';
+	snprintf(b, sizeof(b), "%s", dash + 1);
+	/* With a topology of links, the point must be on one of them. */
+	if (t->nlinks && (topo_find(t, a) < 0 || topo_find(t, b) < 0 ||
+			  topo_link_between(t, (unsigned)topo_find(t, a),
+					    (unsigned)topo_find(t, b)) < 0)) {
+		snprintf(err, TOPO_ERRBUF, "'%s': the topology has no link "
+			 "between %s and %s", link, a, b);
+		return -EINVAL;
+	}
+	if (topo_tap_add(t, name, a, b, &why)) {
+		snprintf(err, TOPO_ERRBUF, "%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool topo_tap(const struct topo *t, const char *name, const char **a,
+	      const char **b)
+{
+	int i = topo_find(t, name);
+
+	if (i < 0 || !t->node[i].tap)
+		return false;
+	*a = t->node[t->node[i].tap_a].name;
+	*b = t->node[t->node[i].tap_b].name;
+	return true;
+}
+
 bool topo_has_host(const struct topo *t, const char *host)
 {
 	int i = topo_find(t, host);
@@ -315,6 +418,8 @@ bool topo_owns(const struct topo *t, const char *host, int family,
 
 	if (i < 0)
 		return false;
+	if (t->node[i].tap)
+		i = (int)t->node[i].tap_a;	/* sees frames as its end does */
 	for (unsigned k = 0; k < t->node[i].naddr; k++)
 		if (t->node[i].addr[k].family == family &&
 		    !memcmp(t->node[i].addr[k].a, addr, len))

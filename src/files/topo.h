@@ -9,6 +9,8 @@
  *   switch NAME cut-through|store-and-forward [SPEED]   e.g. 10G, 25G, 1G, 100M
  *   link A B LENGTH [NS_PER_M]           metres ("2", "2m", "0.5m"), default
  *                                        4.9 ns/m (fibre)
+ *   tap NAME A B                         an observation point (a tap, a
+ *                                        port mirror) on the link A-B
  *
  * Documented in tapless-correlate(8).
  */
@@ -45,6 +47,19 @@ struct topo *topo_create(void);
  * "why" naming the bad address; t is unchanged then. */
 int topo_add_host(struct topo *t, const char *name, const char *addrs,
 		  char err[TOPO_ERRBUF]);
+
+/* Observation point name on the link between a and b, given as "A-B"
+ * (names may hold dashes: the split whose sides the topology knows, else
+ * the only dash), as a topology file's tap line would. Its frames' way is
+ * told by A's addresses, as A would see them; it lies on no path
+ * (topo_path() gives -ENOENT), so no switch figure comes from it.
+ * Returns 0, or -EINVAL with err. */
+int topo_add_tap(struct topo *t, const char *name, const char *link,
+		 char err[TOPO_ERRBUF]);
+
+/* Whether name is an observation point; *a and *b its link's ends. */
+bool topo_tap(const struct topo *t, const char *name, const char **a,
+	      const char **b);
 
 /* Whether host owns the address (family AF_INET/AF_INET6, network order). */
 bool topo_owns(const struct topo *t, const char *host, int family,

@@ -167,7 +167,7 @@ START_TEST(bad_lines)
 {
 	char many[600], longline[1500];
 
-	expect_bad("router r\n", 3, "expected host, switch or link");
+	expect_bad("router r\n", 3, "expected host, switch, link or tap");
 	expect_bad("host\n", 3, "host: expected");
 	expect_bad("host b 10.0.0.256\n", 3, "not an IPv4 or IPv6 address");
 	expect_bad("host b fd00::1::2\n", 3, "not an IPv4 or IPv6 address");
@@ -309,6 +309,64 @@ START_TEST(add_host)
 }
 END_TEST
 
+/* Observation points: a tap line, NAME@A-B on a command line (names with
+ * dashes), the link they must be on, and their frames' way told by A's
+ * addresses; they lie on no path. */
+START_TEST(taps)
+{
+	struct topo *t;
+	struct topo_path p;
+	char err[TOPO_ERRBUF] = "";
+	const char *a, *b;
+	uint8_t a4[4];
+
+	unit_write_file(path, "tap t1 md-1 sw\nhost md-1 10.0.0.1\n"
+			"switch sw cut-through\nlink md-1 sw 2\nlink sw algo 2\n"
+			"host algo 10.0.0.2\n");
+	ck_assert_int_eq(topo_load(&t, path, err), 0);
+	ck_assert(topo_tap(t, "t1", &a, &b));
+	ck_assert_str_eq(a, "md-1");
+	ck_assert_str_eq(b, "sw");
+	ck_assert(!topo_tap(t, "algo", &a, &b));
+	inet_pton(AF_INET, "10.0.0.1", a4);
+	ck_assert(topo_owns(t, "t1", AF_INET, a4));	/* as md-1 sees */
+	inet_pton(AF_INET, "10.0.0.2", a4);
+	ck_assert(!topo_owns(t, "t1", AF_INET, a4));
+	ck_assert_int_eq(topo_path(t, "t1", "algo", &p), -ENOENT);
+	ck_assert_int_eq(topo_path(t, "md-1", "algo", &p), 0);
+	/* The split the topology knows, dashes in names or not. */
+	ck_assert_int_eq(topo_add_tap(t, "t2", "md-1-sw", err), 0);
+	ck_assert(topo_tap(t, "t2", &a, &b));
+	ck_assert_str_eq(a, "md-1");
+	ck_assert_str_eq(b, "sw");
+	ck_assert_int_eq(topo_add_tap(t, "t3", "sw-algo", err), 0);
+	/* Named again the same way: the same point; else taken. */
+	ck_assert_int_eq(topo_add_tap(t, "t3", "sw-algo", err), 0);
+	ck_assert_int_eq(topo_add_tap(t, "t3", "md-1-sw", err), -EINVAL);
+	ck_assert_int_eq(topo_add_tap(t, "algo", "md-1-sw", err), -EINVAL);
+	/* No such link, not A-B. */
+	ck_assert_int_eq(topo_add_tap(t, "t4", "md-1-algo", err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "no link between md-1 and algo"));
+	ck_assert_int_eq(topo_add_tap(t, "t5", "algo", err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not A-B"));
+	ck_assert_int_eq(topo_add_tap(t, "t6", "-sw", err), -EINVAL);
+	topo_destroy(t);
+	/* Without links, any A-B with one dash. */
+	t = topo_create();
+	ck_assert_int_eq(topo_add_tap(t, "t", "x-y", err), 0);
+	ck_assert_int_eq(topo_add_tap(t, "u", "x-y-z", err), -EINVAL);
+	topo_destroy(t);
+	/* Bad tap lines. */
+	unit_write_file(path, "tap t a\n");
+	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "tap NAME A B"));
+	unit_write_file(path, "tap t a a\n");
+	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
+	unit_write_file(path, "host t\ntap t a b\n");
+	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -321,6 +379,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, add_host);
+	tcase_add_test(tc, taps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,92 @@
+#!/bin/sh
+# A tap's capture as an input of tapless correlate (issue 35): an
+# observation point on a link of the topology (NAME@A-B=FILE), its hops
+# beside the hosts', agreeing with tapless sim's truth of the tap against
+# the host; the hosts' own figures unchanged by it; and bad placements
+# refused with a clear message.
+set -u
+d=$(mktemp -d /tmp/tapless-tapin.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+fails=0
+fail() { echo "FAIL: tap_input: $*"; fails=$((fails + 1)); }
+T=${TAPLESS:-bin/tapless}
+
+# The algo's fibres tapped; the hosts on TAI, the tap on UTC.
+$T sim --out "$d/s" --tap algo --duration 2 > "$d/sim.log" 2>&1 ||
+	{ echo "FAIL: tap_input: sim: $(cat "$d/sim.log")"; exit 1; }
+s=$d/s
+hosts="venue=$s/venue.pcapng algo=$s/algo.pcapng"
+# shellcheck disable=SC2086
+$T correlate --json -t "$s/topology" --utc-offset 37 $hosts > "$d/hosts.json" 2> "$d/hosts.err" ||
+	fail "hosts alone: exit $?: $(cat "$d/hosts.err")"
+# shellcheck disable=SC2086
+$T correlate --json -t "$s/topology" --utc-offset 37 --timescale tap=utc $hosts \
+	"tap@algo-sw1=$s/tap-algo.pcapng" > "$d/tap.json" 2> "$d/tap.err" ||
+	fail "with the tap: exit $?: $(cat "$d/tap.err")"
+
+# The observation point, said.
+jq -e '.inputs[] | select(.host == "tap" or .name == "tap") |
+	.observes == {"a": "algo", "b": "sw1"} and .tap_format == "none"' \
+	"$d/tap.json" > /dev/null || fail "inputs: tap not shown observing algo - sw1: $(jq -c '.inputs[2]' "$d/tap.json")"
+
+# hop FILE FROM TO: "N MEAN" of the hop's all-flows figures.
+hop() {
+	jq -r --arg f "$2" --arg t "$3" '.hops[] | select(.from == $f and .to == $t and .flow == "all") |
+		"\(.messages) \(.latency_ns.mean)"' "$1"
+}
+[ "$(hop "$d/hosts.json" venue algo)" = "$(hop "$d/tap.json" venue algo)" ] ||
+	fail "venue -> algo changed by the tap: $(hop "$d/hosts.json" venue algo) / $(hop "$d/tap.json" venue algo)"
+set -- $(hop "$d/tap.json" venue algo) $(hop "$d/tap.json" venue tap)
+[ $# -eq 4 ] || fail "no venue -> tap hop beside venue -> algo: $*"
+if [ $# -eq 4 ]; then
+	[ "$1" = "$3" ] || fail "venue -> tap has $3 messages, venue -> algo $1"
+	# venue -> algo less venue -> tap is the algo's RX stamp less the
+	# tap's, message by message: what the truth says of the algo's
+	# received frames against the tap (its mean over every frame).
+	want=$(jq .reference.algo.rx.mean "$s/truth.json")
+	awk -v a="$2" -v t="$4" -v w="$want" 'BEGIN {
+		got = a - t; printf "tap_input: venue->algo - venue->tap %.3f ns, truth algo rx - tap %.3f ns\n", got, w
+		exit (got - w > 1 || w - got > 1) }' || fail "the tap's hop disagrees with the truth"
+fi
+# The switch figures come from the hosts, not the tap.
+[ "$(jq -c '.switches' "$d/hosts.json")" = "$(jq -c '.switches' "$d/tap.json")" ] ||
+	fail "switch figures changed by the tap"
+
+# The same tap as a MetaWatch hands it over: a classic pcap (no
+# directions: the algo's addresses give them), the stamps in trailers,
+# the records 7 ms late. The tap's hops as with the pcapng, to 1 ns.
+build/tools/tapwrite --format metawatch --record-offset-ms 7 "$s/tap-algo.pcapng" \
+	"$d/mw.pcap" 2> "$d/tapwrite.err" || fail "tapwrite: $(cat "$d/tapwrite.err")"
+# shellcheck disable=SC2086
+$T correlate --json -t "$s/topology" --utc-offset 37 --timescale mw=utc $hosts \
+	"mw@algo-sw1=$d/mw.pcap" > "$d/mw.json" 2> "$d/mw.err" ||
+	fail "with the MetaWatch tap: exit $?: $(cat "$d/mw.err")"
+jq -e '.inputs[2] | .tap_format == "metawatch" and .tap.stamped > 2000 and
+	.tap.missing == 0 and .direction == "addresses"' "$d/mw.json" > /dev/null ||
+	fail "the MetaWatch input: $(jq -c '.inputs[2] | {tap_format, tap, direction}' "$d/mw.json")"
+for pair in "venue tap mw" "tap venue mw"; do
+	set -- $pair
+	a=$(hop "$d/tap.json" "$1" "$2")
+	if [ "$1" = tap ]; then b=$(hop "$d/mw.json" mw "$2"); else b=$(hop "$d/mw.json" "$1" mw); fi
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		exit !(x[1] == y[1] && x[1] > 0 && x[2] - y[2] < 1 && y[2] - x[2] < 1) }' ||
+		fail "$1 -> $2: pcapng tap $a, MetaWatch tap $b"
+done
+echo "tap_input: the MetaWatch tap's hops as the pcapng tap's: $(hop "$d/mw.json" venue mw) / $(hop "$d/tap.json" venue tap)"
+
+# Bad placements and formats: a clear message, exit 1.
+bad() {
+	want=$1; shift
+	# shellcheck disable=SC2086
+	$T correlate -t "$s/topology" --utc-offset 37 $hosts "$@" > /dev/null 2> "$d/bad.err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "$want" "$d/bad.err" ||
+		fail "$*: exit $rc, want 1 and '$want': $(cat "$d/bad.err")"
+}
+bad "no link between algo and venue" "tap@algo-venue=$s/tap-algo.pcapng"
+bad "not A-B" "tap@algo=$s/tap-algo.pcapng"
+bad "unknown tap stamp format 'dag'" --tap-format tap=dag "tap=$s/tap-algo.pcapng"
+bad "not an input host" --tap-format mw=metawatch "tap=$s/tap-algo.pcapng"
+
+[ $fails -eq 0 ] && echo "ok: tap input ($(jq '.inputs[2].packets' "$d/tap.json") tap frames)"
+[ $fails -eq 0 ]
