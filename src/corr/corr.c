@@ -441,7 +441,7 @@ static void corr_record(struct corr *c, const struct corr_stream *s,
 	r.sender = s->ifc->sender;
 	r.sync = o->sync;
 	r.bound_ns = o->bound;
-	r.file = capset_path(h->cs, (unsigned)(m->ref_first >> CORR_REF_SHIFT));
+	r.file = capset_path(h->cs, CORR_REF_FILE(m->ref_first));
 	r.offset = m->ref_first & CORR_REF_OFFSET;
 	r.at_file = capset_path(h->cs, h->next.file);
 	r.at_offset = h->next.pkt.offset;
@@ -483,6 +483,13 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m)
 	o.bucket = h->bucket;
 	if (corr_obs_bound(h, s->ifc, &o))
 		h->clock_corrected++;
+	/* A stamp its tap flagged degraded (MetaWatch, Ixia in holdover)
+	 * has no error anyone knows: its samples claim no bound. */
+	if (m->ref_first & CORR_REF_DEGRADED) {
+		h->degraded_msgs++;
+		o.bound = -1;
+		o.clk = o.cut = o.hold = 0;
+	}
 	if (s->proto != IPPROTO_TCP)
 		seq = (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
 	if (c->cfg.on_record)
@@ -579,7 +586,8 @@ void corr_packet(struct corr *c, struct corr_host *h)
 	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
 			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
 			  (uint64_t)h->next.file << CORR_REF_SHIFT |
-			  (pkt->offset & CORR_REF_OFFSET));
+			  (pkt->offset & CORR_REF_OFFSET) |
+			  (pkt->degraded ? CORR_REF_DEGRADED : 0));
 	/* Orders waiting for their triggers' streams (corr_txn.c). */
 	if (s->dir == DIR_IN || h->npend)
 		corr_txn_holes(c, s);

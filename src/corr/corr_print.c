@@ -138,7 +138,9 @@ static void corr_print_tap(struct printer *p, const struct corr *c,
 	print_uint(p, "device_frames", ", %llu device frames", st->tap_consumed);
 	print_uint(p, "missing", ", %llu left out without one", st->tap_missing);
 	print_uint(p, "bad", ", %llu with a bad one", st->tap_bad);
-	print_uint(p, "degraded", ", %llu degraded)", st->tap_degraded);
+	print_uint(p, "degraded", ", %llu degraded", st->tap_degraded);
+	print_uint(p, "degraded_messages", ": %llu messages without a bound)",
+		   h->degraded_msgs);
 	print_object_end(p);
 }
 

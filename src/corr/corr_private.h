@@ -51,6 +51,10 @@ struct hist;
 /* A frame's ref for its stream (fixstream_segment()): file and block. */
 #define CORR_REF_SHIFT 40
 #define CORR_REF_OFFSET ((1ull << CORR_REF_SHIFT) - 1)
+/* The frame's stamp was flagged degraded by the tap that took it
+ * (cap_packet.degraded): above the file index, which stays far below. */
+#define CORR_REF_DEGRADED (1ull << 63)
+#define CORR_REF_FILE(ref) ((unsigned)(((ref) & ~CORR_REF_DEGRADED) >> CORR_REF_SHIFT))
 
 enum corr_dir { DIR_UNKNOWN = 0, DIR_IN = 1, DIR_OUT = 2 };
 /* A clock's standing in its journal. SYNC_HOLD: no fresh measurement, the
@@ -184,6 +188,8 @@ struct corr_host {
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
 	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
+	uint64_t degraded_msgs;	/* messages whose first frame's tap stamp
+				 * was flagged degraded: no bound claimed */
 	uint64_t sender_frames;	/* frames with their sender's stamp */
 	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
 	uint64_t clock_corrected;	/* messages whose stamp's clock phc2sys

@@ -55,14 +55,18 @@ fi
 # The same tap as a MetaWatch hands it over: a classic pcap (no
 # directions: the algo's addresses give them), the stamps in trailers,
 # the records 7 ms late. The tap's hops as with the pcapng, to 1 ns.
-build/tools/tapwrite --format metawatch --record-offset-ms 7 "$s/tap-algo.pcapng" \
+build/tools/tapwrite --format metawatch --record-offset-ms 7 --degraded-every 5 "$s/tap-algo.pcapng" \
 	"$d/mw.pcap" 2> "$d/tapwrite.err" || fail "tapwrite: $(cat "$d/tapwrite.err")"
 # shellcheck disable=SC2086
 $T correlate --json -t "$s/topology" --utc-offset 37 --timescale mw=utc $hosts \
 	"mw@algo-sw1=$d/mw.pcap" > "$d/mw.json" 2> "$d/mw.err" ||
 	fail "with the MetaWatch tap: exit $?: $(cat "$d/mw.err")"
+# Every 5th stamp flagged degraded: counted, and the messages whose first
+# frame it stamped claim no bound.
 jq -e '.inputs[2] | .tap_format == "metawatch" and .tap.stamped > 2000 and
-	.tap.missing == 0 and .direction == "addresses"' "$d/mw.json" > /dev/null ||
+	.tap.missing == 0 and .direction == "addresses" and
+	.tap.degraded == (.tap.stamped / 5 | floor) and
+	.tap.degraded_messages > 0 and .tap.degraded_messages <= .tap.degraded' "$d/mw.json" > /dev/null ||
 	fail "the MetaWatch input: $(jq -c '.inputs[2] | {tap_format, tap, direction}' "$d/mw.json")"
 for pair in "venue tap mw" "tap venue mw"; do
 	set -- $pair
@@ -73,6 +77,29 @@ for pair in "venue tap mw" "tap venue mw"; do
 		fail "$1 -> $2: pcapng tap $a, MetaWatch tap $b"
 done
 echo "tap_input: the MetaWatch tap's hops as the pcapng tap's: $(hop "$d/mw.json" venue mw) / $(hop "$d/tap.json" venue tap)"
+
+# With a journal for the tap (the algo's: its clock is the one the sim
+# kept on PTP time beside it), its hops have a bound, unless stamps of
+# theirs were flagged degraded: those samples claim none, so neither
+# does the hop.
+build/tools/tapwrite --format metawatch --record-offset-ms 7 "$s/tap-algo.pcapng" \
+	"$d/mw0.pcap" 2> "$d/tapwrite.err" || fail "tapwrite: $(cat "$d/tapwrite.err")"
+for f in mw0 mw; do
+	# shellcheck disable=SC2086
+	$T correlate --json -t "$s/topology" --utc-offset 37 --timescale mw=utc \
+		-s venue="$s/venue.journal" -s algo="$s/algo.journal" -s mw="$s/algo.journal" \
+		$hosts "mw@algo-sw1=$d/$f.pcap" > "$d/$f-j.json" 2> "$d/$f-j.err" ||
+		fail "$f with journals: exit $?: $(cat "$d/$f-j.err")"
+done
+bound() {
+	jq -r --arg f "$2" --arg t "$3" '.hops[] | select(.from == $f and .to == $t and .flow == "all") |
+		.sync_error_bound_ns' "$1"
+}
+b=$(bound "$d/mw0-j.json" venue algo)
+[ "$b" != null ] && [ "$(bound "$d/mw0-j.json" venue mw)" = "$b" ] ||
+	fail "venue -> mw bound $(bound "$d/mw0-j.json" venue mw), venue -> algo $b"
+[ "$(bound "$d/mw-j.json" venue mw)" = null ] && [ "$(bound "$d/mw-j.json" venue algo)" = "$b" ] ||
+	fail "with degraded stamps: venue -> mw bound $(bound "$d/mw-j.json" venue mw), want none"
 
 # Bad placements and formats: a clear message, exit 1.
 bad() {
