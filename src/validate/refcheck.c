@@ -674,15 +674,22 @@ void refcheck_print(struct printer *p, const char *key,
 	print_int(p, "ref_resolution_ns", "; reference %lld declared",
 		  res->ref_res_ns);
 	print_int(p, "ref_step_ns", ", %lld delivered\n", res->ref_step_ns);
-	print_str(p, "ref_format", "  reference stamps: %s", res->ref_format);
-	print_uint(p, "ref_tap_stamped", " (tap stamps %llu", res->ref_tap_stamped);
-	print_uint(p, "ref_tap_device_frames", ", device frames %llu",
+	/* In text only where a tap's stamps were read. */
+	bool tap = strcmp(res->ref_format, "none") != 0;
+
+	print_str(p, "ref_format", tap ? "  reference stamps: the frames' %s "
+		  "stamps" : NULL, res->ref_format);
+	print_uint(p, "ref_tap_stamped", tap ? " (%llu stamped" : NULL,
+		   res->ref_tap_stamped);
+	print_uint(p, "ref_tap_device_frames", tap ? ", device frames %llu" : NULL,
 		   res->ref_tap_device_frames);
-	print_uint(p, "ref_tap_missing", ", left out without a stamp %llu",
-		   res->ref_tap_missing);
-	print_uint(p, "ref_tap_bad", ", with a bad one %llu", res->ref_tap_bad);
-	print_uint(p, "ref_tap_degraded", ", degraded %llu", res->ref_tap_degraded);
-	print_uint(p, "matched_degraded", " of which matched %llu)\n",
+	print_uint(p, "ref_tap_missing", tap ? ", left out without a stamp %llu" :
+		   NULL, res->ref_tap_missing);
+	print_uint(p, "ref_tap_bad", tap ? ", with a bad one %llu" : NULL,
+		   res->ref_tap_bad);
+	print_uint(p, "ref_tap_degraded", tap ? ", degraded %llu" : NULL,
+		   res->ref_tap_degraded);
+	print_uint(p, "matched_degraded", tap ? " of which matched %llu)\n" : NULL,
 		   res->matched_degraded);
 	if (res->ref_tap_warning[0])
 		print_str(p, "ref_tap_warning", "  first left out: %s\n",
