@@ -167,7 +167,7 @@ static void cap_tap_frame_of(const struct cap_packet *pkt,
 
 /* Read ahead up to CAP_DETECT_FRAMES packets, copied (their data would not
  * outlive the next read), and let the Ethernet ones pick the format. */
-static int cap_tap_detect(struct cap_reader *r)
+static void cap_tap_detect(struct cap_reader *r)
 {
 	struct tapfmt_detect *d = tapfmt_detect_new();
 	size_t cap = 4096;
@@ -212,7 +212,6 @@ static int cap_tap_detect(struct cap_reader *r)
 				 matched, frames, tapfmt_name(k));
 	}
 	tapfmt_detect_free(d);
-	return 0;
 }
 
 /* The next packet as the reader gives it: from what detection read ahead
@@ -315,7 +314,7 @@ static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
 }
 
 /* The format in force from the first packet on: detected, or as set. */
-static int cap_tap_start(struct cap_reader *r)
+static void cap_tap_start(struct cap_reader *r)
 {
 	r->started = true;
 	if (r->tap == TAPFMT_AUTO)
@@ -326,7 +325,6 @@ static int cap_tap_start(struct cap_reader *r)
 	else if (r->tap_ops->state_size)
 		r->tap_state = xcalloc(1, r->tap_ops->state_size);
 	r->stats.tap = r->tap;
-	return 0;
 }
 
 int cap_next(struct cap_reader *r, struct cap_packet *pkt)

@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/bytes.h"
@@ -39,29 +38,10 @@
 
 #define NS_PER_S 1000000000
 
-static void ar_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void ar_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
-static int64_t ar_floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
 /* The seconds whose low 16 bits are low, with ns, nearest to record_ns. */
 static int64_t ar_complete(uint16_t low, uint32_t ns, int64_t record_ns)
 {
-	int64_t sec = (ar_floor_div(record_ns, NS_PER_S) & ~(int64_t)0xffff) | low;
+	int64_t sec = (tapfmt_floor_div(record_ns, NS_PER_S) & ~(int64_t)0xffff) | low;
 	int64_t d = sec * NS_PER_S + ns - record_ns;
 
 	if (d > (int64_t)0x8000 * NS_PER_S)
@@ -83,11 +63,11 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	(void)state;
 	if (f->caplen < AR_OFF + 2 ||
 	    bytes_get_be16(f->data + AR_OFF) != AR_ETHERTYPE) {
-		ar_why(why, whylen, "no Arista EtherType 0xD28B");
+		tapfmt_why(why, whylen, "no Arista EtherType 0xD28B");
 		return TAPFMT_NOT_MINE;
 	}
 	if (f->caplen < AR_OFF + AR_FIXED) {
-		ar_why(why, whylen, "Arista header cut short: %u bytes captured",
+		tapfmt_why(why, whylen, "Arista header cut short: %u bytes captured",
 		       f->caplen);
 		return -EBADMSG;
 	}
@@ -95,7 +75,7 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	subtype = bytes_get_be16(h + 2);
 	version = bytes_get_be16(h + 4);
 	if (subtype != AR_SUBTYPE_TIMESTAMP) {
-		ar_why(why, whylen, "Arista subtype 0x%04x, not a timestamp "
+		tapfmt_why(why, whylen, "Arista subtype 0x%04x, not a timestamp "
 		       "header", subtype);
 		return -EBADMSG;
 	}
@@ -105,36 +85,36 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	case 0x0020: wide = false; tai = true; break;
 	case 0x0120: wide = false; tai = false; break;
 	default:
-		ar_why(why, whylen, "unknown Arista timestamp version 0x%04x",
+		tapfmt_why(why, whylen, "unknown Arista timestamp version 0x%04x",
 		       version);
 		return -EBADMSG;
 	}
 	tslen = wide ? 8 : 6;
 	/* The stamp and the frame's own EtherType after it. */
 	if (f->caplen < AR_OFF + AR_FIXED + tslen + 2) {
-		ar_why(why, whylen, "Arista timestamp header cut short: %u "
+		tapfmt_why(why, whylen, "Arista timestamp header cut short: %u "
 		       "bytes captured", f->caplen);
 		return -EBADMSG;
 	}
 	ns = bytes_get_be32(h + AR_FIXED + tslen - 4);
 	if (ns >= NS_PER_S) {
-		ar_why(why, whylen, "Arista stamp of %u ns: past 10^9", ns);
+		tapfmt_why(why, whylen, "Arista stamp of %u ns: past 10^9", ns);
 		return -EBADMSG;
 	}
 	if (wide) {
 		int64_t d;
 
 		sec = bytes_get_be32(h + AR_FIXED);
-		d = sec - ar_floor_div(f->record_ns, NS_PER_S);
+		d = sec - tapfmt_floor_div(f->record_ns, NS_PER_S);
 		if (d > AR_WINDOW_S || d < -AR_WINDOW_S) {
-			ar_why(why, whylen, "Arista stamp %" PRId64 ".%09u is %"
+			tapfmt_why(why, whylen, "Arista stamp %" PRId64 ".%09u is %"
 			       PRId64 " s from the record's time", sec, ns, d);
 			return -EBADMSG;
 		}
 	} else {
 		sec = ar_complete(bytes_get_be16(h + AR_FIXED), ns, f->record_ns);
 		if (sec < 0) {
-			ar_why(why, whylen, "Arista 48-bit stamp before 1970 "
+			tapfmt_why(why, whylen, "Arista 48-bit stamp before 1970 "
 			       "(record time %" PRId64 " ns)", f->record_ns);
 			return -EBADMSG;
 		}

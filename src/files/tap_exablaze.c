@@ -12,7 +12,6 @@
  * are plausible nothing in the trailer can be absurd: this format never
  * returns -EBADMSG; seconds that are not plausible are "no trailer".
  */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/bytes.h"
@@ -22,34 +21,15 @@
 #define EXA_FCS_LEN 4
 #define EXA_WINDOW_S (7 * 86400)	/* of the record's seconds */
 
-static void exa_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void exa_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
-static int64_t exa_floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
 static int exa_decode(void *state, const struct tapfmt_frame *f,
 		      struct tapfmt_stamp *s, char *why, size_t whylen)
 {
 	uint32_t start = f->trailer_off < f->caplen ? f->trailer_off : f->caplen;
-	int64_t record_s = exa_floor_div(f->record_ns, 1000000000);
+	int64_t record_s = tapfmt_floor_div(f->record_ns, 1000000000);
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		exa_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
 			"captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -86,7 +66,7 @@ static int exa_decode(void *state, const struct tapfmt_frame *f,
 		};
 		return TAPFMT_STAMPED;
 	}
-	exa_why(why, whylen, "no Exablaze trailer");
+	tapfmt_why(why, whylen, "no Exablaze trailer");
 	return TAPFMT_NOT_MINE;
 }
 

@@ -262,11 +262,6 @@ static int64_t exa_reach_ns(const struct exa_key *k)
 	return (int64_t)(half * 1000000000u / k->freq / 5 * 4);
 }
 
-static int64_t exa_floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
 static int exalink_decode(void *state, const struct tapfmt_frame *f,
 			  struct tapfmt_stamp *s, char *why, size_t whylen)
 {
@@ -329,8 +324,8 @@ static int exalink_decode(void *state, const struct tapfmt_frame *f,
 		q--;
 	ps = (int64_t)q;
 	*s = (struct tapfmt_stamp){
-		.ts_ns = (int64_t)st->key.utc + exa_floor_div(ps, 1000),
-		.ps = (uint16_t)(ps - exa_floor_div(ps, 1000) * 1000),
+		.ts_ns = (int64_t)st->key.utc + tapfmt_floor_div(ps, 1000),
+		.ps = (uint16_t)(ps - tapfmt_floor_div(ps, 1000) * 1000),
 		.timescale = TS_SCALE_UTC,
 		.tail_len = tail,
 	};

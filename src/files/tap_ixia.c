@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/bytes.h"
@@ -38,25 +37,6 @@
 #define IXIA_FIELD_TS_FIRST 3	/* local */
 #define IXIA_FIELD_TS_HOLDOVER 7
 #define IXIA_TS_LEN 8
-
-static void ixia_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void ixia_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
-static int64_t ixia_floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
 
 /* The Internet checksum (RFC 1071) of len bytes, as the trailer carries
  * it: an odd last byte is the high half of its word. */
@@ -85,7 +65,7 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 
 		off += 2;
 		if (flen > len - off) {
-			ixia_why(why, whylen, "Ixia trailer field %u of %u bytes "
+			tapfmt_why(why, whylen, "Ixia trailer field %u of %u bytes "
 				 "runs past its %u bytes of fields", type, flen, len);
 			return -EBADMSG;
 		}
@@ -94,20 +74,20 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 			continue;
 		}
 		if (flen != IXIA_TS_LEN) {
-			ixia_why(why, whylen, "Ixia stamp field of %u bytes, "
+			tapfmt_why(why, whylen, "Ixia stamp field of %u bytes, "
 				 "not %u", flen, IXIA_TS_LEN);
 			return -EBADMSG;
 		}
 		sec = bytes_get_be32(p + off);
 		ns = bytes_get_be32(p + off + 4);
 		if (ns >= 1000000000u) {
-			ixia_why(why, whylen, "Ixia stamp %u s %u ns: ns past 10^9",
+			tapfmt_why(why, whylen, "Ixia stamp %u s %u ns: ns past 10^9",
 				 sec, ns);
 			return -EBADMSG;
 		}
 		d = (int64_t)sec - record_s;
 		if (d > IXIA_WINDOW_S || d < -IXIA_WINDOW_S) {
-			ixia_why(why, whylen, "Ixia stamp %u.%09u is %" PRId64
+			tapfmt_why(why, whylen, "Ixia stamp %u.%09u is %" PRId64
 				 " s from the record's time", sec, ns, d);
 			return -EBADMSG;
 		}
@@ -115,7 +95,7 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 		s->degraded = type == IXIA_FIELD_TS_HOLDOVER;
 		return TAPFMT_STAMPED;
 	}
-	ixia_why(why, whylen, "Ixia trailer without a stamp field");
+	tapfmt_why(why, whylen, "Ixia trailer without a stamp field");
 	return -EBADMSG;
 }
 
@@ -127,7 +107,7 @@ static int ixia_decode(void *state, const struct tapfmt_frame *f,
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		ixia_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
 			 "captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -153,7 +133,7 @@ static int ixia_decode(void *state, const struct tapfmt_frame *f,
 			continue;
 		}
 		*s = (struct tapfmt_stamp){ .timescale = TS_SCALE_UNKNOWN };
-		rc = ixia_fields(f->data + t, flen, ixia_floor_div(f->record_ns,
+		rc = ixia_fields(f->data + t, flen, tapfmt_floor_div(f->record_ns,
 				 1000000000), s, why, whylen);
 		if (rc != TAPFMT_STAMPED)
 			return rc;
@@ -161,10 +141,10 @@ static int ixia_decode(void *state, const struct tapfmt_frame *f,
 		return TAPFMT_STAMPED;
 	}
 	if (bad_sum)
-		ixia_why(why, whylen, "Ixia signature, but its checksum fails: "
+		tapfmt_why(why, whylen, "Ixia signature, but its checksum fails: "
 			 "taken for payload");
 	else
-		ixia_why(why, whylen, "no Ixia trailer");
+		tapfmt_why(why, whylen, "no Ixia trailer");
 	return TAPFMT_NOT_MINE;
 }
 

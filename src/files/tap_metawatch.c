@@ -20,7 +20,6 @@
  * stamp whose extensions or original FCS do not fit before it is an error.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/bytes.h"
@@ -52,25 +51,6 @@ struct mw_found {
 	uint8_t port;
 	uint32_t trailer_start;	/* offset of the original FCS */
 };
-
-static void mw_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void mw_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
-
-static int64_t mw_floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
 
 /* Wireshark's validate_metamako_timestamp(), on the record's whole
  * seconds. */
@@ -139,14 +119,14 @@ static int mw_decode(void *state, const struct tapfmt_frame *f,
 		     struct tapfmt_stamp *s, char *why, size_t whylen)
 {
 	uint32_t start = f->trailer_off < f->caplen ? f->trailer_off : f->caplen;
-	int64_t record_s = mw_floor_div(f->record_ns, 1000000000);
+	int64_t record_s = tapfmt_floor_div(f->record_ns, 1000000000);
 	struct mw_found m = { 0 };
 	bool broken = false;
 	uint32_t bsec = 0, bns = 0;
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		mw_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
 		       "captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -166,12 +146,12 @@ static int mw_decode(void *state, const struct tapfmt_frame *f,
 		}
 	}
 	if (broken) {
-		mw_why(why, whylen, "MetaWatch stamp %u.%09u but its extensions "
+		tapfmt_why(why, whylen, "MetaWatch stamp %u.%09u but its extensions "
 		       "or original FCS do not fit in the %u trailer bytes",
 		       bsec, bns, f->caplen - start);
 		return -EBADMSG;
 	}
-	mw_why(why, whylen, "no MetaWatch trailer");
+	tapfmt_why(why, whylen, "no MetaWatch trailer");
 	return TAPFMT_NOT_MINE;
 
 found:

@@ -4,6 +4,8 @@
 #include "files/tapfmt.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,22 @@ static const struct tapfmt_ops *const tapfmt_table[TAPFMT_COUNT] = {
 	[TAPFMT_EXALINK] = &tapfmt_exalink_ops,
 	[TAPFMT_IXIA] = &tapfmt_ixia_ops,
 };
+
+void tapfmt_why(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
+int64_t tapfmt_floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
 
 const struct tapfmt_ops *tapfmt_ops(enum tapfmt_kind kind)
 {

@@ -95,6 +95,13 @@ extern const struct tapfmt_ops tapfmt_exablaze_ops;
 extern const struct tapfmt_ops tapfmt_exalink_ops;
 extern const struct tapfmt_ops tapfmt_ixia_ops;
 
+/* For the formats' modules: why (whylen bytes, may be NULL/0) set to the
+ * printf-style text; and a ÷ b rounded down (record stamps may precede
+ * 1970 in a damaged file). */
+void tapfmt_why(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int64_t tapfmt_floor_div(int64_t a, int64_t b);
+
 /* The ops of kind, NULL for TAPFMT_NONE and TAPFMT_AUTO. */
 const struct tapfmt_ops *tapfmt_ops(enum tapfmt_kind kind);
 
