@@ -393,7 +393,8 @@ void corr_fetch(struct corr *c, struct corr_host *h)
 			corr_iface_retire(h, h->next.file);
 			h->live.cur_file = h->next.file;
 		}
-		h->next_if = corr_iface(c, h, h->next.file, h->next.pkt.iface);
+		h->next_if = corr_iface(c, h, h->next.file, h->next.pkt.iface,
+					h->next.pkt.timescale);
 		if (!h->next_if->usable) {
 			h->skipped_scale++;
 			continue;

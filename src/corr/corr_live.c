@@ -286,7 +286,8 @@ static void corr_live_host(struct corr *c, struct corr_host *h, int64_t now)
 	/* The heartbeat's interface is looked up only while no packet waits:
 	 * a new interface can move the table h->next_if points into. */
 	if (!h->have_next && capset_heartbeat(h->cs, &hb, &file, &iface)) {
-		const struct corr_iface *f = corr_iface(c, h, file, iface);
+		const struct corr_iface *f = corr_iface(c, h, file, iface,
+							TS_SCALE_UNKNOWN);
 
 		if (f->usable && hb + f->delta_ns > l->horizon)
 			l->horizon = hb + f->delta_ns;

@@ -467,9 +467,11 @@ void corr_live_flow_idle(struct corr *c, uint32_t flow);
 const char *corr_scale_name(int scale);
 /* The interface id of file file at host h, worked out on its first packet
  * (its timescale, its delta to the common one, its journal clock), with a
- * warning when its stamps cannot be compared or their scale was assumed. */
+ * warning when its stamps cannot be compared or their scale was assumed.
+ * tap_scale: the timescale that packet's tap stamp states (cap_packet), if
+ * any, believed after --timescale and before the file. */
 struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
-			      unsigned file, unsigned id);
+			      unsigned file, unsigned id, int tap_scale);
 /* Following: files before file are closed; their interfaces' slots are
  * free for the next ones (memory stays that of a few files). */
 void corr_iface_retire(struct corr_host *h, unsigned file);

@@ -25,7 +25,7 @@ const char *corr_scale_name(int scale)
 }
 
 struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
-			      unsigned file, unsigned id)
+			      unsigned file, unsigned id, int tap_scale)
 {
 	const struct cap_reader *r;
 	const struct cap_iface *ci;
@@ -66,6 +66,9 @@ struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 		snprintf(f->clock, sizeof(f->clock), "phc%d", ci->src.phc);
 	if (h->forced_scale >= 0) {
 		scale = h->forced_scale;
+	} else if (tap_scale == TS_SCALE_UTC || tap_scale == TS_SCALE_TAI) {
+		/* The tap's stamp says (an Arista 7280's header). */
+		scale = tap_scale;
 	} else if (ci && ci->src_known && (ci->src.timescale == TS_SCALE_UTC ||
 					   ci->src.timescale == TS_SCALE_TAI)) {
 		scale = ci->src.timescale;

@@ -77,6 +77,18 @@ for pair in "venue tap mw" "tap venue mw"; do
 		fail "$1 -> $2: pcapng tap $a, MetaWatch tap $b"
 done
 echo "tap_input: the MetaWatch tap's hops as the pcapng tap's: $(hop "$d/mw.json" venue mw) / $(hop "$d/tap.json" venue tap)"
+# An Arista 7280's headers say TAI: believed without --timescale.
+build/tools/tapwrite --format arista --record-offset-ms 7 "$s/tap-algo.pcapng" \
+	"$d/ar.pcap" 2> "$d/tapwrite.err" || fail "tapwrite: $(cat "$d/tapwrite.err")"
+# shellcheck disable=SC2086
+$T correlate --json -t "$s/topology" --utc-offset 37 $hosts "ar@algo-sw1=$d/ar.pcap" \
+	> "$d/ar.json" 2> "$d/ar.err" || fail "with the Arista tap: exit $?: $(cat "$d/ar.err")"
+grep -q "does not say which timescale" "$d/ar.err" &&
+	fail "the Arista tap's timescale was assumed: $(cat "$d/ar.err")"
+jq -e '.inputs[2].timescale == "tai"' "$d/ar.json" > /dev/null ||
+	fail "the Arista tap's timescale: $(jq -c '.inputs[2].timescale' "$d/ar.json")"
+[ "$(hop "$d/ar.json" venue ar)" = "$(hop "$d/tap.json" venue tap)" ] ||
+	fail "venue -> the Arista tap $(hop "$d/ar.json" venue ar), the pcapng tap $(hop "$d/tap.json" venue tap)"
 
 # With a journal for the tap (the algo's: its clock is the one the sim
 # kept on PTP time beside it), its hops have a bound, unless stamps of
