@@ -99,6 +99,11 @@ done
 mean=$(jq '.reference.all.error_ns.mean' "$d/tap.erf.json" 2>/dev/null)
 matched=$(jq '.reference.matched' "$d/tap.erf.json" 2>/dev/null)
 echo "validate: mean error $mean ns over $matched packets, against the pcapng and the ERF"
+# correlate reads the ERF's frames (their FCS kept) to the same FIX
+# messages as the pcapng's.
+msgs() { $T correlate --json "tap=$1" 2> /dev/null | jq '.inputs[0].fix_messages'; }
+[ "$(msgs "$d/tap.erf")" = "$(msgs "$TAP")" ] && [ "$(msgs "$TAP")" -gt 0 ] ||
+	fail "correlate: $(msgs "$d/tap.erf") FIX messages in the ERF, $(msgs "$TAP") in the pcapng"
 
 # 4. A cut ERF: the whole records before the cut, then the error.
 size=$(stat -c %s "$d/tap.erf")
