@@ -26,12 +26,25 @@ struct hkey {
 	uint64_t seq;		/* slot = seq % max */
 };
 
+/* A group's frames that came in stamp order, oldest first: one capture
+ * ring hands them over that way, so nearly every frame goes here, at the
+ * cost of a compare, and only the few that come out of order (TX stamps
+ * of senders, arriving late) pay the heap's log n. */
+struct run {
+	struct hkey *k;		/* a ring of max entries */
+	size_t first, n;
+};
+
 struct reorder {
 	uint8_t *arena;
 	size_t arena_size, a_head, a_used;
 	struct slot *slots;
-	size_t max;
+	size_t max;		/* entries held at most */
+	size_t mask;		/* the rings' size - 1: a power of two at
+				 * least max, so that a slot is a mask away
+				 * from its sequence number, not a division */
 	uint64_t head, tail;	/* slot counters: [tail, head) in use */
+	struct run run[REORDER_MAX_GROUPS];
 	struct heap *heap[REORDER_MAX_GROUPS];	/* of hkey, on (ts, seq) */
 	unsigned groups;
 	int64_t hold_ns;
@@ -58,13 +71,21 @@ int reorder_create(struct reorder **out, size_t arena_bytes, size_t max_entries,
 	r = xcalloc(1, sizeof(*r));
 	r->arena = xmalloc(arena_bytes);
 	r->arena_size = arena_bytes;
-	r->slots = xcalloc(max_entries, sizeof(*r->slots));
 	r->max = max_entries;
+	r->mask = 1;
+	while (r->mask < max_entries)
+		r->mask <<= 1;
+	r->mask--;
+	r->slots = xcalloc(r->mask + 1, sizeof(*r->slots));
 	r->groups = groups;
 	r->hold_ns = hold_ns;
-	/* Sized for every entry: a push never allocates. */
+	/* The runs are sized for every entry; the heaps, which hold only
+	 * frames that came out of order, start small and grow (by doubling,
+	 * a few times in a run) if a sender's stamps keep coming late. */
 	for (unsigned g = 0; g < groups; g++) {
-		err = heap_create(&r->heap[g], sizeof(struct hkey), max_entries,
+		r->run[g].k = xcalloc(r->mask + 1, sizeof(struct hkey));
+		err = heap_create(&r->heap[g], sizeof(struct hkey),
+				  max_entries < 4096 ? max_entries : 4096,
 				  before, NULL);
 		if (err) {
 			reorder_destroy(r);
@@ -79,8 +100,10 @@ void reorder_destroy(struct reorder *r)
 {
 	if (!r)
 		return;
-	for (unsigned g = 0; g < r->groups; g++)
+	for (unsigned g = 0; g < r->groups; g++) {
 		heap_destroy(r->heap[g]);
+		free(r->run[g].k);
+	}
 	free(r->slots);
 	free(r->arena);
 	free(r);
@@ -107,6 +130,26 @@ bool reorder_room(const struct reorder *r, uint32_t caplen)
 	return r->a_used + span_at(r, caplen) <= r->arena_size;
 }
 
+static struct hkey *run_at(const struct reorder *r, unsigned g, size_t i)
+{
+	return &r->run[g].k[(r->run[g].first + i) & r->mask];
+}
+
+/* Into the group's run when it comes after the run's last key, else into
+ * its heap. Either way the group's earliest is the earlier of the run's
+ * first and the heap's top. */
+static void run_or_heap_push(struct reorder *r, unsigned g, const struct hkey *k)
+{
+	struct run *run = &r->run[g];
+
+	if (!run->n || !before(k, run_at(r, g, run->n - 1), NULL)) {
+		*run_at(r, g, run->n) = *k;	/* room: one slot per entry */
+		run->n++;
+	} else {
+		heap_push(r->heap[g], k);
+	}
+}
+
 int reorder_push(struct reorder *r, const struct reorder_entry *e)
 {
 	struct slot *s;
@@ -121,7 +164,7 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 		r->a_head = 0;
 	span = span_at(r, e->caplen);
 	bool wrap = r->arena_size - r->a_head < e->caplen;
-	idx = (uint32_t)(r->head % r->max);
+	idx = (uint32_t)(r->head & r->mask);
 	s = &r->slots[idx];
 	s->e = *e;
 	s->seq = r->head++;
@@ -133,7 +176,7 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 	r->a_head = s->off + e->caplen;
 	r->a_used += span;
 	r->live++;
-	heap_push(r->heap[e->group], &(struct hkey){ e->ts_ns, s->seq });
+	run_or_heap_push(r, e->group, &(struct hkey){ e->ts_ns, s->seq });
 	return 0;
 }
 
@@ -143,20 +186,33 @@ int reorder_push(struct reorder *r, const struct reorder_entry *e)
 static void reclaim(struct reorder *r, struct slot *s)
 {
 	s->live = false;
-	while (r->tail < r->head && !r->slots[r->tail % r->max].live) {
-		r->a_used -= r->slots[r->tail % r->max].span;
+	while (r->tail < r->head && !r->slots[r->tail & r->mask].live) {
+		r->a_used -= r->slots[r->tail & r->mask].span;
 		r->tail++;
 	}
 }
 
+/* Take the group's earliest key out: from the run when from_run. */
+static void take(struct reorder *r, unsigned g, bool from_run, struct hkey *k)
+{
+	if (from_run) {
+		*k = *run_at(r, g, 0);
+		r->run[g].first = (r->run[g].first + 1) & r->mask;
+		r->run[g].n--;
+	} else {
+		heap_pop(r->heap[g], k);
+	}
+}
+
 /* Release the top of group g into *e. */
-static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
+static void release(struct reorder *r, unsigned g, bool from_run,
+		    struct reorder_entry *e)
 {
 	struct hkey k;
 	struct slot *s;
 
-	heap_pop(r->heap[g], &k);	/* pick() saw it is not empty */
-	s = &r->slots[k.seq % r->max];
+	take(r, g, from_run, &k);	/* pick() saw it is there */
+	s = &r->slots[k.seq & r->mask];
 
 	*e = s->e;
 	e->data = r->arena + s->off;
@@ -164,44 +220,51 @@ static void release(struct reorder *r, unsigned g, struct reorder_entry *e)
 	reclaim(r, s);
 }
 
-/* The top of group g, past frames dropped while held. */
-static const struct hkey *top_of(struct reorder *r, unsigned g)
+/* The earliest key of group g, past frames dropped while held; *from_run
+ * says where it is. NULL when the group is empty. */
+static const struct hkey *top_of(struct reorder *r, unsigned g, bool *from_run)
 {
-	const struct hkey *top;
-
-	while ((top = heap_top(r->heap[g])) &&
-	       r->slots[top->seq % r->max].dropped) {
+	for (;;) {
+		const struct hkey *h = heap_top(r->heap[g]);
+		const struct hkey *f = r->run[g].n ? run_at(r, g, 0) : NULL;
 		struct hkey k;
 
-		heap_pop(r->heap[g], &k);
-		reclaim(r, &r->slots[k.seq % r->max]);
+		*from_run = f && (!h || before(f, h, NULL));
+		const struct hkey *top = *from_run ? f : h;
+
+		if (!top || !r->slots[top->seq & r->mask].dropped)
+			return top;
+		take(r, g, *from_run, &k);
+		reclaim(r, &r->slots[k.seq & r->mask]);
 	}
-	return top;
 }
 
 static int pick(struct reorder *r, int64_t now_ns, bool due_only,
 		struct reorder_entry *e)
 {
 	int best = -1;
+	bool best_run = false;
 	int64_t best_arrival = 0;
 
 	for (unsigned g = 0; g < r->groups; g++) {
-		const struct hkey *top = top_of(r, g);
+		bool from_run;
+		const struct hkey *top = top_of(r, g, &from_run);
 		int64_t a;
 
 		if (!top)
 			continue;
-		a = r->slots[top->seq % r->max].e.arrival_ns;
+		a = r->slots[top->seq & r->mask].e.arrival_ns;
 		if (due_only && a > now_ns - r->hold_ns)
 			continue;
 		if (best < 0 || a < best_arrival) {
 			best = (int)g;
+			best_run = from_run;
 			best_arrival = a;
 		}
 	}
 	if (best < 0)
 		return 0;
-	release(r, (unsigned)best, e);
+	release(r, (unsigned)best, best_run, e);
 	return 1;
 }
 
@@ -232,7 +295,7 @@ bool reorder_drop(struct reorder *r, uint64_t seq, const uint8_t *data,
 
 	if (seq < r->tail || seq >= r->head)
 		return false;
-	s = &r->slots[seq % r->max];
+	s = &r->slots[seq & r->mask];
 	if (!s->live || s->dropped || s->seq != seq || s->e.caplen != caplen ||
 	    memcmp(r->arena + s->off, data, caplen))
 		return false;
