@@ -277,6 +277,16 @@ int topo_load(struct topo **out, const char *path, char err[TOPO_ERRBUF])
 			goto bad;
 		}
 	}
+	/* A tap line may come before its link's: checked once all are in. */
+	for (unsigned i = 0; i < t->nnodes; i++)
+		if (t->node[i].tap && t->nlinks &&
+		    topo_link_between(t, t->node[i].tap_a, t->node[i].tap_b) < 0) {
+			snprintf(err, TOPO_ERRBUF, "%s: tap %s: no link between %s "
+				 "and %s", path, t->node[i].name,
+				 t->node[t->node[i].tap_a].name,
+				 t->node[t->node[i].tap_b].name);
+			goto bad;
+		}
 	fclose(f);
 	*out = t;
 	return 0;

@@ -364,6 +364,10 @@ START_TEST(taps)
 	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
 	unit_write_file(path, "host t\ntap t a b\n");
 	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
+	/* On no link of a topology that has links. */
+	unit_write_file(path, "tap t a b\nlink a c 2\n");
+	ck_assert_int_eq(topo_load(&t, path, err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "tap t: no link between a and b"));
 }
 END_TEST
 
