@@ -252,8 +252,8 @@ static int corr_host_add(struct corr *c, const char *name, bool named,
 	h = xcalloc(1, sizeof(*h));
 	ret = c->cfg.follow ?
 	      capset_follow(&h->cs, paths[0], c->cfg.from_oldest, cerr) :
-	      capset_open_tap(&h->cs, paths, npaths,
-			      named ? corr_tapfmt_of(c, name) : TAPFMT_AUTO, cerr);
+	      capset_open_tap(&h->cs, paths, npaths, corr_tapfmt_of(c, name),
+			      cerr);	/* unnamed: by its path's name */
 	if (ret) {
 		snprintf(err, CORR_ERRBUF, "%.63s: %s", name, cerr);
 		free(h);
