@@ -12,7 +12,7 @@
 # tapless-capd captures on a's interface in every arm; under the shim
 # both ends hand their stamps to it (its socket is a path, reachable
 # from both namespaces). Figures: sockperf's latency (half the round
-# trip), p50 and p99 per arm (medians of the rounds), and the shim's
+# trip), p50, p99 and p99.9 per arm (medians of the rounds), and the shim's
 # added latency: the median of the rounds' differences. Target: +1 us
 # at p50, +2 us at p99. Figures only: a benchmark never fails on a
 # number; sockperf's own errors and the shim's summaries are printed.
@@ -76,7 +76,8 @@ run() {
 		/avg-latency=/ { sub(/.*avg-latency=/, ""); sub(/ .*/, ""); mean = $0 * 1000 }
 		/percentile 50.000 =/ { p50 = $NF * 1000 }
 		/percentile 99.000 =/ { p99 = $NF * 1000 }
-		END { if (p50 == "") print "- - -"; else printf "%.0f %.0f %.0f\n", p50, p99, mean }' \
+		/percentile 99.900 =/ { p999 = $NF * 1000 }
+		END { if (p50 == "") print "- - - -"; else printf "%.0f %.0f %.0f %.0f\n", p50, p99, p999, mean }' \
 		> "$out/$name.sp"
 }
 
@@ -86,7 +87,7 @@ echo "stamp: (1) sockperf ping-pong under tapless-stamp, veth between namespaces
 	"messages, $rounds rounds of ${secs} s an arm, $([ ${#pin_c[@]} -gt 0 ] &&
 	echo "client on CPU 0, server on CPU ${pin_s[2]}" || echo "placed by the scheduler");" \
 	"half round trip, nanoseconds"
-printf '%-5s %-6s %9s %9s %9s\n' proto arm p50 p99 mean
+printf '%-5s %-6s %9s %9s %9s %9s\n' proto arm p50 p99 p99.9 mean
 : > "$out/errors"
 for proto in udp tcp; do
 	for r in $(seq "$rounds"); do
@@ -97,24 +98,25 @@ for proto in udp tcp; do
 		done
 	done
 	for arm in "${ARMS[@]}"; do
-		for c in 1 2 3; do
+		for c in 1 2 3 4; do
 			for r in $(seq "$rounds"); do awk -v c=$c '{ print $c }' "$out/$proto-$r-$arm.sp"; done |
 				grep -v -- - | median > "$out/$proto-$arm.$c"
 		done
-		printf '%-5s %-6s %9s %9s %9s\n' "$proto" "$arm" "$(cat "$out/$proto-$arm.1")" \
-			"$(cat "$out/$proto-$arm.2")" "$(cat "$out/$proto-$arm.3")"
+		printf '%-5s %-6s %9s %9s %9s %9s\n' "$proto" "$arm" "$(cat "$out/$proto-$arm.1")" \
+			"$(cat "$out/$proto-$arm.2")" "$(cat "$out/$proto-$arm.3")" "$(cat "$out/$proto-$arm.4")"
 	done
 	for arm in "${ARMS[@]:1}"; do
-		for c in 1 2; do
+		for c in 1 2 3; do
 			for r in $(seq "$rounds"); do
 				paste "$out/$proto-$r-$arm.sp" "$out/$proto-$r-${ARMS[0]}.sp" |
-					awk -v c=$c '$1 != "-" && $4 != "-" { print $c - $(c + 3) }'
+					awk -v c=$c '$1 != "-" && $5 != "-" { print $c - $(c + 4) }'
 			done | median > "$out/$proto-$arm.d$c"
 		done
-		printf '%-5s %-6s %+9d %+9d   added: median of the rounds'"'"' differences (p50 by round: %s)\n' \
+		printf '%-5s %-6s %+9d %+9d %+9d   added: median of the rounds'"'"' differences (p50 by round: %s)\n' \
 			"$proto" "+$arm" "$(cat "$out/$proto-$arm.d1")" "$(cat "$out/$proto-$arm.d2")" \
+			"$(cat "$out/$proto-$arm.d3")" \
 			"$(for r in $(seq "$rounds"); do paste "$out/$proto-$r-$arm.sp" "$out/$proto-$r-${ARMS[0]}.sp" |
-				awk '$1 != "-" && $4 != "-" { printf "%+d ", $1 - $4 }'; done)"
+				awk '$1 != "-" && $5 != "-" { printf "%+d ", $1 - $5 }'; done)"
 	done
 done
 echo
