@@ -44,8 +44,13 @@ struct cap_reader {
 	uint64_t isb_drop[PCAPNG_MAX_IFACES * 4];
 
 	/* pcapng */
-	unsigned char *block;	/* current block, grown up to CAP_MAX_BLOCK */
+	unsigned char *block;	/* block buffer, grown up to CAP_MAX_BLOCK */
 	uint32_t block_cap;
+	const unsigned char *blk;	/* the current block: in block, or
+					 * in map */
+	unsigned char *map;	/* the whole file, read in place; NULL: stdio */
+	uint64_t map_len, map_dropped;	/* bytes mapped; [0, dropped)
+					 * let go (cap_map_drop()) */
 	bool big;		/* section written big-endian */
 
 	/* pcap */

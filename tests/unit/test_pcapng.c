@@ -565,6 +565,95 @@ START_TEST(sections_renumber_interfaces)
 }
 END_TEST
 
+/* A regular file is read in place (mapped): a file that grows after it
+ * was opened is read on past the mapping's end, what is malformed there
+ * is reported at its offset as before, and pages let go behind the
+ * reader never change what it reads (a file past CAP_MAP_DROP). */
+START_TEST(mapped_file_grows)
+{
+	struct blob x = { .n = 0 };
+	char ebuf[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	const char *p;
+	FILE *f;
+
+	shb(&x);
+	idb(&x, 9);
+	epb(&x, 0, 1, 4);
+	epb(&x, 0, 2, 4);
+	p = save(&x, "g.pcapng");
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	/* No look-ahead for tap stamps: it would meet the end before the
+	 * file grew. */
+	ck_assert_int_eq(cap_set_tapfmt(r, TAPFMT_NONE), 0);
+	ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_int_eq(pkt.ts_ns, 1);
+	x.n = 0;
+	epb(&x, 0, 3, 8);
+	epb(&x, 0, 4, 4);
+	x.n -= 8;	/* the last block cut short */
+	f = fopen(p, "ab");
+	ck_assert_int_eq(fwrite(x.b, 1, x.n, f), x.n);
+	fclose(f);
+	ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_int_eq(pkt.ts_ns, 2);
+	ck_assert_int_eq(cap_next(r, &pkt), 1);
+	ck_assert_int_eq(pkt.ts_ns, 3);
+	ck_assert_uint_eq(pkt.caplen, 8);
+	ck_assert_int_lt(cap_next(r, &pkt), 0);
+	ck_assert_ptr_nonnull(strstr(cap_error(r), "truncated"));
+	ck_assert_ptr_nonnull(strstr(cap_error(r), "offset 172:"));
+	cap_close(r);
+}
+END_TEST
+
+START_TEST(mapped_file_long)
+{
+	enum { N = 200, LEN = 65000 };
+	struct blob x = { .n = 0 };
+	static unsigned char data[LEN];
+	char ebuf[CAP_ERRBUF];
+	struct cap_reader *r;
+	struct cap_packet pkt;
+	const char *p = path_of("long.pcapng");
+	FILE *f = fopen(p, "wb");
+	uint32_t len = 32 + ((LEN + 3) & ~3u);
+
+	shb(&x);
+	idb(&x, 9);
+	ck_assert_int_eq(fwrite(x.b, 1, x.n, f), x.n);
+	for (int i = 0; i < N; i++) {
+		x.n = 0;
+		put32(&x, PCAPNG_BT_EPB);
+		put32(&x, len);
+		put32(&x, 0);
+		put32(&x, 0);
+		put32(&x, (uint32_t)i + 1);
+		put32(&x, LEN);
+		put32(&x, LEN);
+		ck_assert_int_eq(fwrite(x.b, 1, x.n, f), x.n);
+		memset(data, i & 0xff, sizeof(data));
+		ck_assert_int_eq(fwrite(data, 1, (LEN + 3) & ~3u, f),
+				 (LEN + 3) & ~3u);
+		x.n = 0;
+		put32(&x, len);
+		ck_assert_int_eq(fwrite(x.b, 1, x.n, f), x.n);
+	}
+	fclose(f);
+	ck_assert_int_eq(cap_open(&r, p, ebuf), 0);
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(cap_next(r, &pkt), 1);
+		ck_assert_int_eq(pkt.ts_ns, i + 1);
+		ck_assert_uint_eq(pkt.caplen, LEN);
+		ck_assert_uint_eq(pkt.data[0], i & 0xff);
+		ck_assert_uint_eq(pkt.data[LEN - 1], i & 0xff);
+	}
+	ck_assert_int_eq(cap_next(r, &pkt), 0);
+	cap_close(r);
+}
+END_TEST
+
 START_TEST(hostile_blocks)
 {
 	struct cap_packet pkt;
@@ -899,6 +988,8 @@ static Suite *pcapng_suite(void)
 	tcase_add_test(t, big_endian_and_resolutions);
 	tcase_add_test(t, sections_renumber_interfaces);
 	tcase_add_test(t, hostile_blocks);
+	tcase_add_test(t, mapped_file_grows);
+	tcase_add_test(t, mapped_file_long);
 	tcase_add_test(t, classic_pcap);
 	tcase_add_test(t, classic_pcap_truncated);
 	tcase_add_test(t, description_round_trip);
