@@ -49,6 +49,8 @@ static const struct opt_def correlate_opts[] = {
 	CMD_INPUT_OPTS,
 	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
 	  "messages waiting for their peers, at most", 0 },
+	{ "threads", 0, OPT_INT, "1", 0, 64, NULL, "N",
+	  "read and parse up to N hosts' captures on threads of their own (0: as many as cores; 1: all on one)", 0 },
 	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write every sample to FILE, one line each (for plots)", 0 },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
@@ -172,6 +174,18 @@ int cmd_correlate(int argc, char **argv)
 			"read whole, not with --follow\n");
 		rc = CMD_USAGE;
 		goto out;
+	}
+	if (opts_flag(o, "follow") && opts_given(o, "threads")) {
+		fprintf(stderr, "tapless correlate: --threads is for files "
+			"read whole, not with --follow\n");
+		rc = CMD_USAGE;
+		goto out;
+	}
+	cfg.threads = (unsigned)opts_int(o, "threads");
+	if (!cfg.threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		cfg.threads = n > 0 ? (unsigned)n : 1;
 	}
 	cfg.follow = opts_flag(o, "follow");
 	cfg.from_oldest = opts_flag(o, "from-oldest");

@@ -400,6 +400,7 @@ void corr_fetch(struct corr *c, struct corr_host *h)
 			continue;
 		}
 		h->next_ts = h->next.pkt.ts_ns + h->next_if->delta_ns;
+		h->merge_ts = h->next_ts;
 		h->have_next = true;
 		return;
 	}
@@ -531,14 +532,17 @@ static uint8_t corr_direction(struct corr *c, struct corr_host *h,
 	return DIR_UNKNOWN;
 }
 
-void corr_packet(struct corr *c, struct corr_host *h)
+struct corr_stream *corr_packet_host(struct corr *c, struct corr_host *h,
+				     const struct corr_stream_make *mk,
+				     struct frame_info *fi, bool *made,
+				     bool *skip)
 {
 	const struct cap_packet *pkt = &h->next.pkt;
-	struct frame_info fi;
 	struct corr_stream *s;
 	int64_t ts = h->next_ts;
 	int ret;
 
+	*made = *skip = false;
 	h->packets++;
 	if (ts < h->max_ts - CORR_JUMP_NS)
 		h->clock_jumps++;
@@ -549,20 +553,21 @@ void corr_packet(struct corr *c, struct corr_host *h)
 		h->utc_first = utc;
 	if (h->packets == 1 || utc > h->utc_last)
 		h->utc_last = utc;
-	ret = frame_parse(pkt->data, pkt->caplen, h->next_if->linktype, &fi);
+	ret = frame_parse(pkt->data, pkt->caplen, h->next_if->linktype, fi);
 	if (ret == -EPROTONOSUPPORT) {
 		h->non_ip++;
-		return;
+		return NULL;
 	}
 	if (ret) {
 		h->bad_frames++;
-		return;
+		return NULL;
 	}
-	if (!fi.payload_wire && !(fi.tcp_flags & FRAME_TCP_SYN)) {
+	if (!fi->payload_wire && !(fi->tcp_flags & FRAME_TCP_SYN)) {
 		h->no_payload++;
-		return;
+		return NULL;
 	}
-	s = corr_stream(c, h, &fi.flow, corr_direction(c, h, pkt, &fi.flow));
+	s = corr_stream_get(c, h, &fi->flow,
+			    corr_direction(c, h, pkt, &fi->flow), mk, made);
 	/* The sending program's stamp is taken in the driver (or by the
 	 * NIC), the packet socket's before the frame reaches the driver:
 	 * once a flow's sender stamps its frames, the packet socket's copies
@@ -575,20 +580,53 @@ void corr_packet(struct corr *c, struct corr_host *h)
 		}
 		else if (s->sender_seen) {
 			h->tap_tx_skipped++;
-			return;
+			*skip = true;
 		}
 	}
-	s->ifc = h->next_if;
+	return s;
+}
+
+void corr_packet_head(struct corr_stream *s, const struct corr_iface *ifc,
+		      int64_t ts, uint8_t tcp_flags)
+{
+	s->ifc = ifc;
 	s->last_ts = ts;
-	if (fi.tcp_flags & (FRAME_TCP_FIN | FRAME_TCP_RST))
+	if (tcp_flags & (FRAME_TCP_FIN | FRAME_TCP_RST))
 		s->ended = true;
-	else if (fi.tcp_flags & FRAME_TCP_SYN)
+	else if (tcp_flags & FRAME_TCP_SYN)
 		s->ended = false;
-	fixstream_segment(s->fs, fi.seq, fi.tcp_flags, fi.payload,
-			  fi.payload_len, fi.payload_wire, ts, pkt->origlen,
+}
+
+void corr_packet_feed(struct corr_host *h, struct corr_stream *s,
+		      const struct frame_info *fi)
+{
+	const struct cap_packet *pkt = &h->next.pkt;
+
+	fixstream_segment(s->fs, fi->seq, fi->tcp_flags, fi->payload,
+			  fi->payload_len, fi->payload_wire, h->next_ts,
+			  pkt->origlen,
 			  (uint64_t)h->next.file << CORR_REF_SHIFT |
 			  (pkt->offset & CORR_REF_OFFSET) |
 			  (pkt->degraded ? CORR_REF_DEGRADED : 0));
+}
+
+void corr_packet(struct corr *c, struct corr_host *h)
+{
+	const struct corr_stream_make mk = {
+		c->stream_map, c->scratch, corr_on_msg, corr_txn_lost
+	};
+	struct frame_info fi;
+	bool made, skip;
+	struct corr_stream *s = corr_packet_host(c, h, &mk, &fi, &made, &skip);
+
+	if (!s)
+		return;
+	if (made)
+		corr_stream_add(c, s);
+	if (skip)
+		return;
+	corr_packet_head(s, h->next_if, h->next_ts, fi.tcp_flags);
+	corr_packet_feed(h, s, &fi);
 	/* Orders waiting for their triggers' streams (corr_txn.c). */
 	if (s->dir == DIR_IN || h->npend)
 		corr_txn_holes(c, s);
@@ -638,7 +676,25 @@ static void corr_warn_journal(struct corr *c, const struct corr_host *h)
 
 static int corr_host_cmp(const struct corr_host *a, const struct corr_host *b)
 {
-	return a->next_ts < b->next_ts ? -1 : a->next_ts > b->next_ts;
+	return a->merge_ts < b->merge_ts ? -1 : a->merge_ts > b->merge_ts;
+}
+
+/* A host's next packet, and that packet through: on its own thread's
+ * records, or read here. */
+static void corr_next(struct corr *c, struct corr_host *h)
+{
+	if (h->thr)
+		corr_thr_head(c, h);
+	else
+		corr_fetch(c, h);
+}
+
+static void corr_take(struct corr *c, struct corr_host *h)
+{
+	if (h->thr)
+		corr_thr_apply(c, h);
+	else
+		corr_packet(c, h);
 }
 
 int corr_run(struct corr *c, char err[CORR_ERRBUF])
@@ -650,8 +706,9 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 		snprintf(err, CORR_ERRBUF, "no inputs");
 		return -EINVAL;
 	}
+	corr_thr_start(c);
 	for (unsigned i = 0; i < c->nhosts; i++) {
-		corr_fetch(c, c->hosts[i]);
+		corr_next(c, c->hosts[i]);
 		if (c->hosts[i]->have_next)
 			heap[n++] = c->hosts[i];
 	}
@@ -666,11 +723,12 @@ int corr_run(struct corr *c, char err[CORR_ERRBUF])
 			if (corr_host_cmp(heap[i], heap[best]) < 0)
 				best = i;
 		h = heap[best];
-		corr_packet(c, h);
-		corr_fetch(c, h);
+		corr_take(c, h);
+		corr_next(c, h);
 		if (!h->have_next)
 			heap[best] = heap[--n];
 	}
+	corr_thr_stop(c);
 	corr_finish(c);
 	return 0;
 }
@@ -813,6 +871,7 @@ void corr_destroy(struct corr *c)
 			}
 			hmap_destroy(h->syms);
 		}
+		free(h->scratch);
 		free(h->orders);
 		free(h->pend);
 		free(h->losses);

@@ -41,13 +41,21 @@ static void corr_flow_key(struct corr_flow_key *k, const struct frame_flow *f,
 	k->dir = dir;
 }
 
+struct hmap *corr_stream_map(void)
+{
+	struct hmap *m;
+
+	/* Fixed sizes: cannot fail. */
+	hmap_create(&m, sizeof(struct corr_flow_key),
+		    sizeof(struct corr_stream *), 128, false);
+	return m;
+}
+
 void corr_flow_maps_init(struct corr *c)
 {
-	/* Fixed sizes: cannot fail. */
 	hmap_create(&c->flow_map, sizeof(struct corr_flow_key),
 		    sizeof(uint32_t), 128, false);
-	hmap_create(&c->stream_map, sizeof(struct corr_flow_key),
-		    sizeof(struct corr_stream *), 128, false);
+	c->stream_map = corr_stream_map();
 }
 
 static bool corr_flow_eq(const struct frame_flow *a, const struct frame_flow *b)
@@ -97,17 +105,20 @@ static uint32_t corr_flow_id(struct corr *c, const struct frame_flow *f)
 	return (uint32_t)c->nflows++;
 }
 
-struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
-				const struct frame_flow *f, uint8_t dir)
+struct corr_stream *corr_stream_get(struct corr *c, struct corr_host *h,
+				    const struct frame_flow *f, uint8_t dir,
+				    const struct corr_stream_make *mk,
+				    bool *made)
 {
 	struct corr_flow_key k;
 	struct corr_stream *s = h->last_stream;
 	void *v;
 
+	*made = false;
 	if (s && s->dir == dir && corr_flow_eq(&s->key, f))
 		return s;
 	corr_flow_key(&k, f, (uint8_t)h->idx, dir);
-	if (hmap_add(c->stream_map, &k, &v) == 0) {
+	if (hmap_add(mk->map, &k, &v) == 0) {
 		memcpy(&s, v, sizeof(s));
 		return h->last_stream = s;
 	}
@@ -118,19 +129,39 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 	s->dir = dir;
 	s->key = *f;
 	s->proto = f->proto;
-	s->flow = corr_flow_id(c, f);
-	c->flows[s->flow].hosts |= 1ull << h->idx;
+	s->fs = fixstream_create(f->proto == IPPROTO_TCP, mk->scratch,
+				 c->cfg.hold_ns, mk->on_msg, s);
+	fixstream_on_lost(s->fs, mk->on_lost);
+	*made = true;
+	return h->last_stream = s;
+}
+
+void corr_stream_add(struct corr *c, struct corr_stream *s)
+{
+	s->flow = corr_flow_id(c, &s->key);
+	s->kept = true;
+	c->flows[s->flow].hosts |= 1ull << s->h->idx;
 	c->flows[s->flow].streams++;
-	s->fs = fixstream_create(f->proto == IPPROTO_TCP, c->scratch,
-				 c->cfg.hold_ns, corr_on_msg, s);
-	fixstream_on_lost(s->fs, corr_txn_lost);
 	if (c->nstreams == c->cap_streams) {
 		c->cap_streams = c->cap_streams ? c->cap_streams * 2 : 64;
 		c->streams = xrealloc(c->streams,
 				      c->cap_streams * sizeof(*c->streams));
 	}
 	c->streams[c->nstreams++] = s;
-	return h->last_stream = s;
+}
+
+struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
+				const struct frame_flow *f, uint8_t dir)
+{
+	const struct corr_stream_make mk = {
+		c->stream_map, c->scratch, corr_on_msg, corr_txn_lost
+	};
+	bool made;
+	struct corr_stream *s = corr_stream_get(c, h, f, dir, &mk, &made);
+
+	if (made)
+		corr_stream_add(c, s);
+	return s;
 }
 
 /* Live, over days: a stream whose last packet is older than before (its

@@ -11,6 +11,7 @@
  *   corr_stats.c  result sets, sample bounds, the samples file
  *   corr_print.c  corr_print()
  *   corr_traffic.c  the traffic's bounds on the clocks (corr_traffic.h)
+ *   corr_thread.c hosts read and parsed on threads of their own
  *
  * Nothing here allocates per message, except where a new flow, stream,
  * symbol or result first appears.
@@ -30,6 +31,9 @@
 
 struct bound;
 struct calib;
+struct corr_stream_make;
+struct corr_thr;
+struct frame_info;
 struct calib_term;
 struct corr_traffic;
 struct fix_msg;
@@ -201,6 +205,11 @@ struct corr_host {
 	bool dir_flags, dir_addr;
 	struct corr_stream_stats st;
 	struct corr_host_live live;
+	/* Decoded on a thread of its own (corr_thread.c), with its own
+	 * scratch message for its streams; NULL: on the correlator's. */
+	struct corr_thr *thr;
+	struct fix_msg *scratch;
+	int64_t merge_ts;	/* the next packet's stamp, for corr_run() */
 	/* Market data rate, and the bucket it puts samples in. */
 	int64_t md_ts[CORR_RATE_RING];
 	unsigned md_n, md_head;
@@ -268,6 +277,7 @@ struct corr_stream {
 	bool hole;		/* inbound, bytes held behind a hole */
 	bool ended;		/* its sender's FIN or RST came (a SYN
 				 * starts it again) */
+	bool kept;		/* in c->streams (corr_stream_add()) */
 	int64_t hole_lo;	/* then: messages from here may be missing */
 	unsigned carried;	/* trigger kinds its messages carried */
 	int64_t last_ts;	/* stamp of its last packet */
@@ -431,6 +441,21 @@ void corr_on_msg(void *arg, const struct fixstream_msg *m);
 void corr_fetch(struct corr *c, struct corr_host *h);
 /* h->next through the correlator. */
 void corr_packet(struct corr *c, struct corr_host *h);
+/* corr_packet() in three parts, for a host decoded on a thread of its own
+ * (corr_thread.c). The host's: its counters, its frame (*fi), its stream
+ * (made with mk, *made), NULL when it has none (not IP, no payload);
+ * *skip: a packet socket's copy of a frame its sender stamped, left out
+ * once the stream is known. The correlator's, before the segment: the
+ * stream's packet at ts on ifc, with its TCP flags. The host's again: the
+ * segment into the stream's fixstream. */
+struct corr_stream *corr_packet_host(struct corr *c, struct corr_host *h,
+				     const struct corr_stream_make *mk,
+				     struct frame_info *fi, bool *made,
+				     bool *skip);
+void corr_packet_head(struct corr_stream *s, const struct corr_iface *ifc,
+		      int64_t ts, uint8_t tcp_flags);
+void corr_packet_feed(struct corr_host *h, struct corr_stream *s,
+		      const struct frame_info *fi);
 /* A stream's reassembly counters into its host's totals (once, as it
  * ends). */
 void corr_stream_fold(struct corr_stream *s);
@@ -439,6 +464,21 @@ void corr_flow_expire(struct corr *c, int64_t before);
 /* After the last packet: streams flushed, the window drained, totals and
  * warnings. */
 void corr_finish(struct corr *c);
+
+/* ---- corr_thread.c ---- */
+
+/* Threads for the first cfg.threads hosts (none below 2, nor following
+ * or exporting), started; each host without one is read on the
+ * correlator's thread (corr_fetch(), corr_packet()). */
+void corr_thr_start(struct corr *c);
+/* A threaded host's next packet: h->have_next and h->merge_ts, as
+ * corr_fetch() gives them. */
+void corr_thr_head(struct corr *c, struct corr_host *h);
+/* That packet through the correlator, as corr_packet(). */
+void corr_thr_apply(struct corr *c, struct corr_host *h);
+/* The threads joined (told to stop if the run was aborted), their hosts'
+ * streams left to the correlator. */
+void corr_thr_stop(struct corr *c);
 
 /* ---- corr_live.c ---- */
 
@@ -472,6 +512,9 @@ const char *corr_scale_name(int scale);
  * any, believed after --timescale and before the file. */
 struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 			      unsigned file, unsigned id, int tap_scale);
+/* The same, when it was worked out already; NULL when not. */
+struct corr_iface *corr_iface_find(struct corr_host *h, unsigned file,
+				   unsigned id);
 /* Following: files before file are closed; their interfaces' slots are
  * free for the next ones (memory stays that of a few files). */
 void corr_iface_retire(struct corr_host *h, unsigned file);
@@ -482,12 +525,32 @@ void corr_time_warn(struct corr *c);
 
 /* The maps of flows and streams (corr_create()). */
 void corr_flow_maps_init(struct corr *c);
+/* An empty map of streams (struct corr_stream_make). */
+struct hmap *corr_stream_map(void);
 
 /* Host h's stream of flow f in direction dir (enum corr_dir), made on
  * first sight with its fixstream; the flow is numbered on first sight at
  * any host. */
 struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
 				const struct frame_flow *f, uint8_t dir);
+
+/* Where a host's streams are kept and what their fixstreams call: the
+ * correlator's own (corr_stream()), or a decoding thread's
+ * (corr_thread.c), which hands the calls over to the correlator. */
+struct corr_stream_make {
+	struct hmap *map;
+	struct fix_msg *scratch;
+	void (*on_msg)(void *arg, const struct fixstream_msg *m);
+	void (*on_lost)(void *arg, int64_t lo, int64_t hi, uint64_t bytes);
+};
+/* The host's half of corr_stream(): found in mk->map, or made there
+ * (*made) with no flow yet; corr_stream_add() numbers its flow and keeps
+ * it, in the order the correlator meets the streams. */
+struct corr_stream *corr_stream_get(struct corr *c, struct corr_host *h,
+				    const struct frame_flow *f, uint8_t dir,
+				    const struct corr_stream_make *mk,
+				    bool *made);
+void corr_stream_add(struct corr *c, struct corr_stream *s);
 
 /* ---- corr_txn.c ---- */
 
@@ -503,6 +566,12 @@ bool corr_is(const struct corr_fields *f, int k, const char *s);
 /* After each segment of s (and its holes given up at the end): its hole
  * state, and the orders of its host that can now be paired. */
 void corr_txn_holes(struct corr *c, struct corr_stream *s);
+/* The same with the stream's hole state given (corr_stream_hole(), read
+ * when the segment was fed). */
+void corr_txn_holes_at(struct corr *c, struct corr_stream *s, bool hole,
+		       int64_t lo);
+/* Whether an inbound stream holds bytes behind a hole now, from *lo. */
+bool corr_stream_hole(const struct corr_stream *s, int64_t *lo);
 /* fixstream_lost_fn of an inbound stream. */
 void corr_txn_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes);
 /* Every order still waiting: evaluated now (the end of the input). */

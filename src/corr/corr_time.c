@@ -24,23 +24,30 @@ const char *corr_scale_name(int scale)
 	       "unknown";
 }
 
+struct corr_iface *corr_iface_find(struct corr_host *h, unsigned file,
+				   unsigned id)
+{
+	if (h->last_if && h->last_if->file == file && h->last_if->id == id)
+		return h->last_if;
+	for (unsigned i = 0; i < h->nifs; i++)
+		if (h->ifs[i].file == file && h->ifs[i].id == id)
+			return h->last_if = &h->ifs[i];
+	return NULL;
+}
+
 struct corr_iface *corr_iface(struct corr *c, struct corr_host *h,
 			      unsigned file, unsigned id, int tap_scale)
 {
 	const struct cap_reader *r;
 	const struct cap_iface *ci;
-	struct corr_iface *f;
+	struct corr_iface *f = corr_iface_find(h, file, id);
 	int scale;
 
-	if (h->last_if && h->last_if->file == file && h->last_if->id == id)
-		return h->last_if;
-	f = NULL;
-	for (unsigned i = 0; i < h->nifs; i++) {
-		if (h->ifs[i].file == file && h->ifs[i].id == id)
-			return h->last_if = &h->ifs[i];
-		if (h->ifs[i].file == CORR_IFACE_FREE && !f)
+	if (f)
+		return f;
+	for (unsigned i = 0; i < h->nifs && !f; i++)
+		if (h->ifs[i].file == CORR_IFACE_FREE)
 			f = &h->ifs[i];
-	}
 	if (!f) {
 		if (h->nifs == h->cap_ifs) {
 			h->cap_ifs = h->cap_ifs ? h->cap_ifs * 2 : 8;

@@ -330,16 +330,27 @@ static void corr_txn_release(struct corr *c, struct corr_host *h)
 	h->npend = keep;
 }
 
-void corr_txn_holes(struct corr *c, struct corr_stream *s)
+bool corr_stream_hole(const struct corr_stream *s, int64_t *lo)
 {
-	struct corr_host *h = s->h;
-	int64_t lo = 0;
-	bool hole = s->dir == DIR_IN && fixstream_hole(s->fs, &lo);
+	*lo = 0;
+	return s->dir == DIR_IN && fixstream_hole(s->fs, lo);
+}
 
+void corr_txn_holes_at(struct corr *c, struct corr_stream *s, bool hole,
+		       int64_t lo)
+{
 	s->hole = hole;
 	s->hole_lo = lo;
-	if (h->npend)
-		corr_txn_release(c, h);
+	if (s->h->npend)
+		corr_txn_release(c, s->h);
+}
+
+void corr_txn_holes(struct corr *c, struct corr_stream *s)
+{
+	int64_t lo;
+	bool hole = corr_stream_hole(s, &lo);
+
+	corr_txn_holes_at(c, s, hole, lo);
 }
 
 void corr_txn_flush(struct corr *c, struct corr_host *h)

@@ -281,5 +281,44 @@ build/tools/capgen "$d/udp.pcapng" 100 > /dev/null 2>&1
 $T correlate x="$d/udp.pcapng" > /dev/null 2> "$d/none.err"
 [ $? -eq 1 ] && grep -q "nothing could be measured" "$d/none.err" || fail "nothing measurable: $(cat "$d/none.err")"
 
+# 9. Threads (--threads): each host read and parsed on a thread of its
+# own gives the one thread's output byte for byte (results, samples file
+# and warnings), through every fault above, mixed timescales (interfaces
+# worked out in the one thread's order), classic pcap, a cut file, a
+# baseline and rate buckets.
+# same NAME ARGS...: correlate with ARGS at 1, 2 and 0 (all cores) threads
+same() {
+	n=$1; shift
+	for k in 1 2 0; do
+		$T correlate --threads $k --samples "$d/thr-$n-$k.samples" "$@" \
+			> "$d/thr-$n-$k.out" 2> "$d/thr-$n-$k.err"
+		echo "exit $?" >> "$d/thr-$n-$k.out"
+	done
+	for k in 2 0; do
+		for x in out err samples; do
+			cmp -s "$d/thr-$n-1.$x" "$d/thr-$n-$k.$x" ||
+				fail "threads: $n: --threads $k's $x differs from one thread's: $(diff "$d/thr-$n-1.$x" "$d/thr-$n-$k.$x" | head -5)"
+		done
+	done
+	grep -q "^exit 0" "$d/thr-$n-1.out" || fail "threads: $n: $(cat "$d/thr-$n-1.err")"
+}
+for n in plain faults sf unsync mixed rates; do
+	same $n --json --sync algo="$d/$n/algo.journal" --sync venue="$d/$n/venue.journal" \
+		--topology "$d/$n/topology" --by-rate algo="$d/$n/algo.pcapng" venue="$d/$n/venue.pcapng"
+done
+same faults-last --json --last-byte --topology "$d/faults/topology" \
+	algo="$d/faults/algo.pcapng" venue="$d/faults/venue.pcapng"
+same mixed-nooff --json algo="$d/mixed/algo.pcapng" venue="$d/mixed/venue.pcapng"
+same pcap --json algo="$d/pcap/algo.pcap" venue="$d/pcap/venue.pcap" --topology "$d/pcap/topology"
+same cut algo="$d/cut.pcapng" venue="$d/plain/venue.pcapng"
+same base --json --topology "$d/plain/topology" algo="$d/plain/algo.pcapng" venue="$d/plain/venue.pcapng" \
+	--baseline algo="$d/base/algo.pcapng" --baseline venue="$d/base/venue.pcapng"
+same three --json --topology "$d/plain/topology" algo="$d/plain/algo.pcapng" \
+	venue="$d/plain/venue.pcapng" other="$d/other/venue.pcapng"
+grep -q "threads: " "$d/thr-cut-1.err" 2>/dev/null && fail "threads: a warning names threads"
+$T correlate --follow --threads 2 algo="$d/plain" > /dev/null 2> "$d/thr-follow.err"
+[ $? -eq 1 ] && grep -q -- "--threads is for files read whole" "$d/thr-follow.err" ||
+	fail "threads: --follow --threads: $(cat "$d/thr-follow.err")"
+
 [ "$fails" -eq 0 ] && echo "correlate: all checks passed"
 [ "$fails" -eq 0 ]
