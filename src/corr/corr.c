@@ -452,17 +452,24 @@ static void corr_record(struct corr *c, const struct corr_stream *s,
 
 void corr_on_msg(void *arg, const struct fixstream_msg *m)
 {
-	struct corr_stream *s = arg;
+	struct corr_fields f;
+
+	corr_fields(m->fix, &f);
+	corr_msg(arg, m, &f);
+}
+
+void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
+	      const struct corr_fields *fp)
+{
 	struct corr *c = s->c;
 	struct corr_host *h = s->h;
-	struct corr_fields f;
+	const struct corr_fields f = *fp;
 	struct corr_obs o;
 	int64_t ts = c->cfg.last_byte ? m->ts_last : m->ts_first;
 	uint32_t seq = m->seq;
 	uint64_t k2 = 0;
 
 	h->messages++;
-	corr_fields(m->fix, &f);
 	if (c->cfg.follow && !c->flows[s->flow].announced)
 		corr_live_session(c, s, &f, ts);
 	if (corr_is(&f, F_35, "X")) {

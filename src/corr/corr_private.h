@@ -435,6 +435,10 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A message from a stream's fixstream (arg: the struct corr_stream). */
 void corr_on_msg(void *arg, const struct fixstream_msg *m);
+/* The same with its fields found (corr_fields()); of m->fix, only a
+ * market data message's fields are read (corr_txn()), and its bytes. */
+void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
+	      const struct corr_fields *f);
 
 /* The next packet of h into h->next (h->have_next); while following, a
  * host with nothing more for now has neither have_next nor live.ended. */

@@ -10,8 +10,8 @@
  * A host's thread writes records into batches, handed over whole:
  *   PKT   a packet, with its stamp (the merge's key) and its stream;
  *         after it, for a packet fed to its stream:
- *   MSG   a message the segment completed: its stamps, its bytes and the
- *         fields the correlator reads (corr_txn.c), in order
+ *   MSG   a message the segment completed: its stamps, its bytes and
+ *         where the fields the correlator reads are (corr_txn.c)
  *   LOST  bytes its stream gave up
  *   END   the stream's hole state after the segment
  *   IFACE the host met an interface not worked out yet: it waits while
@@ -51,13 +51,17 @@ struct thr_pkt {
 	uint8_t made, skip, tcp_flags;
 };
 
-/* Followed by nf struct fix_field, then len bytes of message. */
+/* Followed by nf struct fix_field, then len bytes of message. The fields
+ * the rules look at (corr_fields()) are found here, by offset (UINT32_MAX:
+ * absent); the field list only for market data, whose entries
+ * corr_txn() walks. */
 struct thr_msg {
 	struct thr_rec r;
 	struct corr_stream *s;
 	int64_t ts_first, ts_last;
 	uint64_t ref_first;
 	uint32_t seq, wire_first, wire_last, len, nf;
+	uint32_t off[CORR_REC_FIELDS], flen[CORR_REC_FIELDS];
 };
 
 struct thr_lost {
@@ -164,17 +168,11 @@ static void *thr_put(struct corr_thr *t, uint32_t kind, size_t size)
 	return r;
 }
 
-/* The fields the correlator reads of a message (corr_fields(),
- * corr_txn()): kept in their order, the others left out. */
+/* The fields corr_txn() walks in a market data message: kept in their
+ * order, the others left out. */
 static bool thr_field_kept(uint32_t tag)
 {
-	switch (tag) {
-	case 11: case 34: case 35: case 39: case 49: case 54: case 55:
-	case 56: case 269:
-		return true;
-	default:
-		return false;
-	}
+	return tag == 55 || tag == 269;
 }
 
 static void thr_on_msg(void *arg, const struct fixstream_msg *m)
@@ -182,6 +180,7 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 	struct corr_stream *s = arg;
 	struct corr_thr *t = s->h->thr;
 	const struct fix_msg *fm = m->fix;
+	struct corr_fields f;
 	struct thr_msg *x;
 	uint32_t nf = 0;
 
@@ -189,9 +188,11 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 		corr_on_msg(arg, m);
 		return;
 	}
-	for (uint32_t i = 0; i < fm->nfields; i++)
-		if (thr_field_kept(fm->f[i].tag))
-			t->fields[nf++] = fm->f[i];
+	corr_fields(fm, &f);
+	if (corr_is(&f, F_35, "X"))
+		for (uint32_t i = 0; i < fm->nfields; i++)
+			if (thr_field_kept(fm->f[i].tag))
+				t->fields[nf++] = fm->f[i];
 	x = thr_put(t, REC_MSG, sizeof(*x) + nf * sizeof(struct fix_field) +
 		    fm->len);
 	if (!x)
@@ -205,6 +206,10 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 	x->wire_last = m->wire_last;
 	x->len = fm->len;
 	x->nf = nf;
+	for (int k = 0; k < CORR_REC_FIELDS; k++) {
+		x->off[k] = f.v[k] ? (uint32_t)(f.v[k] - fm->buf) : UINT32_MAX;
+		x->flen[k] = f.len[k];
+	}
 	memcpy(x + 1, t->fields, nf * sizeof(struct fix_field));
 	memcpy((unsigned char *)(x + 1) + nf * sizeof(struct fix_field),
 	       fm->buf, fm->len);
@@ -378,11 +383,18 @@ static void thr_msg(struct corr_thr *t, const struct thr_msg *x)
 		.wire_last = x->wire_last, .ref_first = x->ref_first,
 	};
 
-	t->msg->buf = (const char *)(f + x->nf);
+	const char *buf = (const char *)(f + x->nf);
+	struct corr_fields cf;
+
+	t->msg->buf = buf;
 	t->msg->len = x->len;
 	t->msg->nfields = x->nf;
 	memcpy(t->msg->f, f, x->nf * sizeof(*f));
-	corr_on_msg(x->s, &m);
+	for (int k = 0; k < CORR_REC_FIELDS; k++) {
+		cf.v[k] = x->off[k] == UINT32_MAX ? NULL : buf + x->off[k];
+		cf.len[k] = x->flen[k];
+	}
+	corr_msg(x->s, &m, &cf);
 }
 
 void corr_thr_apply(struct corr *c, struct corr_host *h)
