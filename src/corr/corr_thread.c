@@ -58,9 +58,8 @@ struct thr_pkt {
 struct thr_msg {
 	struct thr_rec r;
 	struct corr_stream *s;
-	int64_t ts_first, ts_last;
-	uint64_t ref_first;
-	uint32_t seq, wire_first, wire_last, len, nf;
+	struct fixstream_msg m;	/* but for m.fix, which is rebuilt */
+	uint32_t len, nf;
 	uint32_t off[CORR_REC_FIELDS], flen[CORR_REC_FIELDS];
 };
 
@@ -198,12 +197,8 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 	if (!x)
 		return;
 	x->s = s;
-	x->ts_first = m->ts_first;
-	x->ts_last = m->ts_last;
-	x->ref_first = m->ref_first;
-	x->seq = m->seq;
-	x->wire_first = m->wire_first;
-	x->wire_last = m->wire_last;
+	x->m = *m;
+	x->m.fix = NULL;
 	x->len = fm->len;
 	x->nf = nf;
 	for (int k = 0; k < CORR_REC_FIELDS; k++) {
@@ -377,19 +372,15 @@ void corr_thr_head(struct corr *c, struct corr_host *h)
 static void thr_msg(struct corr_thr *t, const struct thr_msg *x)
 {
 	const struct fix_field *f = (const void *)(x + 1);
-	struct fixstream_msg m = {
-		.fix = t->msg, .seq = x->seq, .ts_first = x->ts_first,
-		.ts_last = x->ts_last, .wire_first = x->wire_first,
-		.wire_last = x->wire_last, .ref_first = x->ref_first,
-	};
-
 	const char *buf = (const char *)(f + x->nf);
+	struct fixstream_msg m = x->m;
 	struct corr_fields cf;
 
 	t->msg->buf = buf;
 	t->msg->len = x->len;
 	t->msg->nfields = x->nf;
 	memcpy(t->msg->f, f, x->nf * sizeof(*f));
+	m.fix = t->msg;
 	for (int k = 0; k < CORR_REC_FIELDS; k++) {
 		cf.v[k] = x->off[k] == UINT32_MAX ? NULL : buf + x->off[k];
 		cf.len[k] = x->flen[k];
