@@ -32,7 +32,7 @@ static struct { dev_t dev; ino_t ino; bool ok; } log_id;
 
 /* ---- our own descriptors ---- */
 
-static _Atomic int own[SHIM_OWN_COUNT] = { -1, -1, -1 };
+static _Atomic int own[SHIM_OWN_COUNT] = { -1, -1, -1, -1 };
 static int own_base;
 
 int shim_own_high(int fd)
@@ -93,7 +93,7 @@ void shim_own_fd_lost(int fd)
 		 * closed (dup2 closes our file). */
 		if (i == SHIM_OWN_CLIENT)
 			shim_hand_lost();
-		else if (i == SHIM_OWN_REAPER)
+		else if (i == SHIM_OWN_REAPER || i == SHIM_OWN_WAKE)
 			shim_reaper_lost();
 	}
 }

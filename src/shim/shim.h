@@ -222,9 +222,17 @@ void shim_settle_all(const char *when);
 /* ---- the hand-over to capd (shim_hand.c) ---- */
 
 struct txsock_rec;
-/* Hand n keyed records to capd: queued, written when no one else is
- * writing. Never blocks, never allocates: safe in a signal handler. */
+/* Hand n keyed records to capd: queued, and written by the reaper thread
+ * within SHIM_HAND_MS, sooner when the queue fills; written at once by
+ * the caller only when there is no reaper thread. Never blocks, never
+ * allocates: safe in a signal handler. */
 void shim_hand(const struct txsock_rec *r, size_t n);
+/* The reaper thread: write what is queued now, if no one else is. */
+void shim_hand_write(void);
+/* How many records are queued (a snapshot). */
+size_t shim_hand_queued(void);
+/* Queued records that have the reaper write them at once. */
+#define SHIM_HAND_HIGH 2048
 /* At start-up: the client and all its memory. */
 void shim_hand_init(void);
 /* Write what is queued, waiting up to timeout_ms (exit, exec). */
@@ -235,13 +243,14 @@ void shim_hand_after_fork(void);
 
 /* ---- the library's own descriptors (shim.c) ---- */
 
-/* The log file, the capd connection, the reaper's epoll instance: kept
+/* The log file, the capd connection, the reaper's epoll instance and the
+ * eventfd that wakes it: kept
  * high (shim_own_high()) and out of the program's reach: close() on one
  * fails with EBADF as on a number the program never opened, closefrom()
  * and close_range() close around them, dup2() onto one takes the number
  * from us. */
 enum shim_own { SHIM_OWN_LOG, SHIM_OWN_CLIENT, SHIM_OWN_REAPER,
-		SHIM_OWN_COUNT };
+		SHIM_OWN_WAKE, SHIM_OWN_COUNT };
 /* fd moved to the library's range (close-on-exec); fd itself when there
  * is no room there. */
 int shim_own_high(int fd);
@@ -262,11 +271,23 @@ struct shim_sock;
 void shim_reaper_watch(struct shim_sock *sk, int fd);
 /* fd is about to be closed or to name something else. */
 void shim_reaper_unwatch(int fd);
-/* The epoll instance's number became the program's (dup2). */
+/* The epoll instance's or the eventfd's number became the program's
+ * (dup2). */
 void shim_reaper_lost(void);
 void shim_reaper_after_fork(void);
+/* Records were queued for capd (shim_hand): make sure the reaper thread
+ * writes them within SHIM_HAND_MS, now when full (the queue is past its
+ * high mark). Wakes it only when it sleeps without a deadline, or when
+ * full. False when there is no reaper thread: the caller writes them.
+ * Safe in a signal handler. */
+#define SHIM_HAND_MS 10
+bool shim_reaper_hand(bool full);
 /* Watched since the last fork (cheap test on the send path). */
 extern _Atomic unsigned shim_reaper_epoch;
+/* sk->watched | this: the reaper's last wake-up found nothing of ours on
+ * it (the program's calls had read it all, or a real error raised it):
+ * watched again only when a send leaves stamps outstanding. */
+#define SHIM_WATCH_IDLE 0x80000000u
 
 /* The process the state belongs to: a vfork() child shares our memory
  * and must not change it. */
@@ -362,8 +383,9 @@ struct shim_sock {
 					 * ids: taken with a bounded try,
 					 * never waited for in a handler */
 	atomic_flag routes_busy;	/* routes[]: only tried */
-	_Atomic unsigned watched;	/* shim_reaper_epoch when watched, 0
-					 * while the reaper leaves it */
+	_Atomic unsigned watched;	/* shim_reaper_epoch when watched,
+					 * with SHIM_WATCH_IDLE while the
+					 * reaper leaves it, 0 never */
 	uint32_t gen;			/* which use of the state (the reaper
 					 * tells reuse by it) */
 	bool tcp;
@@ -507,6 +529,9 @@ static inline bool shim_outstanding(struct shim_sock *sk)
 }
 /* After a successful send of n (TCP bytes) on sk. */
 void shim_tcp_sent(struct shim_sock *sk, int fd, size_t n);
+/* After a send on sk: read what is queued, then have the reaper watch sk
+ * if stamps are still to come. */
+void shim_sent(struct shim_sock *sk, int fd);
 /* Record datagram id (UDP) sent through m (its name, or the peer), n
  * bytes. */
 void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,

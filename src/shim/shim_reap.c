@@ -182,25 +182,43 @@ static int tcp_stamp(struct shim_sock *sk, int fd,
 	return 0;
 }
 
-/* Watched by the reaper since the last fork, and not left idle. */
+/* Watched by the reaper since the last fork. A socket the reaper left
+ * idle (its last wake-up found the queue read already) is watched again
+ * only when stamps are still to come after the send's own reading (a
+ * hardware stamp, a packet held in a qdisc or by the window) or when
+ * io_uring may send around us: re-arming it after every send would wake
+ * the reaper once per stamp, up to a thousand times a second, each a
+ * system call on the send path and a context switch on the program's
+ * CPU (most of the p99 the shim added in bench/stamp-cgroup.sh). */
 static inline void watch(struct shim_sock *sk, int fd)
 {
-	if (SHIM_UNLIKELY(atomic_load_explicit(&sk->watched, memory_order_relaxed) !=
-			  atomic_load_explicit(&shim_reaper_epoch,
-					       memory_order_relaxed)))
-		shim_reaper_watch(sk, fd);
+	unsigned w = atomic_load_explicit(&sk->watched, memory_order_relaxed),
+		 epoch = atomic_load_explicit(&shim_reaper_epoch,
+					      memory_order_relaxed);
+
+	if (SHIM_LIKELY(w == epoch))
+		return;
+	if (w == (epoch | SHIM_WATCH_IDLE) && !shim_outstanding(sk) &&
+	    !atomic_load_explicit(&shim_conf.udp_off, memory_order_relaxed))
+		return;
+	shim_reaper_watch(sk, fd);
+}
+
+void shim_sent(struct shim_sock *sk, int fd)
+{
+	/* A software stamp is usually queued before send() returns: taking
+	 * it now keeps the queue empty, so the poll that follows sees no
+	 * POLLERR at all. Its hand-over to capd is only queued (shim_hand). */
+	shim_reap_try(sk, fd);
+	watch(sk, fd);
 }
 
 void shim_tcp_sent(struct shim_sock *sk, int fd, size_t n)
 {
-	watch(sk, fd);
 	atomic_fetch_add_explicit(&sk->sends, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sk->sent_mark, (uint32_t)n,
 				  memory_order_relaxed);
-	/* A software stamp is usually queued before send() returns: taking
-	 * it now keeps the queue empty, so the poll that follows sees no
-	 * POLLERR at all. */
-	shim_reap_try(sk, fd);
+	shim_sent(sk, fd);
 }
 
 /* ---- UDP ---- */
@@ -375,7 +393,6 @@ void shim_udp_record(struct shim_sock *sk, int fd, uint32_t id,
 	uint64_t h = TXSOCK_HASH_INIT;
 	size_t left = n;
 
-	watch(sk, fd);
 	atomic_fetch_add_explicit(&sk->sends, 1, memory_order_relaxed);
 	if ((int32_t)(id + 1 - atomic_load_explicit(&sk->sent_mark,
 						    memory_order_relaxed)) > 0)
@@ -588,6 +605,11 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 {
 	struct batch b;
 	int got = 0;
+	/* Stamps were due when we began: once the last of them is read, the
+	 * read that would only say EAGAIN is left out (one system call less
+	 * per send). Anything else queued still raises POLLERR, which the
+	 * wait wrappers settle, and is read by the next call here. */
+	bool due = shim_outstanding(sk);
 
 	b.n = 0;
 	if (!sk->tcp && sk->nstash)
@@ -632,6 +654,8 @@ static int drain(struct shim_sock *sk, int fd, int *trouble)
 		} else {
 			udp_stamp(sk, fd, &st, &b);
 		}
+		if (due && !shim_outstanding(sk))
+			break;
 	}
 	/* Records that came in while we read. */
 	if (!sk->tcp && sk->nstash)

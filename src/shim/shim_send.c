@@ -148,7 +148,7 @@ static ssize_t udp_send(struct shim_sock *sk, const struct call *c,
 		if (lost)
 			shim_aside(sk, c->fd, SHIM_ASIDE_FAILED);
 	}
-	shim_reap_try(sk, c->fd);
+	shim_sent(sk, c->fd);
 	errno = e;
 	return n;
 }
@@ -363,7 +363,7 @@ SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags)
 		if (r < 0 && !id_unused(e))
 			shim_aside(sk, fd, SHIM_ASIDE_FAILED);
 	}
-	shim_reap_try(sk, fd);
+	shim_sent(sk, fd);
 	errno = e;
 	return r;
 }

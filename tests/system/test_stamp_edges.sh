@@ -15,7 +15,11 @@
 #   queued (poll and epoll say POLLERR, recv ECONNRESET), an ICMP refusal
 #   on a connected UDP socket (POLLERR, then ECONNREFUSED);
 # - capd killed mid-run: the program carries on unharmed, the stamps
-#   meanwhile are dropped and counted.
+#   meanwhile are dropped and counted;
+# - a program that sends, then goes idle (makes no call at all): the
+#   stamps its sends queued for capd all reach capd's socket while it is
+#   idle, within a few SHIM_HAND_MS (10 ms), not at its exit, and in the
+#   order of the sends (the reaper thread writes them; shim_hand.c).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
@@ -129,15 +133,37 @@ grep -q "refused ok" "$out/refused.out" || fail "refused: $(cat "$out/refused.ou
 sleep 0.6
 kill -TERM "$capd"
 wait "$capd" || fail "capd exited $?"
-handed=0
-for n in fork reuse own ownu nobody hw rst refused; do handed=$((handed + $(summary $n handed))); done
+handed_all=0
+for n in fork reuse own ownu nobody hw rst refused; do handed_all=$((handed_all + $(summary $n handed))); done
 taken=$(keyed "$out/capd.log" taken)
 joined=$(keyed "$out/capd.log" joined)
 none=$(keyed "$out/capd.log" 'found none')
 dups=$(keyed "$out/capd.log" duplicates)
-[ "${taken:-0}" -eq "$handed" ] || fail "capd took ${taken:-0} stamps, the programs handed $handed"
+[ "${taken:-0}" -eq "$handed_all" ] || fail "capd took ${taken:-0} stamps, the programs handed $handed_all"
 [ "${none:-1}" -eq 0 ] || fail "capd found no frame for ${none:-?} stamps: $(grep keyed "$out/capd.log")"
 [ "$(( ${joined:-0} + ${dups:-0} ))" -eq "${taken:-0}" ] || fail "capd: $(grep keyed "$out/capd.log")"
+
+# -- idle: 200 sends, then 1.5 s without a call; a stand-in for capd's
+# socket notes when each record comes.
+tl_bg a "$py" $apps txsink "$out/idle.sock" > "$out/txsink.out" 2>&1
+wait_line "$out/txsink.out" listening || fail "idle: txsink did not start: $(cat "$out/txsink.out")"
+tl_exec a bin/tapless-stamp --tx-socket "$out/idle.sock" --log-file "$out/idle.log" \
+	--log-level info -- "$py" $apps idle $srv 9310 200 1.5 > "$out/idle.out" 2> "$out/idle.err" ||
+	fail "idle: $(cat "$out/idle.err")"
+grep -q "idle ok 200" "$out/idle.out" || fail "idle: $(cat "$out/idle.out" "$out/idle.err")"
+sent=$(sed -n 's/^idle sent //p' "$out/idle.out")
+handed=$(summary idle handed)
+# Records that came more than 0.5 s after the last send (the program
+# still idle for another second), and sequence numbers that went back.
+read -r nrec late back < <(awk -v sent="${sent:-0}" '$1 == "rec" {
+	n++; if ($2 > sent + 0.5) late++
+	if (n > 1 && ($3 - prev + 4294967296) % 4294967296 >= 2147483648) back++
+	prev = $3 } END { print n + 0, late + 0, back + 0 }' "$out/txsink.out")
+[ "$handed" -ge 190 ] && [ "$(summary idle dropped)" -eq 0 ] ||
+	fail "idle: $(grep summary "$out/idle.log")"
+[ "$nrec" -eq "$handed" ] || fail "idle: capd's socket got $nrec records, the program handed $handed"
+[ "$late" -eq 0 ] || fail "idle: $late of $nrec records came only when the program ended, not while it was idle"
+[ "$back" -eq 0 ] || fail "idle: $back records out of the order of the sends"
 
 # -- capd killed mid-run (in a fresh capture).
 capd_start "$out/capd2.log"
@@ -153,6 +179,7 @@ grep -q "long ok" "$out/long.out" || fail "long: $(cat "$out/long.out" "$out/lon
 [ "$(summary long dropped)" -gt 0 ] || fail "long: no drop counted after capd died: $(cat "$out/long.log")"
 [ -s "$out/long.err" ] && fail "long: $(cat "$out/long.err")"
 
-[ "$fails" -eq 0 ] && echo "stamp edges: fork/exec, reuse, own stamping, reset, refusal, capd killed:" \
-	"capd joined ${joined:-0} of $handed handed, found none ${none:-0}"
+[ "$fails" -eq 0 ] && echo "stamp edges: fork/exec, reuse, own stamping, reset, refusal, capd killed, idle:" \
+	"capd joined ${joined:-0} of $handed_all handed, found none ${none:-0};" \
+	"idle program: $nrec records, none late or out of order"
 [ "$fails" -eq 0 ]

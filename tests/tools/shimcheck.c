@@ -195,7 +195,9 @@ static int mode_fdleak(int port, double secs)
 	}
 	printf("descriptors grown after the first second: %d\n",
 	       count_fds(false) - base);
-	printf("never more than 3 at 900 and above: %s\n", high <= 3 ? "yes" : "no");
+	/* The library's own, kept high: its log, the capd connection, the
+	 * reaper's epoll instance and the eventfd that wakes it. */
+	printf("never more than 4 at 900 and above: %s\n", high <= 4 ? "yes" : "no");
 	return 0;
 }
 

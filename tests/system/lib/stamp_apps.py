@@ -23,6 +23,13 @@ its sockets, and checking what it sees itself. Exit 0 and a last line
                                 then ECONNREFUSED
   udp-threads HOST PORT THREADS COUNT  one UDP socket, THREADS senders
   long HOST PORT SECONDS        send 1 kB every millisecond for SECONDS
+  idle HOST PORT COUNT SECONDS  send COUNT messages, print "idle sent T"
+                                (CLOCK_MONOTONIC after the last), then make
+                                no call for SECONDS before closing
+  txsink PATH                   stand in for capd's --tx-socket: print
+                                "rec T SEQ" per record as it comes (T:
+                                CLOCK_MONOTONIC, SEQ: a keyed record's
+                                sequence number) (forever)
 """
 import os, select, socket, struct, sys, threading, time
 
@@ -245,6 +252,39 @@ def long_run(host, port, seconds):
     print('long ok %d' % n, flush=True)
 
 
+def idle(host, port, count, seconds):
+    s = connect(host, port)
+    send_n(s, count, 100)
+    print('idle sent %.6f' % time.monotonic(), flush=True)
+    time.sleep(seconds)
+    s.close()
+    print('idle ok %d' % count, flush=True)
+
+
+def txsink(path):
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(8)
+    print('listening', flush=True)
+    while True:
+        c, _ = srv.accept()
+        buf = b''
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            t = time.monotonic()
+            buf += d
+            while len(buf) >= 12:
+                hdr, rec_len = struct.unpack_from('<H', buf, 6)[0], struct.unpack_from('<I', buf, 8)[0]
+                if len(buf) < rec_len:
+                    break
+                seq = struct.unpack_from('<I', buf, hdr + 40)[0] if rec_len >= hdr + 44 else 0
+                print('rec %.6f %u' % (t, seq), flush=True)
+                buf = buf[rec_len:]
+        c.close()
+
+
 def main():
     m, a = sys.argv[1], sys.argv[2:]
     if m == 'sink':
@@ -274,6 +314,10 @@ def main():
         udp_threads(a[0], int(a[1]), int(a[2]), int(a[3]))
     elif m == 'long':
         long_run(a[0], int(a[1]), float(a[2]))
+    elif m == 'idle':
+        idle(a[0], int(a[1]), int(a[2]), float(a[3]))
+    elif m == 'txsink':
+        txsink(a[0])
     else:
         die('unknown mode')
 
