@@ -144,6 +144,10 @@ printf '%-16s %+9.3f %+9.3f %+9.3f   (targets: p50 <= +1, p99 <= +2)\n' "added b
 	"$(echo "$on50 - $off50" | bc -l)" "$(echo "$on99 - $off99" | bc -l)" "$(echo "$on999 - $off999" | bc -l)"
 printf '%-16s %+9.3f %+9.3f %+9.3f\n' "added by shim" \
 	"$(echo "$shim50 - $off50" | bc -l)" "$(echo "$shim99 - $off99" | bc -l)" "$(echo "$shim999 - $off999" | bc -l)"
+printf '%-16s %8.2fx %8.2fx %8.2fx   (BPF / bare)\n' "ratio BPF" \
+	"$(echo "$on50 / $off50" | bc -l)" "$(echo "$on99 / $off99" | bc -l)" "$(echo "$on999 / $off999" | bc -l)"
+printf '%-16s %8.2fx %8.2fx %8.2fx   (shim / bare)\n' "ratio shim" \
+	"$(echo "$shim50 / $off50" | bc -l)" "$(echo "$shim99 / $off99" | bc -l)" "$(echo "$shim999 / $off999" | bc -l)"
 grep "sends stamped" "$out/capd.on.log" | sed 's/^tapless-capd: /last "on" round: capd: /'
 if [ -s "$out/runtime" ]; then
 	# Callbacks: per send SENDMSG, SCHED, SND, ACK (4), plus establishment.

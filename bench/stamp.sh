@@ -117,6 +117,12 @@ for proto in udp tcp; do
 			"$(cat "$out/$proto-$arm.d3")" \
 			"$(for r in $(seq "$rounds"); do paste "$out/$proto-$r-$arm.sp" "$out/$proto-$r-${ARMS[0]}.sp" |
 				awk '$1 != "-" && $5 != "-" { printf "%+d ", $1 - $5 }'; done)"
+		printf '%-5s %-6s %8.2fx %8.2fx %8.2fx   ratio to %s (of the medians above)\n' \
+			"$proto" "/$arm" \
+			"$(echo "$(cat "$out/$proto-$arm.1") / $(cat "$out/$proto-${ARMS[0]}.1")" | bc -l)" \
+			"$(echo "$(cat "$out/$proto-$arm.2") / $(cat "$out/$proto-${ARMS[0]}.2")" | bc -l)" \
+			"$(echo "$(cat "$out/$proto-$arm.3") / $(cat "$out/$proto-${ARMS[0]}.3")" | bc -l)" \
+			"${ARMS[0]}"
 	done
 done
 echo
