@@ -179,11 +179,17 @@ struct corr_host {
 	struct calib *cal;	/* its stamps' calibration, or NULL */
 	char *cal_path;
 	int forced_scale;	/* TS_SCALE_* or -1 */
+	/* Decoded on a thread of its own (corr_thread.c), with its own
+	 * scratch message for its streams; NULL: on the correlator's. */
+	struct corr_thr *thr;
+	struct fix_msg *scratch;
+
+	/* Written as its packets are read (on its thread, when it has one;
+	 * see struct corr_stream on the alignment). */
 	/* The next packet, waiting its turn. */
-	struct capset_packet next;
+	_Alignas(64) struct capset_packet next;
 	int64_t next_ts;
 	struct corr_iface *next_if;
-	bool have_next;
 	/* Interfaces met. */
 	struct corr_iface *ifs;
 	unsigned nifs, cap_ifs;
@@ -192,24 +198,24 @@ struct corr_host {
 	/* Counters. */
 	uint64_t packets, non_ip, bad_frames, no_payload, skipped_scale;
 	uint64_t tap_tx_skipped;	/* outbound frames a sender stamped too */
-	uint64_t degraded_msgs;	/* messages whose first frame's tap stamp
-				 * was flagged degraded: no bound claimed */
 	uint64_t sender_frames;	/* frames with their sender's stamp */
-	uint64_t messages, dir_unknown, clock_jumps, only_here, duplicates;
-	uint64_t clock_corrected;	/* messages whose stamp's clock phc2sys
-					 * keeps: its reading taken off */
+	uint64_t clock_jumps;
 	int64_t max_ts;
 	/* The first and last stamps on the journal's timescale (UTC), to
 	 * tell a journal that does not cover the capture. */
 	int64_t utc_first, utc_last;
 	bool dir_flags, dir_addr;
+
+	/* The correlator's. */
+	_Alignas(64) bool have_next;
+	int64_t merge_ts;	/* the next packet's stamp, for corr_run() */
+	uint64_t degraded_msgs;	/* messages whose first frame's tap stamp
+				 * was flagged degraded: no bound claimed */
+	uint64_t messages, dir_unknown, only_here, duplicates;
+	uint64_t clock_corrected;	/* messages whose stamp's clock phc2sys
+					 * keeps: its reading taken off */
 	struct corr_stream_stats st;
 	struct corr_host_live live;
-	/* Decoded on a thread of its own (corr_thread.c), with its own
-	 * scratch message for its streams; NULL: on the correlator's. */
-	struct corr_thr *thr;
-	struct fix_msg *scratch;
-	int64_t merge_ts;	/* the next packet's stamp, for corr_run() */
 	/* Market data rate, and the bucket it puts samples in. */
 	int64_t md_ts[CORR_RATE_RING];
 	unsigned md_n, md_head;
@@ -265,15 +271,24 @@ struct corr_live_stat {
 	double sum_s;
 };
 
+/* Laid out for a host decoded on a thread of its own (corr_thread.c):
+ * what its thread writes per packet, and what the correlator's writes,
+ * on cache lines of their own, or each packet would move the lines to
+ * and fro between the cores (a threaded run took twice the CPU time of
+ * one thread before). */
 struct corr_stream {
+	/* Set when made. */
 	struct corr *c;
 	struct corr_host *h;
-	uint32_t flow;
 	uint8_t dir;
 	uint8_t proto;
 	struct frame_flow key;
 	struct fixstream *fs;
-	bool sender_seen;	/* a frame stamped by its sender came */
+	/* The host's: written as its packets are read. */
+	_Alignas(64) bool sender_seen;	/* a frame stamped by its sender
+					 * came */
+	/* The correlator's. */
+	_Alignas(64) uint32_t flow;
 	bool hole;		/* inbound, bytes held behind a hole */
 	bool ended;		/* its sender's FIN or RST came (a SYN
 				 * starts it again) */
