@@ -450,12 +450,21 @@ static void corr_record(struct corr *c, const struct corr_stream *s,
 	c->cfg.on_record(c->cfg.rec_arg, &r);
 }
 
+uint32_t corr_msg_seq(const struct corr_stream *s,
+		      const struct fixstream_msg *m)
+{
+	return s->proto == IPPROTO_TCP ? m->seq :
+	       (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
+}
+
 void corr_on_msg(void *arg, const struct fixstream_msg *m)
 {
+	struct fixstream_msg k = *m;
 	struct corr_fields f;
 
 	corr_fields(m->fix, &f);
-	corr_msg(arg, m, &f);
+	k.seq = corr_msg_seq(arg, m);
+	corr_msg(arg, &k, &f);
 }
 
 void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
@@ -499,8 +508,6 @@ void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
 		o.bound = -1;
 		o.clk = o.cut = o.hold = 0;
 	}
-	if (s->proto != IPPROTO_TCP)
-		seq = (uint32_t)hmap_hash(m->fix->buf, m->fix->len);
 	if (c->cfg.on_record)
 		corr_record(c, s, m, &f, &o, seq);
 	if (c->cfg.no_match)

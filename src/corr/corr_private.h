@@ -450,10 +450,15 @@ void corr_warn(struct corr *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A message from a stream's fixstream (arg: the struct corr_stream). */
 void corr_on_msg(void *arg, const struct fixstream_msg *m);
-/* The same with its fields found (corr_fields()); of m->fix, only a
- * market data message's fields are read (corr_txn()), and its bytes. */
+/* The same with its fields found (corr_fields()) and m->seq its key
+ * (corr_msg_seq()); of m->fix, only a market data message's fields are
+ * read (corr_txn()), and the values they point at. */
 void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
 	      const struct corr_fields *f);
+/* A message's key in the matching window: TCP, the sequence number of its
+ * first byte; a datagram's, the hash of its bytes. */
+uint32_t corr_msg_seq(const struct corr_stream *s,
+		      const struct fixstream_msg *m);
 
 /* The next packet of h into h->next (h->have_next); while following, a
  * host with nothing more for now has neither have_next nor live.ended. */

@@ -51,10 +51,12 @@ struct thr_pkt {
 	uint8_t made, skip, tcp_flags;
 };
 
-/* Followed by nf struct fix_field, then len bytes of message. The fields
- * the rules look at (corr_fields()) are found here, by offset (UINT32_MAX:
- * absent); the field list only for market data, whose entries
- * corr_txn() walks. */
+/* Followed by nf struct fix_field, then len bytes: the values of the
+ * fields the rules look at (corr_fields(); off[k] UINT32_MAX: absent),
+ * and of the fields listed, only for market data, whose entries
+ * corr_txn() walks; offsets are into those bytes. The message's own bytes
+ * stay behind: a fifth of its size crosses between the cores. m.seq is
+ * its key already (corr_msg_seq()). */
 struct thr_msg {
 	struct thr_rec r;
 	struct corr_stream *s;
@@ -181,33 +183,48 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 	const struct fix_msg *fm = m->fix;
 	struct corr_fields f;
 	struct thr_msg *x;
-	uint32_t nf = 0;
+	uint32_t nf = 0, o = 0;
+	size_t need = 0;
+	char *out;
 
 	if (!t) {	/* the files are read: corr_finish()'s flush */
 		corr_on_msg(arg, m);
 		return;
 	}
 	corr_fields(fm, &f);
+	for (int k = 0; k < CORR_REC_FIELDS; k++)
+		need += f.v[k] ? f.len[k] : 0;
 	if (corr_is(&f, F_35, "X"))
 		for (uint32_t i = 0; i < fm->nfields; i++)
-			if (thr_field_kept(fm->f[i].tag))
+			if (thr_field_kept(fm->f[i].tag)) {
 				t->fields[nf++] = fm->f[i];
+				need += fm->f[i].len;
+			}
 	x = thr_put(t, REC_MSG, sizeof(*x) + nf * sizeof(struct fix_field) +
-		    fm->len);
+		    need);
 	if (!x)
 		return;
 	x->s = s;
 	x->m = *m;
 	x->m.fix = NULL;
-	x->len = fm->len;
-	x->nf = nf;
+	x->m.seq = corr_msg_seq(s, m);
+	out = (char *)((struct fix_field *)(void *)(x + 1) + nf);
 	for (int k = 0; k < CORR_REC_FIELDS; k++) {
-		x->off[k] = f.v[k] ? (uint32_t)(f.v[k] - fm->buf) : UINT32_MAX;
+		x->off[k] = f.v[k] ? o : UINT32_MAX;
 		x->flen[k] = f.len[k];
+		if (f.v[k]) {
+			memcpy(out + o, f.v[k], f.len[k]);
+			o += f.len[k];
+		}
+	}
+	for (uint32_t i = 0; i < nf; i++) {
+		memcpy(out + o, fm->buf + t->fields[i].off, t->fields[i].len);
+		t->fields[i].off = o;
+		o += t->fields[i].len;
 	}
 	memcpy(x + 1, t->fields, nf * sizeof(struct fix_field));
-	memcpy((unsigned char *)(x + 1) + nf * sizeof(struct fix_field),
-	       fm->buf, fm->len);
+	x->len = o;
+	x->nf = nf;
 }
 
 static void thr_on_lost(void *arg, int64_t lo, int64_t hi, uint64_t bytes)
