@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """udpfix.py OUT_A OUT_B [N]: FIX over UDP, as two hosts captured it.
 
-A sends N market data datagrams (FIX 4.4, 35=X) to B; each is in both
-files, A's stamp 10 us before B's plus 1 ns per datagram, so the one-way
+A sends N market data datagrams (FIX 4.4, 35=X) to B; B's capture lacks
+every tenth (i % 10 == 5), so pairing them in order would go wrong from
+the first gap. A's stamp is 10 us + i ns before B's, so the one-way
 latencies are known. Classic nanosecond pcap, Ethernet: for tests of the
 correlator's datagram matching (their key is the hash of their bytes)."""
 import struct
@@ -44,6 +45,8 @@ def main():
                        i + 1, i % 7, 100 + i, i % 7, 101 + i)
             f = frame(fix(body).encode())
             for out, ts in ((a, t0 + i * 100000), (b, t0 + i * 100000 + 10000 + i)):
+                if out is b and i % 10 == 5:
+                    continue
                 out.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(f), len(f)))
                 out.write(f)
 
