@@ -994,21 +994,25 @@ static void capd_log_stats(struct capd *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
 		uint64_t recv = 0, drop = 0, r, k;
+		struct capture_info info;
 
 		if (!d->ifc[i].cap) {
 			log_info("%s: gone", d->ifc[i].name);
 			continue;
 		}
 
-		/* Both handles see every frame that passes the filter (the
-		 * direction is chosen after the kernel), so frames are one
-		 * handle's count; drops can happen in either. */
+		/* Each handle counts its direction's frames when the kernel
+		 * sorts them, else both count every frame that passes the
+		 * filter (capture.h); drops can happen in either. */
+		capture_info(d->ifc[i].cap, &info);
 		if (!capture_stats(d->ifc[i].cap, CAPTURE_IN, &r, &k)) {
 			recv = r;
 			drop = k;
 		}
-		if (!capture_stats(d->ifc[i].cap, CAPTURE_OUT, &r, &k))
+		if (!capture_stats(d->ifc[i].cap, CAPTURE_OUT, &r, &k)) {
+			recv += info.dir_split ? r : 0;
 			drop += k;
+		}
 		if (drop > d->ifc[i].drop_logged)
 			log_warn("%s: %llu frames, %llu dropped by the kernel "
 				 "(raise -B or lower the load)",

@@ -312,32 +312,64 @@ int pcapng_write_packet_id(struct pcapng_writer *w, uint32_t id,
 			   const uint64_t *packet_id)
 {
 	uint64_t ts = (uint64_t)ts_ns;
-	struct {
-		uint32_t ifid, ts_high, ts_low, caplen, origlen;
-	} epb;
-	/* At most two small options: built in place, no scratch. */
-	struct pcapng_opts o;
 	uint32_t flags = (uint32_t)dir & 3;
+	/* Header and fixed body: type, length, interface, stamp (high,
+	 * low), captured and original length. */
+	uint32_t h[7];
+	size_t pad, olen, total;
+	unsigned char *p;
 
 	if (id >= w->nifaces)
 		return -EINVAL;
+	if (w->err)
+		return w->err;
 	if (caplen > w->snaplen[id])
 		caplen = w->snaplen[id];
-	epb.ifid = id;
-	epb.ts_high = (uint32_t)(ts >> 32);
-	epb.ts_low = (uint32_t)ts;
-	epb.caplen = caplen;
-	epb.origlen = origlen < caplen ? caplen : origlen;
-	if (!flags && !packet_id)
-		return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data,
-				    caplen, NULL);
-	o.n = 0;
-	if (flags)
-		pcapng_opt(&o, PCAPNG_EPB_FLAGS, &flags, 4);
-	if (packet_id)
-		pcapng_opt(&o, PCAPNG_EPB_PACKETID, packet_id, 8);
-	pcapng_opt_end(&o);
-	return pcapng_block(w, PCAPNG_BT_EPB, &epb, sizeof(epb), data, caplen, &o);
+	/* Every frame comes through here: the block is built in the write
+	 * buffer in one pass, the way pcapng_block() lays it out (its
+	 * options as pcapng_opt() would: epb_flags, epb_packetid, end of
+	 * options), without the scratch copy of the options. */
+	pad = pcapng_pad4(caplen);
+	olen = (flags ? 8 : 0) + (packet_id ? 12 : 0);
+	if (olen)
+		olen += 4;
+	total = 12 + sizeof(h) - 8 + pad + olen;
+	p = pcapng_room(w, total);
+	if (!p)
+		return w->err;
+	h[0] = PCAPNG_BT_EPB;
+	h[1] = (uint32_t)total;
+	h[2] = id;
+	h[3] = (uint32_t)(ts >> 32);
+	h[4] = (uint32_t)ts;
+	h[5] = caplen;
+	h[6] = origlen < caplen ? caplen : origlen;
+	memcpy(p, h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, data, caplen);
+	memset(p + caplen, 0, pad - caplen);
+	p += pad;
+	if (flags) {
+		uint16_t oh[2] = { PCAPNG_EPB_FLAGS, 4 };
+
+		memcpy(p, oh, 4);
+		memcpy(p + 4, &flags, 4);
+		p += 8;
+	}
+	if (packet_id) {
+		uint16_t oh[2] = { PCAPNG_EPB_PACKETID, 8 };
+
+		memcpy(p, oh, 4);
+		memcpy(p + 4, packet_id, 8);
+		p += 12;
+	}
+	if (olen) {
+		memset(p, 0, 4);	/* opt_endofopt */
+		p += 4;
+	}
+	memcpy(p, &h[1], 4);
+	w->used += total;
+	return 0;
 }
 
 int pcapng_write_stats(struct pcapng_writer *w, uint32_t id, int64_t ts_ns,

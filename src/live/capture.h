@@ -61,6 +61,11 @@ struct capture_info {
 	 * and the CAPTURE_OUT handle none. A frame's direction is then only
 	 * known from its addresses. */
 	bool dir_unknown;
+	/* Each handle's ring gets only its direction's frames (the kernel
+	 * sorts them): capture_stats() counts per direction. Else (kernels
+	 * before 4.20) both rings get every frame and libpcap sorts them:
+	 * each handle counts every frame that passed the filter. */
+	bool dir_split;
 };
 
 struct capture_packet {
@@ -87,7 +92,7 @@ void capture_fds(const struct capture *c, int fds[2]);
 int capture_dispatch(struct capture *c, int max, capture_fn fn, void *arg);
 
 /* Kernel counters of one direction's handle since open: frames that passed
- * the filter (in both directions: the direction is chosen after the kernel),
+ * the filter (of that direction with capture_info.dir_split, else of both),
  * and frames dropped for lack of ring space. */
 int capture_stats(struct capture *c, enum capture_dir dir, uint64_t *recv,
 		  uint64_t *drop);

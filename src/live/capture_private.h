@@ -28,6 +28,8 @@ struct capture {
 	const struct capture_source_ops *ops;
 	char ifname[64];
 	pcap_t *h[2];			/* per enum capture_dir */
+	bool kdir[2];			/* the kernel keeps the other
+					 * direction out of the handle */
 	struct capture_info info;
 	struct hwtstamp_state before;	/* device state before we opened */
 	bool have_before;

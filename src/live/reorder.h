@@ -14,7 +14,9 @@
  * oldest out (and counts it: order may then be broken).
  *
  * Memory is taken once at create: an arena of frame bytes used as a ring in
- * arrival order, an entry ring and a heap per group. No allocation per frame.
+ * arrival order, an entry ring and a heap per group. No allocation per frame,
+ * and no page fault either: the arena and the entry ring are mapped with
+ * their pages in place.
  */
 #ifndef TAPLESS_REORDER_H
 #define TAPLESS_REORDER_H
@@ -38,7 +40,8 @@ struct reorder_entry {
 	const uint8_t *data;	/* valid until the next reorder_push() */
 };
 
-/* Returns 0, or -EINVAL for zero sizes or more than REORDER_MAX_GROUPS. */
+/* Returns 0, -EINVAL for zero sizes or more than REORDER_MAX_GROUPS, or
+ * -ENOMEM. */
 int reorder_create(struct reorder **out, size_t arena_bytes, size_t max_entries,
 		   unsigned groups, int64_t hold_ns);
 void reorder_destroy(struct reorder *r);

@@ -54,6 +54,22 @@ first_cap=$(tshark -r "$f" -Y "udp.dstport == 9301" -T fields -e frame.time_epoc
 first_tx=$(awk '$1 == 0 { print $5 }' "$out/udp.tx")
 [ -n "$first_cap" ] && [ "$first_cap" -gt "$first_tx" ] ||
 	fail "capture stamp $first_cap not after TX stamp $first_tx"
+# The kernel hands each direction's handle only its own frames (capture.c):
+# each direction's ring counts about what the file holds of it, not every
+# frame of both (frames that came between activation and the filter, a
+# few at most, count too).
+build/tools/capdump --blocks "$f" > "$out/one.blocks" || fail "capdump --blocks failed"
+dircount() {	# IFACE: "EPBS RECV" (RECV of the last statistics block)
+	awk -v i="$1" '$1 == "epb" && $3 == i { n++ }
+		$1 == "isb" && $3 == i && $4 != "-" { r = $4 }
+		END { print n + 0, r + 0 }' "$out/one.blocks"
+}
+read -r in_epb in_recv <<< "$(dircount 0)"
+read -r out_epb out_recv <<< "$(dircount 1)"
+[ "$in_epb" -ge 500 ] && [ "$out_epb" -ge 1 ] &&
+	[ "$in_recv" -ge "$in_epb" ] && [ "$in_recv" -le $((in_epb + 10)) ] &&
+	[ "$out_recv" -ge "$out_epb" ] && [ "$out_recv" -le $((out_epb + 10)) ] ||
+	fail "per-direction ring counts: in $in_recv for $in_epb frames, out $out_recv for $out_epb"
 
 # 2. Rotation by size, then SIGTERM mid-traffic: whole files only, read as
 #    one time-ordered stream.

@@ -211,6 +211,107 @@ START_TEST(packet_id_round_trip)
 }
 END_TEST
 
+/* An EPB as pcapng_block() and pcapng_opt() laid one out before the writer
+ * built them in one pass: header, fixed body, data padded to 4, epb_flags
+ * (when a direction is known), epb_packetid, end of options, trailer. */
+static size_t ref_epb(unsigned char *b, uint32_t id, int64_t ts,
+		      const unsigned char *d, uint32_t caplen, uint32_t origlen,
+		      uint32_t flags, const uint64_t *pid)
+{
+	uint32_t v[7] = { PCAPNG_BT_EPB, 0, id, (uint32_t)((uint64_t)ts >> 32),
+			  (uint32_t)ts, caplen, origlen };
+	uint16_t oh[2];
+	size_t n = sizeof(v);
+
+	memcpy(b + n, d, caplen);
+	n += caplen;
+	while (n % 4)
+		b[n++] = 0;
+	if (flags) {
+		oh[0] = PCAPNG_EPB_FLAGS, oh[1] = 4;
+		memcpy(b + n, oh, 4);
+		memcpy(b + n + 4, &flags, 4);
+		n += 8;
+	}
+	if (pid) {
+		oh[0] = PCAPNG_EPB_PACKETID, oh[1] = 8;
+		memcpy(b + n, oh, 4);
+		memcpy(b + n + 4, pid, 8);
+		n += 12;
+	}
+	if (flags || pid) {
+		memset(b + n, 0, 4);
+		n += 4;
+	}
+	n += 4;
+	v[1] = (uint32_t)n;
+	memcpy(b, v, sizeof(v));
+	memcpy(b + n - 4, &v[1], 4);
+	return n;
+}
+
+/* The packet blocks, byte for byte: every direction, with and without a
+ * packet id, every padding, and a frame cut to the interface's snaplen. */
+START_TEST(epb_bytes)
+{
+	struct pcapng_section sec = { .hostname = "h", .userappl = "test" };
+	struct pcapng_iface i0 = { "e0", 1, 0, { false, -1, TS_SCALE_UTC, "" }, false };
+	struct pcapng_iface i1 = { "e1", 1, 96, { false, -1, TS_SCALE_UTC, "" }, false };
+	const char *p = path_of("epb.pcapng");
+	static unsigned char file[1 << 16], want[1 << 16];
+	unsigned char data[100];
+	struct pcapng_writer *w;
+	size_t nwant = 0, nfile, off = 0, epbs = 0;
+	uint32_t id0, id1, type, len;
+	FILE *f;
+
+	for (unsigned k = 0; k < sizeof(data); k++)
+		data[k] = (unsigned char)(0xa0 + k);
+	ck_assert_int_eq(pcapng_open(&w, p, &sec), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &i0, &id0), 0);
+	ck_assert_int_eq(pcapng_add_iface(w, &i1, &id1), 0);
+	for (uint32_t d = 0; d <= 2; d++)
+		for (int with_id = 0; with_id <= 1; with_id++)
+			for (uint32_t cl = 0; cl <= 6; cl++) {
+				uint64_t pid = 0x0102030405060708ULL * (cl + 1);
+				int64_t ts = pkt_ts((int)(d * 20 + cl));
+
+				ck_assert_int_eq(pcapng_write_packet_id(w, id0, ts,
+					data, cl, cl + 7, (enum pcapng_dir)d,
+					with_id ? &pid : NULL), 0);
+				nwant += ref_epb(want + nwant, id0, ts, data, cl,
+						 cl + 7, d, with_id ? &pid : NULL);
+			}
+	/* Cut to 96 bytes; the original length is kept. */
+	ck_assert_int_eq(pcapng_write_packet(w, id1, pkt_ts(99), data, 100, 100,
+					     PCAPNG_DIR_OUT), 0);
+	nwant += ref_epb(want + nwant, id1, pkt_ts(99), data, 96, 100, 2, NULL);
+	/* origlen below caplen is raised to it. */
+	ck_assert_int_eq(pcapng_write_packet(w, id0, pkt_ts(98), data, 9, 3,
+					     PCAPNG_DIR_IN), 0);
+	nwant += ref_epb(want + nwant, id0, pkt_ts(98), data, 9, 9, 1, NULL);
+	ck_assert_int_eq(pcapng_close(w, false), 0);
+
+	f = fopen(p, "rb");
+	ck_assert_ptr_nonnull(f);
+	nfile = fread(file, 1, sizeof(file), f);
+	fclose(f);
+	/* Skip the section and interface blocks; the rest is the EPBs. */
+	while (off + 8 <= nfile) {
+		memcpy(&type, file + off, 4);
+		memcpy(&len, file + off + 4, 4);
+		if (type == PCAPNG_BT_EPB)
+			break;
+		off += len;
+	}
+	ck_assert_uint_eq(nfile - off, nwant);
+	ck_assert_int_eq(memcmp(file + off, want, nwant), 0);
+	for (size_t b = off; b < nfile; b += len, epbs++)
+		memcpy(&len, file + b + 4, 4);
+	ck_assert_uint_eq(epbs, 3 * 2 * 7 + 2);
+}
+END_TEST
+
 START_TEST(discard_and_exclusive)
 {
 	struct pcapng_section sec = { 0 };
@@ -980,6 +1081,7 @@ static Suite *pcapng_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, round_trip);
 	tcase_add_test(t, packet_id_round_trip);
+	tcase_add_test(t, epb_bytes);
 	tcase_add_test(t, discard_and_exclusive);
 	tcase_add_test(t, failed_flush_counts_and_cuts);
 	tcase_add_test(t, failed_flush_nothing_kept);
