@@ -1,7 +1,8 @@
 #!/bin/sh
 # tapless correlate's speed and memory on generated FTTC captures (tapless
-# sim: two hosts, every message stamped at both), at 1 and 2 threads and
-# at all cores (--threads), beside tcpdump reading the same files and
+# sim: two hosts, every message stamped at both), at 1, 2 and 3 threads
+# (--threads: one; a host on its own thread; each host on its own) and at
+# all cores when there are more, beside tcpdump reading the same files and
 # tshark extracting FIX fields from them, all in one run.
 #
 # Prints, per run: FIX messages (each host's file counted: both files'
@@ -62,8 +63,9 @@ echo "long: $(echo "$bytes / 1000000" | bc) MB in two files"
 run long 1
 run short 1
 run short 2
-[ "$cores" -gt 2 ] && run short 0
-for t in 2 $([ "$cores" -gt 2 ] && echo 0); do
+run short 3
+[ "$cores" -gt 3 ] && run short 0
+for t in 2 3 $([ "$cores" -gt 3 ] && echo 0); do
 	cmp -s "$d/short-1.json" "$d/short-$t.json" ||
 		echo "bench correlate: --threads $t's output differs from one thread's"
 done
@@ -94,6 +96,6 @@ s1=$(cat "$d/short-1.cpu")
 echo "correlate -T 1 / tcpdump, CPU per message: $(ratio "$s1" "$td_cpu")x"
 [ -n "$ts_rate" ] &&
 	echo "correlate -T 1 / tshark, messages per CPU second: $(ratio "$(echo "$msgs / $s1" | bc -l)" "$ts_rate")x"
-for t in 2 $([ "$cores" -gt 2 ] && echo 0); do
+for t in 2 3 $([ "$cores" -gt 3 ] && echo 0); do
 	echo "correlate -T $t / -T 1: wall $(ratio "$(cat "$d/short-$t.wall")" "$(cat "$d/short-1.wall")")x, CPU $(ratio "$(cat "$d/short-$t.cpu")" "$s1")x"
 done

@@ -50,7 +50,7 @@ static const struct opt_def correlate_opts[] = {
 	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
 	  "messages waiting for their peers, at most", 0 },
 	{ "threads", 0, OPT_INT, "1", 0, 64, NULL, "N",
-	  "read and parse up to N hosts' captures on threads of their own (0: as many as cores; 1: all on one)", 0 },
+	  "N threads in all: the first N-1 hosts' captures each read and parsed on its own (0: as many as cores; 1: one thread)", 0 },
 	{ "samples", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write every sample to FILE, one line each (for plots)", 0 },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,

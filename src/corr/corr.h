@@ -81,11 +81,11 @@ struct corr_config {
 	void *rec_arg;
 	bool no_match;
 	bool utc_target;
-	/* Up to this many hosts' captures are read, reassembled and parsed
-	 * on threads of their own, the rest with the matching on the
-	 * caller's (corr_thread.c); 0 or 1: all on the caller's. The
-	 * results are the same either way. Not while following or with
-	 * on_record. */
+	/* Threads in all, the caller's included: the first threads - 1
+	 * hosts' captures are read, reassembled and parsed on threads of
+	 * their own, the rest with the matching on the caller's
+	 * (corr_thread.c); 0 or 1: all on the caller's. The results are the
+	 * same either way. Not while following or with on_record. */
 	unsigned threads;
 };
 

@@ -491,7 +491,7 @@ void corr_finish(struct corr *c);
 
 /* ---- corr_thread.c ---- */
 
-/* Threads for the first cfg.threads hosts (none below 2, nor following
+/* Threads for the first cfg.threads - 1 hosts (none below 2, nor following
  * or exporting), started; each host without one is read on the
  * correlator's thread (corr_fetch(), corr_packet()). */
 void corr_thr_start(struct corr *c);

@@ -440,10 +440,15 @@ static void thr_free(struct corr_thr *t);
 
 void corr_thr_start(struct corr *c)
 {
-	unsigned n = c->cfg.threads < c->nhosts ? c->cfg.threads : c->nhosts;
+	unsigned n;
 
 	if (c->cfg.threads < 2 || c->cfg.follow || c->cfg.on_record)
 		return;
+	/* The correlator's thread is one of them, and reads the hosts left
+	 * over: two threads and two hosts measured 12 % faster than one
+	 * thread, three threads (a thread per host besides it) no faster on
+	 * two cores (bench/correlate.sh, the closing note of issue 36). */
+	n = c->cfg.threads - 1 < c->nhosts ? c->cfg.threads - 1 : c->nhosts;
 	for (unsigned i = 0; i < n; i++) {
 		struct corr_host *h = c->hosts[i];
 		struct corr_thr *t = xcalloc(1, sizeof(*t));

@@ -286,15 +286,17 @@ $T correlate x="$d/udp.pcapng" > /dev/null 2> "$d/none.err"
 # and warnings), through every fault above, mixed timescales (interfaces
 # worked out in the one thread's order), classic pcap, a cut file, a
 # baseline and rate buckets.
-# same NAME ARGS...: correlate with ARGS at 1, 2 and 0 (all cores) threads
+# same NAME ARGS...: correlate with ARGS at 1, 2, 3 and 0 (all cores)
+# threads: one thread, a host on its own thread and the other with the
+# matching, each host on its own thread.
 same() {
 	n=$1; shift
-	for k in 1 2 0; do
+	for k in 1 2 3 0; do
 		$T correlate --threads $k --samples "$d/thr-$n-$k.samples" "$@" \
 			> "$d/thr-$n-$k.out" 2> "$d/thr-$n-$k.err"
 		echo "exit $?" >> "$d/thr-$n-$k.out"
 	done
-	for k in 2 0; do
+	for k in 2 3 0; do
 		for x in out err samples; do
 			cmp -s "$d/thr-$n-1.$x" "$d/thr-$n-$k.$x" ||
 				fail "threads: $n: --threads $k's $x differs from one thread's: $(diff "$d/thr-$n-1.$x" "$d/thr-$n-$k.$x" | head -5)"
