@@ -95,6 +95,25 @@ want "$c" '(.hops[] | select(.from == "venue" and .to == "algo" and .flow == "al
 	"correlate: market data matched venue -> algo"
 want "$c" '[.inputs[] | .tap_tx_skipped > 0 and .sender_stamped > 0] | all' "correlate: the senders' stamps were not used"
 want "$c" '.unmatched.seen_at_one_host == 0' "correlate: messages seen at one host only"
+# --threads on the lab's files (hardware clocks kept by phc2sys, senders'
+# stamps beside the packet sockets', calibrations, a baseline): the one
+# thread's output, samples and warnings, byte for byte (issue 36).
+for k in 1 2 3; do
+	bin/tapless correlate --threads $k --json -t "$d/topology" \
+		-s venue="$r/journals/venue.journal" -s algo="$r/journals/algo.journal" \
+		-k venue="$d/venue.cal" -k algo="$d/algo.cal" --samples "$out/thr-$k.samples" \
+		--baseline venue="$d/b2b/venue" --baseline algo="$d/b2b/algo" \
+		venue="$d/switch/venue" algo="$d/switch/algo" > "$out/thr-$k.json" 2> "$out/thr-$k.err" ||
+		fail "correlate --threads $k: exit $?: $(tail -3 "$out/thr-$k.err")"
+done
+want "$out/thr-1.json" '[.switches[] | select(.method == "topology")] | length == 2' \
+	"correlate --threads 1: no switch figures on the lab's files"
+for k in 2 3; do
+	for x in json err samples; do
+		cmp -s "$out/thr-1.$x" "$out/thr-$k.$x" ||
+			fail "correlate --threads $k: its $x differs from one thread's: $(diff "$out/thr-1.$x" "$out/thr-$k.$x" | head -4)"
+	done
+done
 # The report: tables, index, plots (PNG and SVG, not empty, really images).
 for f in tables.txt tables.md index.md report.json; do
 	[ -s "$r/report/$f" ] || fail "report: $f missing or empty"
