@@ -10,9 +10,13 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 #include "base/missing.h"
+
+#define WAIT_MAX_NS 200000000LL	/* a send waits this long at most for
+					 * another thread's look or arming */
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -338,14 +342,30 @@ static bool addr_any(int family, const uint8_t *a)
 	return !memcmp(a, zero, family == AF_INET ? 4 : 16);
 }
 
+/* Whether a wait begun at *t0 (CLOCK_MONOTONIC) has lasted WAIT_MAX_NS. */
+static bool waited_enough(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000000LL +
+	       (t.tv_nsec - t0->tv_nsec) >= WAIT_MAX_NS;
+}
+
 /* Wait for another thread's look at slot to end (bounded: a signal
  * handler sending on the socket its own thread is looking at must not
- * spin for ever). Returns the word it left, or SHIM_FD_BUSY. */
+ * spin for ever). Returns the word it left, or SHIM_FD_BUSY. The bound
+ * is a time, not a count of yields: a UDP socket's first arming takes
+ * 14 ms (it probes the kernel's per-send ids), longer than 100,000
+ * yields on an idle CPU, and a send that gave up went unrecorded while
+ * its datagram was stamped (test_stamp_lo, 1 run in 8). */
 static uintptr_t wait_busy(_Atomic uintptr_t *slot)
 {
 	uintptr_t v = atomic_load(slot);
+	struct timespec t0;
 
-	for (int i = 0; v == SHIM_FD_BUSY && i < 100000; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (v == SHIM_FD_BUSY && !waited_enough(&t0)) {
 		sched_yield();
 		v = atomic_load(slot);
 	}
@@ -526,10 +546,15 @@ struct shim_sock *shim_sock_for_dest(int fd, const struct sockaddr *to,
 	const uint8_t *addr;
 	uint16_t port;
 	int family, e, err;
+	struct timespec t0;
 
 	if (!SHIM_FD_SOCK(v) || !to)
 		return NULL;
 	sk = (struct shim_sock *)v;
+	/* Armed since the caller looked (by another thread's first send):
+	 * this send is stamped, so it must be recorded. */
+	if (atomic_load(&sk->state) == SHIM_ARMED)
+		return sk;
 	if (atomic_load_explicit(&sk->state, memory_order_relaxed) != SHIM_PENDING)
 		return NULL;
 	if (to->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
@@ -560,12 +585,24 @@ struct shim_sock *shim_sock_for_dest(int fd, const struct sockaddr *to,
 				((struct sockaddr_in6 *)&ss)->sin6_port);
 	}
 	if (atomic_load(&shim_conf.udp_off) ||
-	    !shim_filter_match(&shim_conf.filter, family, addr, sk->flow.sport, port) ||
-	    atomic_flag_test_and_set(&sk->reaping)) {
+	    !shim_filter_match(&shim_conf.filter, family, addr, sk->flow.sport, port)) {
 		errno = e;
 		return NULL;
 	}
-	/* Held: one thread arms it. */
+	/* One thread arms it. Another thread's first send meanwhile waits
+	 * for it to finish and takes the armed socket: sent past us, its
+	 * datagram would still be stamped once the arming thread turns
+	 * stamping on, and its stamp would come unkeyed. Bounded (see
+	 * wait_busy()): a signal handler interrupting the arming thread
+	 * gives up and sends past us. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_flag_test_and_set(&sk->reaping)) {
+		if (waited_enough(&t0)) {
+			errno = e;
+			return NULL;
+		}
+		sched_yield();
+	}
 	err = atomic_load(&sk->state) == SHIM_PENDING ? arm(sk, fd, false) : 0;
 	if (err) {
 		shim_log_once(LOG_WARNING, "fd %d: SO_TIMESTAMPING refused: %s",
