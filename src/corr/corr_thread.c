@@ -445,9 +445,11 @@ void corr_thr_start(struct corr *c)
 	if (c->cfg.threads < 2 || c->cfg.follow || c->cfg.on_record)
 		return;
 	/* The correlator's thread is one of them, and reads the hosts left
-	 * over: two threads and two hosts measured 12 % faster than one
-	 * thread, three threads (a thread per host besides it) no faster on
-	 * two cores (bench/correlate.sh, the closing note of issue 36). */
+	 * over. On two cores, two hosts' 2 M-message sim files: two threads
+	 * 12-16 % faster in wall time than one, three (a thread per host
+	 * besides it) no faster, the parsed messages crossing between the
+	 * cores costing what the parallel parsing gains (tapless correlate
+	 * --threads N under /usr/bin/time; see issue 36's closing note). */
 	n = c->cfg.threads - 1 < c->nhosts ? c->cfg.threads - 1 : c->nhosts;
 	for (unsigned i = 0; i < n; i++) {
 		struct corr_host *h = c->hosts[i];
