@@ -18,7 +18,10 @@
 #      truth) beside what its journal said: the algo's PTP clock is
 #      judged in every rate, its true offset within microseconds of PTP
 #      time (the 37 s of TAI and the start offsets taken out, not left
-#      in), and its bound holds it in >= 95 % of samples.
+#      in), and its bound holds it in >= 95 % of samples. Each rate's
+#      calibration run through the switch calibrates the hosts' stamps
+#      against the emulator's port stamps (and, on the machine's clock,
+#      in 4, leaves |measured - truth p50| <= 200 ns).
 #   2. a host's program killed mid-run: the run fails, says so, and
 #      removes its lab (on the machine's clock: --clocks system).
 #   3. SIGTERM mid-run: the same, exit 143.
@@ -233,7 +236,7 @@ gone "$id"
 # The traffic check flags the pair: the market data's one-ways would be
 # negative with the clocks as close as the journals claim.
 a=$out/asym
-bin/tapless lab run --out "$a" --rates 1000 --duration 2 --no-report --ptp-asymmetry -40000 \
+bin/tapless lab run --out "$a" --rates 1000 --duration 2 --cal-duration 1 --no-report --ptp-asymmetry -40000 \
 	> /dev/null 2> "$out/asym.log"
 rc=$?
 id=$(lab_id "$out/asym.log")
@@ -299,7 +302,7 @@ grep -q "switch emulator: busy-polls on CPU 1" "$out/up2.log" || fail "up 2 does
 sy=$(awk '$1 == "syncd" { print $2 }' "$TAPLESS_LAB_STATE/$id2/pids" | head -1)
 aff=$(taskset -pc "$sy" 2> /dev/null | sed 's/.*: //')
 [ -n "$aff" ] && [ "$aff" != "${aff/1/}" ] && fail "lab $id2: syncd may run on the switch's CPU 1 (affinity $aff)"
-bin/tapless lab run --id "$id2" --out "$out/in2" --rates 2000 --duration 2 --no-report \
+bin/tapless lab run --id "$id2" --out "$out/in2" --rates 2000 --duration 2 --cal-duration 1 --no-report \
 	> /dev/null 2> "$out/in2.log" || fail "run in lab $id2: $(tail -3 "$out/in2.log")"
 counts "$out/in2/rate-2000/switch" 2000 2
 grep -q "^switch_mode store-and-forward" "$out/in2/lab.conf" || fail "run in lab $id2: not the lab's own switch"
@@ -308,10 +311,23 @@ grep -q "^clocks hwsim$" "$out/in2/lab.conf" || fail "run in lab $id2: not on it
 bin/tapless lab run --id "$id2" --out "$out/in2b" --rates 2000 --duration 2 --clocks system \
 	> /dev/null 2> "$out/in2b.log" && fail "run --clocks system in a lab up on hw succeeded"
 grep -q "runs on --clocks hw" "$out/in2b.log" || fail "run --clocks system in lab $id2: $(tail -2 "$out/in2b.log")"
-bin/tapless lab run --id "$id1" --out "$out/in1" --rates 2000 --duration 2 --no-report \
+bin/tapless lab run --id "$id1" --out "$out/in1" --rates 2000 --duration 2 \
 	> /dev/null 2> "$out/in1.log" || fail "run in lab $id1: $(tail -3 "$out/in1.log")"
 grep -q "^stamps software$" "$out/in1/lab.conf" && grep -q "^clocks system$" "$out/in1/lab.conf" ||
 	fail "run in lab $id1: not on the machine's clock"
+# On the machine's clock, shared, the stamps calibrated against the
+# switch's port stamps on the calibration run leave no bias worth the name
+# (issue 34: |p50| <= 100 ns in the lab's runs; here, on one short run on
+# a busy machine, 200). Calibrated only on the back-to-back run, with the
+# UDP cables, this rate gave +300 to +500 ns.
+r1=$out/in1/rate-2000
+grep -q "; the cables to the switch, calibration run, [1-9][0-9]* and [1-9]" "$r1/venue.cal" &&
+	grep -q "^link venue swemu 0m$" "$r1/topology" ||
+	fail "run in lab $id1: not calibrated against the switch's ports: $(cat "$r1/venue.cal" "$r1/topology" 2>&1)"
+jq -e '.rates[0].error.switch | .coverage >= 0.99 and (.error_quantiles_ns.p50 | fabs) <= 200' \
+	"$out/in1/report/report.json" > /dev/null ||
+	fail "run in lab $id1: error p50 / coverage after calibration: $(jq -c '.rates[0].error.switch | [.error_quantiles_ns.p50, .coverage]' "$out/in1/report/report.json" 2>&1)"
+echo "lab: on the machine's clock, 2k: measured - truth p50 $(jq '.rates[0].error.switch.error_quantiles_ns.p50' "$out/in1/report/report.json") ns after calibration against the switch's ports"
 bin/tapless lab down --id "$id1" || fail "down $id1"
 gone "$id1"
 [ "$(ip netns list | grep -c "^tapless-lab-$id2-")" -eq 3 ] || fail "down $id1 touched lab $id2"
