@@ -21,6 +21,7 @@ struct syncq {
 	struct syncq_entry *ring;	/* the last hour */
 	size_t cap, head, n;		/* head: next slot */
 	int64_t spread[SYNCQ_SPREAD];	/* recent offsets */
+	int64_t spread_ts[SYNCQ_SPREAD];	/* and when they were taken */
 	unsigned nspread, spread_head;
 	unsigned good;			/* good fresh samples in a row */
 	int64_t fresh_ns, fresh_bound;	/* the last fresh in-sync sample:
@@ -89,6 +90,51 @@ static double syncq_spread_sd(const struct syncq *q)
 	return sqrt(ss / (q->nspread - 1));
 }
 
+/* A free-running clock is never steered: its offset from the master moves
+ * only with its oscillator, along a line over seconds. Through the recent
+ * fresh offsets (at least SYNCQ_FIT_MIN) a least-squares line says where
+ * the clock is at the newest one far better than that one noisy reading:
+ * its value there, 3 standard errors of that value (the residuals' SD
+ * times sqrt(1/n + (t - mean t)^2 / Sxx)), and how far the line moves in
+ * a sample interval, until the next reading. A steered clock jumps with
+ * every correction, so no line holds it. False when the times give no
+ * line (all one instant). */
+static bool syncq_fit(const struct syncq *q, double *b)
+{
+	unsigned n = q->nspread;
+	unsigned newest = (q->spread_head + SYNCQ_SPREAD - 1) % SYNCQ_SPREAD;
+	double t[SYNCQ_SPREAD];
+	double tm = 0, om = 0, sxx = 0, sxy = 0, ss = 0, slope, x, se;
+
+	if (n < SYNCQ_FIT_MIN)
+		return false;
+	/* Seconds before the newest: small numbers, no cancellation. */
+	for (unsigned i = 0; i < n; i++) {
+		t[i] = (double)(q->spread_ts[i] - q->spread_ts[newest]) / 1e9;
+		tm += t[i];
+		om += (double)q->spread[i];
+	}
+	tm /= n;
+	om /= n;
+	for (unsigned i = 0; i < n; i++) {
+		sxx += (t[i] - tm) * (t[i] - tm);
+		sxy += (t[i] - tm) * ((double)q->spread[i] - om);
+	}
+	if (!(sxx > 0))
+		return false;
+	slope = sxy / sxx;
+	for (unsigned i = 0; i < n; i++) {
+		double r = (double)q->spread[i] - (om + slope * (t[i] - tm));
+
+		ss += r * r;
+	}
+	x = om - slope * tm;		/* the line at the newest, t = 0 */
+	se = sqrt(ss / (n - 2)) * sqrt(1.0 / n + tm * tm / sxx);
+	*b = fabs(x) + 3 * se + fabs(slope) *
+		(double)(q->p.interval_ns > 0 ? q->p.interval_ns : 1000000000) / 1e9;
+	return true;
+}
+
 void syncq_add(struct syncq *q, const struct syncq_sample *s,
 	       struct syncq_verdict *v)
 {
@@ -109,11 +155,13 @@ void syncq_add(struct syncq *q, const struct syncq_sample *s,
 		double b;
 
 		q->spread[q->spread_head] = s->offset_ns;
+		q->spread_ts[q->spread_head] = s->ts_ns;
 		q->spread_head = (q->spread_head + 1) % SYNCQ_SPREAD;
 		if (q->nspread < SYNCQ_SPREAD)
 			q->nspread++;
-		b = fabs((double)s->offset_ns) + 3 * syncq_spread_sd(q) +
-			(double)q->p.asym_ns;
+		if (!q->p.free_running || !syncq_fit(q, &b))
+			b = fabs((double)s->offset_ns) + 3 * syncq_spread_sd(q);
+		b += (double)q->p.asym_ns;
 		if (s->delay_ns != SYNCQ_NONE)
 			b += q->p.asym_fraction * fabs((double)s->delay_ns);
 		v->bound_ns = (int64_t)ceil(b);

@@ -8,6 +8,12 @@
  *   |offset| + 3 SD(last SYNCQ_SPREAD fresh offsets)   what the servo left
  *   + asymmetry_allowance + asymmetry_fraction * delay   what PTP cannot see
  *
+ * A free-running clock (measured, never steered) moves along a line: with
+ * SYNCQ_FIT_MIN fresh offsets or more, the first two terms are the line
+ * fitted through them, at the newest (|value| + 3 standard errors of it),
+ * plus what its slope adds in one sample interval. One reading's noise is
+ * then not counted twice, once in |offset| and again in the SD.
+ *
  * PTP measures offset assuming both directions take the same time; an
  * asymmetric path shifts the clock by half the difference, invisibly. The
  * worst case is the whole path delay (fraction 1); the default 0.1 takes the
@@ -46,6 +52,7 @@
 #include <stdint.h>
 
 #define SYNCQ_SPREAD 16		/* offsets the spread is taken over */
+#define SYNCQ_FIT_MIN 8		/* free running: offsets a line needs */
 #define SYNCQ_NONE INT64_MIN	/* a value not known (JOURNAL_NONE) */
 
 struct syncq;

@@ -7,6 +7,7 @@
  * bound + the reference's + half of each reading's window. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "ptp/syncq.h"
 #include "unit.h"
@@ -105,6 +106,82 @@ START_TEST(states)
 	ck_assert(!ok);
 	ck_assert_int_eq(b, 10 + 5 + 10);	/* spread restarted too */
 	syncq_destroy(q);
+}
+END_TEST
+
+/* The line through xs[0..n) (ns) at ts (s), at the last one: |value| +
+ * 3 standard errors + |slope| * interval, worked out here the textbook way
+ * (normal equations on absolute times), not as syncq does it. */
+static double line_bound(const double *ts, const double *xs, int n, double iv)
+{
+	double st = 0, sx = 0, stt = 0, stx = 0, slope, icpt, ss = 0, tm, se;
+
+	for (int i = 0; i < n; i++) {
+		st += ts[i];
+		sx += xs[i];
+		stt += ts[i] * ts[i];
+		stx += ts[i] * xs[i];
+	}
+	slope = (n * stx - st * sx) / (n * stt - st * st);
+	icpt = (sx - slope * st) / n;
+	for (int i = 0; i < n; i++) {
+		double r = xs[i] - icpt - slope * ts[i];
+
+		ss += r * r;
+	}
+	tm = st / n;
+	se = sqrt(ss / (n - 2)) * sqrt(1.0 / n + (ts[n - 1] - tm) * (ts[n - 1] - tm) /
+				       (stt - n * tm * tm));
+	return fabs(icpt + slope * ts[n - 1]) + 3 * se + fabs(slope) * iv;
+}
+
+/* A free-running clock, measured and never steered, moves along a line:
+ * from SYNCQ_FIT_MIN fresh offsets on, its bound is the line's, not one
+ * reading's |offset| + 3 SD. A steered clock keeps |offset| + 3 SD. */
+START_TEST(free_running_line)
+{
+	struct syncq_params fr = params;
+	struct syncq *q, *steered;
+	double ts[SYNCQ_SPREAD + 4], xs[SYNCQ_SPREAD + 4];
+	bool ok;
+	int64_t b = 0, bs = 0;
+
+	fr.free_running = true;
+	fr.threshold_ns = 100000;
+	q = syncq_create(&fr);
+	fr.free_running = false;
+	steered = syncq_create(&fr);
+	/* 40 ns/s of drift from +300 ns, readings +-150 ns around it. */
+	for (int i = 0; i < SYNCQ_SPREAD + 4; i++) {
+		int64_t off = 300 + 40 * i + (i % 2 ? 150 : -150) + (i % 3) * 20;
+
+		ts[i] = i;
+		xs[i] = (double)off;
+		add(q, i * S, SYNCQ_CALIBRATING, off, 1000, &ok, &b);
+		add(steered, i * S, SYNCQ_FOLLOWING, off, 1000, &ok, &bs);
+		if (i + 1 < SYNCQ_FIT_MIN) {
+			/* Too few for a line: both the same. */
+			ck_assert_int_eq(b, bs);
+		} else {
+			int lo = i + 1 > SYNCQ_SPREAD ? i + 1 - SYNCQ_SPREAD : 0;
+			double want = line_bound(ts + lo, xs + lo, i + 1 - lo, 1.0) +
+				      5 + 0.1 * 1000;
+
+			/* Two ways of summing: a rounding apart at most. */
+			ck_assert_int_le(llabs(b - (int64_t)ceil(want)), 1);
+		}
+	}
+	/* The line is the tighter bound by far here: the readings' noise
+	 * is counted once, not in |offset| and again in the SD. */
+	ck_assert_int_lt(b, bs - 200);
+	ck_assert(ok);
+	/* Every reading at one instant gives no line: |offset| + 3 SD. */
+	syncq_reset(q);
+	for (int i = 0; i < SYNCQ_FIT_MIN; i++)
+		add(q, S, SYNCQ_CALIBRATING, i % 2 ? 100 : -100, 0, &ok, &b);
+	ck_assert_int_eq(b, (int64_t)ceil(100 + 3 * sqrt(100.0 * 100 * 8 / 7) + 5));
+	syncq_destroy(q);
+	syncq_destroy(steered);
 }
 END_TEST
 
@@ -390,6 +467,7 @@ static Suite *syncq_suite(void)
 
 	tcase_add_test(tc, bound_and_settle);
 	tcase_add_test(tc, states);
+	tcase_add_test(tc, free_running_line);
 	tcase_add_test(tc, windows);
 	tcase_add_test(tc, derived_offset);
 	tcase_add_test(tc, derived_bound);
