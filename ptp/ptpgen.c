@@ -306,10 +306,16 @@ static void ptpgen_phc2sys(struct ptpgen_plan *plan, const struct syncconf *c,
 			continue;	/* already a ptp4l clock */
 		ps = &plan->phc2sys[plan->nphc2sys++];
 		snprintf(name, sizeof(name), "phc2sys-%s", p->name);
-		/* Both clocks keep PTP's timescale: no UTC offset. */
+		/* Both clocks keep PTP's timescale: no UTC offset. -w: not
+		 * before ptp4l is a master or follows one, so after the
+		 * step that brings the PTP clock to PTP time; else phc2sys
+		 * takes its first (and only) step before that one, and
+		 * slews its clock the whole way after it (about 1 ms from
+		 * a NIC's start, some 15 s on simulated clocks). */
 		ptpgen_argv(&ps->proc, name, prog, "-s",
 			    c->port[src->port[0]].name, "-c", p->name, "-O",
-			    "0", "-m", "-q", "-u", "60", (char *)NULL);
+			    "0", "-w", "-z", src->uds_path, "-m", "-q", "-u",
+			    "60", (char *)NULL);
 		snprintf(ps->clock, sizeof(ps->clock), "%s", clock);
 		ps->phc = info[i].phc;
 	}

@@ -31,7 +31,9 @@
 #      simulated clocks, which a run in it keeps (another --clocks is
 #      refused); the first on the machine's clock, its run software
 #      stamped. A CPU the lab may not use is refused before anything is
-#      built.
+#      built. The run in the second has its grandmaster gone for 1 s
+#      (--gm-gone): the algo's samples in holdover carry a holdover term,
+#      the bound still holds >= 99 %, and PTP is back after the run.
 set -u
 if [ "$(id -u)" -ne 0 ]; then
 	echo "lab: skipped: needs root for network namespaces"
@@ -80,7 +82,7 @@ counts() {
 
 # 1. A whole run.
 r=$out/run
-bin/tapless lab run --out "$r" --rates 5000,20000 --duration 3 > "$out/run.out" 2> "$out/run.log"
+bin/tapless lab run --out "$r" --rates 5000,20000 --duration 3 --cal-duration 2 > "$out/run.out" 2> "$out/run.log"
 rc=$?
 id=$(lab_id "$out/run.log")
 [ -n "$id" ] && labs+=("$id")
@@ -133,12 +135,16 @@ j=$r/report/report.json
 R5='.rates[] | select(.rate == 5000)'
 R20='.rates[] | select(.rate == 20000)'
 # Switch latency from the hosts' stamps against the emulator's truth: both
-# methods, within 1 us (the bound of issue 7), as the report states them.
+# methods, within 1 us (the bound of issue 7), as the report states them;
+# or, where the samples claim a wider bound (p50), within that: on the
+# simulated clocks the algo's PTP clock is truly off by up to a microsecond
+# or two for seconds at a time (Table 4), which its bound covers and no
+# calibration may take out.
 want "$j" "$R5"' | .switch_latency.truth.available and .switch_latency.truth.frames >= 15000 and .switch_latency.truth.unpaired == 0' \
 	"truth: the emulator's files do not cover the market data"
 for m in topology baseline; do
-	jq -e "$R5 | .switch_latency.difference_${m}_ns | fabs < 1000" "$j" > /dev/null ||
-		fail "$m method: measured - truth = $(jq "$R5 | .switch_latency.difference_${m}_ns" "$j") ns, over 1 us"
+	jq -e "$R5 | (.switch_latency.difference_${m}_ns | fabs) < ([1000, .error.switch.bound_ns.p50] | max)" "$j" > /dev/null ||
+		fail "$m method: measured - truth = $(jq "$R5 | .switch_latency.difference_${m}_ns" "$j") ns, over 1 us and over the bound p50 $(jq "$R5 | .error.switch.bound_ns.p50" "$j") ns"
 done
 grep -q "^Topology - truth (means)" "$r/report/tables.txt" || fail "report: the difference to the truth is not stated"
 # The report's topology figure is the correlator's own switch result.
@@ -302,8 +308,21 @@ grep -q "switch emulator: busy-polls on CPU 1" "$out/up2.log" || fail "up 2 does
 sy=$(awk '$1 == "syncd" { print $2 }' "$TAPLESS_LAB_STATE/$id2/pids" | head -1)
 aff=$(taskset -pc "$sy" 2> /dev/null | sed 's/.*: //')
 [ -n "$aff" ] && [ "$aff" != "${aff/1/}" ] && fail "lab $id2: syncd may run on the switch's CPU 1 (affinity $aff)"
-bin/tapless lab run --id "$id2" --out "$out/in2" --rates 2000 --duration 2 --cal-duration 1 --no-report \
+bin/tapless lab run --id "$id2" --out "$out/in2" --rates 2000 --duration 2 --cal-duration 1 --gm-gone 1 \
 	> /dev/null 2> "$out/in2.log" || fail "run in lab $id2: $(tail -3 "$out/in2.log")"
+# A host in holdover (issue 34), a fault with known truth: the algo's
+# NICs took no PTP message for 1 s of the run (--gm-gone). Its samples
+# then carry a holdover term, and the bound, grown, still holds them.
+grep -q "^fault_gm_gone_s 1$" "$out/in2/lab.conf" || fail "run in lab $id2: lab.conf does not record the fault"
+jq -e '.rates[0].error.switch | .holdover >= 500 and .bound_terms_mean_ns.holdover > 0 and .coverage >= 0.99' \
+	"$out/in2/report/report.json" > /dev/null ||
+	fail "run in lab $id2, grandmaster gone 1 s: $(jq -c '.rates[0].error.switch | {holdover, bounded, coverage, t: .bound_terms_mean_ns}' "$out/in2/report/report.json" 2>&1)"
+jq -e '[.switches[] | select(.method == "topology") | .holdover > 0] | any' "$out/in2/rate-2000/correlate.json" > /dev/null ||
+	fail "run in lab $id2: correlate counts no switch sample in holdover"
+bin/tapless-hwsim --dir "$TAPLESS_LAB_STATE/$id2/hwsim" --host algo --truth --json > "$out/in2.truth" 2>&1 &&
+	jq -e '[.. | objects | select(has("gm_gone")) | .gm_gone] | length > 0 and (any | not)' "$out/in2.truth" > /dev/null ||
+	fail "run in lab $id2: the algo's grandmaster is still cut off after the run: $(head -c 300 "$out/in2.truth")"
+echo "lab: grandmaster gone 1 s: $(jq -c '.rates[0].error.switch | {holdover, coverage, holdover_term_mean: .bound_terms_mean_ns.holdover}' "$out/in2/report/report.json")"
 counts "$out/in2/rate-2000/switch" 2000 2
 grep -q "^switch_mode store-and-forward" "$out/in2/lab.conf" || fail "run in lab $id2: not the lab's own switch"
 grep -q "^switch_cpu 1\$" "$out/in2/lab.conf" || fail "run in lab $id2: not the lab's switch CPU: $(grep switch_ "$out/in2/lab.conf")"
@@ -311,7 +330,7 @@ grep -q "^clocks hwsim$" "$out/in2/lab.conf" || fail "run in lab $id2: not on it
 bin/tapless lab run --id "$id2" --out "$out/in2b" --rates 2000 --duration 2 --clocks system \
 	> /dev/null 2> "$out/in2b.log" && fail "run --clocks system in a lab up on hw succeeded"
 grep -q "runs on --clocks hw" "$out/in2b.log" || fail "run --clocks system in lab $id2: $(tail -2 "$out/in2b.log")"
-bin/tapless lab run --id "$id1" --out "$out/in1" --rates 2000 --duration 2 \
+bin/tapless lab run --id "$id1" --out "$out/in1" --rates 2000 --duration 2 --cal-duration 2 \
 	> /dev/null 2> "$out/in1.log" || fail "run in lab $id1: $(tail -3 "$out/in1.log")"
 grep -q "^stamps software$" "$out/in1/lab.conf" && grep -q "^clocks system$" "$out/in1/lab.conf" ||
 	fail "run in lab $id1: not on the machine's clock"

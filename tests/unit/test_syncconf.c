@@ -328,6 +328,11 @@ START_TEST(plan_hardware)
 	ck_assert_str_eq(plan.phc2sys[0].proc.name, "phc2sys-eth3");
 	ck_assert_str_eq(plan.phc2sys[0].proc.argv[2], "eth1");
 	ck_assert_str_eq(plan.phc2sys[0].proc.argv[4], "eth3");
+	/* Held back until phc0's ptp4l is synchronized (after its step),
+	 * asked on that ptp4l's own socket. */
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[7], "-w");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[8], "-z");
+	ck_assert_str_eq(plan.phc2sys[0].proc.argv[9], plan.inst[0].uds_path);
 	ck_assert_str_eq(plan.phc2sys[0].clock, "phc1");
 	ck_assert_int_eq(plan.phc2sys[0].phc, 1);
 	ptpgen_plan_free(&plan);
