@@ -274,6 +274,11 @@ static int corr_host_add(struct corr *c, const char *name, bool named,
 	}
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->idx = c->nhosts;
+	{
+		const char *ta, *tb;
+
+		h->tap = c->cfg.topo && topo_tap(c->cfg.topo, name, &ta, &tb);
+	}
 	h->forced_scale = -1;
 	h->bucket = NO_BUCKET;
 	h->orders = xcalloc(CORR_ORDERS, sizeof(*h->orders));

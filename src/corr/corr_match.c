@@ -257,6 +257,13 @@ static void corr_pair(struct corr *c, struct corr_entry *e,
 		struct corr_obs *p = &e->obs[i];
 		struct corr_obs a = *p, b = *o;
 
+		/* Two observation points make no hop: each stamps the
+		 * frame as its own link sees it, so their roles need not
+		 * follow the frame's way (a switch's two port captures
+		 * mark it in at one, out at the other: the reverse of
+		 * its path). Their hops with the hosts say it all. */
+		if (c->hosts[a.host]->tap && c->hosts[b.host]->tap)
+			continue;
 		/* A capture that does not say direction takes the role the
 		 * other end's leaves: a message has one sender. */
 		if (a.dir == DIR_UNKNOWN && b.dir != DIR_UNKNOWN)

@@ -179,6 +179,7 @@ struct corr_host {
 	struct calib *cal;	/* its stamps' calibration, or NULL */
 	char *cal_path;
 	int forced_scale;	/* TS_SCALE_* or -1 */
+	bool tap;		/* an observation point (topology tap) */
 	/* Decoded on a thread of its own (corr_thread.c), with its own
 	 * scratch message for its streams; NULL: on the correlator's. */
 	struct corr_thr *thr;

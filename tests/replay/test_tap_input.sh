@@ -77,6 +77,22 @@ for pair in "venue tap mw" "tap venue mw"; do
 		fail "$1 -> $2: pcapng tap $a, MetaWatch tap $b"
 done
 echo "tap_input: the MetaWatch tap's hops as the pcapng tap's: $(hop "$d/mw.json" venue mw) / $(hop "$d/tap.json" venue tap)"
+# Two observation points make no hop between them: each marks a frame as
+# its own link sees it, which need not be the frame's way (a switch's two
+# port captures mark it in at one and out at the other; such a pair gave
+# a "hop" of minus the residence). Here the pcapng tap (its frames marked
+# as the algo sees them) beside the MetaWatch capture placed on the
+# venue's link (its frames' way from the venue's addresses): opposite
+# roles for every frame, and still no hop between the two; each keeps its
+# hops with the hosts.
+# shellcheck disable=SC2086
+$T correlate --json -t "$s/topology" --utc-offset 37 --timescale tap=utc --timescale mwv=utc $hosts \
+	"tap@algo-sw1=$s/tap-algo.pcapng" "mwv@venue-sw1=$d/mw.pcap" > "$d/two.json" 2> "$d/two.err" ||
+	fail "with two taps: exit $?: $(cat "$d/two.err")"
+jq -e '[.hops[] | select((.from == "tap" or .from == "mwv") and (.to == "tap" or .to == "mwv"))] | length == 0' \
+	"$d/two.json" > /dev/null || fail "a hop between two taps: $(jq -c '[.hops[] | select(.flow == "all") | {from, to, messages}]' "$d/two.json")"
+[ "$(hop "$d/two.json" venue tap)" = "$(hop "$d/tap.json" venue tap)" ] && [ -n "$(hop "$d/two.json" mwv algo)" ] ||
+	fail "two taps: their hops with the hosts: $(jq -c '[.hops[] | select(.flow == "all") | {from, to, messages}]' "$d/two.json")"
 # An Arista 7280's headers say TAI: believed without --timescale.
 build/tools/tapwrite --format arista --record-offset-ms 7 "$s/tap-algo.pcapng" \
 	"$d/ar.pcap" 2> "$d/tapwrite.err" || fail "tapwrite: $(cat "$d/tapwrite.err")"
