@@ -82,7 +82,7 @@ counts() {
 
 # 1. A whole run.
 r=$out/run
-bin/tapless lab run --out "$r" --rates 5000,20000 --duration 3 --cal-duration 2 > "$out/run.out" 2> "$out/run.log"
+bin/tapless lab run --out "$r" --rates 5000,20000 --duration 3 --cal-duration 1 > "$out/run.out" 2> "$out/run.log"
 rc=$?
 id=$(lab_id "$out/run.log")
 [ -n "$id" ] && labs+=("$id")
