@@ -129,11 +129,6 @@ void export_destroy(struct export *e)
 	free(e);
 }
 
-const char *export_error(const struct export *e)
-{
-	return e->err ? e->error : NULL;
-}
-
 static void export_fail(struct export *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

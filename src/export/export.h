@@ -77,10 +77,6 @@ int export_tick(struct export *e, int64_t now_ns);
  * export's error (the first one, which stopped it), with err. */
 int export_end(struct export *e, char err[EXPORT_ERRBUF]);
 
-/* The error that stopped the export (then rows are no longer taken), or
- * NULL. */
-const char *export_error(const struct export *e);
-
 /* Per host: rows sent, rows skipped as already in, transactions, batches,
  * retries; an array "export" of p. */
 void export_print(const struct export *e, struct printer *p);

@@ -144,13 +144,3 @@ void pktring_release(struct pktring *r)
 	if (++r->head == r->n)
 		r->head = 0;
 }
-
-unsigned pktring_slots(const struct pktring *r)
-{
-	return r->n;
-}
-
-size_t pktring_bytes(const struct pktring *r)
-{
-	return r->bytes;
-}

@@ -80,8 +80,4 @@ int pktring_next(struct pktring *r, struct pktring_frame *f);
 /* Give the head slot back to the kernel and move on. */
 void pktring_release(struct pktring *r);
 
-/* Slots in the ring, and bytes mapped. */
-unsigned pktring_slots(const struct pktring *r);
-size_t pktring_bytes(const struct pktring *r);
-
 #endif

@@ -62,16 +62,6 @@ const struct swmodel_preset *const sim_switches[SIM_SWITCH_COUNT] = {
 
 const char *const sim_formats[SIM_FMT_COUNT] = { "pcapng", "pcap", "pcap-us" };
 
-const char *sim_host_name(enum sim_host_id h)
-{
-	return (unsigned)h < SIM_HOSTS ? sim_hosts[h] : "?";
-}
-
-const char *sim_switch_name(enum sim_switch s)
-{
-	return (unsigned)s < SIM_SWITCH_COUNT ? sim_switches[s]->name : "?";
-}
-
 int sim_switch_from_name(const char *name)
 {
 	for (int i = 0; i < SIM_SWITCH_COUNT; i++)

@@ -170,8 +170,6 @@ int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
 int sim_parse_format(struct sim_config *c, const char *text, char *err,
 		     size_t len);
 
-const char *sim_host_name(enum sim_host_id h);		/* "algo", "venue" */
-const char *sim_switch_name(enum sim_switch s);		/* "arista-7124sx" */
 int sim_switch_from_name(const char *name);		/* or -1 */
 
 /* Generate. Creates out_dir if missing and writes ALGO.pcapng (or .pcap),

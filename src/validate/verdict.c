@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/print.h"
 
 static const struct verdict_limit verdict_defaults[] = {
@@ -145,7 +146,8 @@ const struct verdict_limit *verdict_limit_get(const struct verdict_limits *l,
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcmp(l->v[i].name, name))
 			return &l->v[i];
-	fprintf(stderr, "verdict: no limit %s\n", name);
+	/* A name not in the table is this program's bug, not its input's. */
+	log_err("verdict: no limit %s", name);
 	abort();
 }
 
