@@ -261,15 +261,6 @@ static int hist_rank_bin(int64_t lo, int64_t hi, uint64_t count, void *arg)
 	return c->next == 4;
 }
 
-static uint64_t hist_rank(uint64_t n, double pct)
-{
-	/* As summary_rank(): ceil(pct/100 n), at least 1. */
-	double r = ceil(pct / 100.0 * (double)n - 1e-9);
-	uint64_t rank = r < 1 ? 1 : (uint64_t)r;
-
-	return rank > n ? n : rank;
-}
-
 void hist_summary(const struct hist *h, struct summary *s)
 {
 	struct hist_rank_ctx c = { .next = 0 };
@@ -281,10 +272,10 @@ void hist_summary(const struct hist *h, struct summary *s)
 	s->n = h->n;
 	s->min = h->min;
 	s->max = h->max;
-	c.want[0] = hist_rank(h->n, 50);
-	c.want[1] = hist_rank(h->n, 90);
-	c.want[2] = hist_rank(h->n, 99);
-	c.want[3] = hist_rank(h->n, 99.9);
+	c.want[0] = summary_nearest_rank(h->n, 50);
+	c.want[1] = summary_nearest_rank(h->n, 90);
+	c.want[2] = summary_nearest_rank(h->n, 99);
+	c.want[3] = summary_nearest_rank(h->n, 99.9);
 	c.out[0] = &s->p50;
 	c.out[1] = &s->p90;
 	c.out[2] = &s->p99;

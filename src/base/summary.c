@@ -14,16 +14,19 @@ static int summary_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+uint64_t summary_nearest_rank(uint64_t n, double pct)
+{
+	/* The 1e-9 keeps a product that lands a rounding above a whole
+	 * number (99.9 / 100 * 1000) on it. */
+	double r = ceil(pct / 100.0 * (double)n - 1e-9);
+	uint64_t rank = r < 1 ? 1 : (uint64_t)r;
+
+	return rank > n ? n : rank;
+}
+
 int64_t summary_rank(const int64_t *sorted, size_t n, double pct)
 {
-	/* Rank = ceil(pct/100 * n), 1-based; computed in integers where
-	 * possible so 99.9% of 1000 is rank 999, not 1000 by rounding. */
-	double r = ceil(pct / 100.0 * (double)n - 1e-9);
-	size_t rank = r < 1 ? 1 : (size_t)r;
-
-	if (rank > n)
-		rank = n;
-	return sorted[rank - 1];
+	return sorted[summary_nearest_rank(n, pct) - 1];
 }
 
 void summary_of(int64_t *v, size_t n, struct summary *s)

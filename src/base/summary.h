@@ -22,6 +22,13 @@ struct summary {
 /* Summarise v[0..n). Sorts v in place. n == 0 gives all zeros. */
 void summary_of(int64_t *v, size_t n, struct summary *s);
 
+/* The nearest rank of percentile pct (0 < pct <= 100) among n > 0
+ * values, 1-based: ceil(pct/100 n), at least 1, at most n, with 99.9 % of
+ * 1000 rank 999, not 1000 by rounding. The one definition of a
+ * percentile in tapless: summaries, histograms (hist.h) and the report
+ * take their quantiles through it. */
+uint64_t summary_nearest_rank(uint64_t n, double pct);
+
 /* Nearest-rank percentile (0 < pct <= 100) of sorted v[0..n), n > 0. */
 int64_t summary_rank(const int64_t *sorted, size_t n, double pct);
 

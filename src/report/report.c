@@ -246,15 +246,9 @@ static int report_qwalk_add(int64_t lo, int64_t hi, uint64_t count, void *arg)
 	w->cum += count;
 	/* Nearest rank: the smallest value with at least pct % of the
 	 * samples at or below it (a bin's lower edge, as hist.h's). */
-	while (w->next < (int)REPORT_NQ) {
-		double rank = ceil(report_q_pct[w->next] / 100 * (double)w->n);
-
-		if (rank < 1)
-			rank = 1;
-		if ((double)w->cum < rank)
-			break;
+	while (w->next < (int)REPORT_NQ &&
+	       w->cum >= summary_nearest_rank(w->n, report_q_pct[w->next]))
 		*out[w->next++] = lo;
-	}
 	return w->next == (int)REPORT_NQ;
 }
 

@@ -21,6 +21,7 @@
 #include "files/frame.h"
 #include "base/hmap.h"
 #include "base/print.h"
+#include "base/summary.h"
 #include "stamp/ts.h"
 #include "base/tstep.h"
 #include "validate/verdict.h"
@@ -391,7 +392,7 @@ static int estimate_offset(const struct refcheck_config *cfg, int ref_scale,
 	}
 	if (d.n) {
 		qsort(d.v, d.n, sizeof(*d.v), i64_cmp);
-		*off = d.v[(d.n - 1) / 2];
+		*off = summary_rank(d.v, d.n, 50);
 		*found = true;
 	}
 	free(d.v);

@@ -44,6 +44,26 @@ START_TEST(ranks_small)
 }
 END_TEST
 
+/* The one nearest-rank definition (hist.h and the report take theirs
+ * from it): ceil(pct/100 n) within [1, n], a product a rounding above a
+ * whole number kept on it. */
+START_TEST(nearest_rank)
+{
+	ck_assert_uint_eq(summary_nearest_rank(1000, 99.9), 999);
+	ck_assert_uint_eq(summary_nearest_rank(1000, 99.95), 1000);
+	ck_assert_uint_eq(summary_nearest_rank(100, 1), 1);
+	ck_assert_uint_eq(summary_nearest_rank(100, 0.001), 1);	/* at least 1 */
+	ck_assert_uint_eq(summary_nearest_rank(7, 100), 7);
+	ck_assert_uint_eq(summary_nearest_rank(4, 50), 2);	/* the lower median */
+	ck_assert_uint_eq(summary_nearest_rank(5, 50), 3);
+	/* In doubles 29 / 100 * 100 is 28.999999999999996, 57 / 100 * 100
+	 * is 56.99999999999999 and 1.1 / 100 * 1000 is 11.000000000000002. */
+	ck_assert_uint_eq(summary_nearest_rank(100, 29), 29);
+	ck_assert_uint_eq(summary_nearest_rank(100, 57), 57);
+	ck_assert_uint_eq(summary_nearest_rank(1000, 1.1), 11);
+}
+END_TEST
+
 START_TEST(mean_and_sd)
 {
 	int64_t v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
@@ -112,6 +132,7 @@ static Suite *summary_suite(void)
 
 	tcase_add_test(t, ranks_1_to_1000);
 	tcase_add_test(t, ranks_small);
+	tcase_add_test(t, nearest_rank);
 	tcase_add_test(t, mean_and_sd);
 	tcase_add_test(t, large_common_part);
 	tcase_add_test(t, empty_and_single);
