@@ -1,5 +1,5 @@
 /* errbuf.h — a library function's error message, for the program to
- * report: the text goes into the caller's buffer (STYLE.md: the library
+ * report: the text goes into the caller's buffer (HACKING.md: the library
  * never prints), and the -errno goes back as the return value, in one
  * statement: return errbuf_set(err, errlen, -EINVAL, "...", ...).
  */

@@ -67,7 +67,7 @@ struct bpfstamp {
 };
 
 /* libbpf's last complaint, for the error message: the library never
- * prints (STYLE.md), so its warnings are kept rather than shown. */
+ * prints (HACKING.md), so its warnings are kept rather than shown. */
 static char bpfstamp_libbpf_msg[512];
 
 static int bpfstamp_print(enum libbpf_print_level level, const char *fmt,
