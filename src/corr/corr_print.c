@@ -115,6 +115,18 @@ static void corr_print_out_of_sync(struct printer *p, const struct corr *c,
 	print_object_end(p);
 }
 
+/* A hop's or a switch's figures after its heading: the bound, the
+ * latency of the samples in sync, and those out of sync. */
+static void corr_print_figures(struct printer *p, const struct corr *c,
+			       const struct corr_stat *s)
+{
+	corr_print_bound(p, c, s);
+	print_text(p, "\n   ");
+	corr_print_latency(p, "latency_ns", s->h);
+	print_text(p, "   ");
+	corr_print_out_of_sync(p, c, s);
+}
+
 /* An input that is a tap's capture: the stamp format its frames carried
  * (files/tapfmt.h) and what it left out; the link it observes. */
 static void corr_print_tap(struct printer *p, const struct corr *c,
@@ -304,11 +316,7 @@ static void corr_print_hops(const struct corr *c, struct printer *p)
 		/* All matched; the figures are of those in sync. */
 		print_uint(p, "messages", "  %llu messages",
 			   hist_count(s->h) + hist_count(s->out));
-		corr_print_bound(p, c, s);
-		print_text(p, "\n   ");
-		corr_print_latency(p, "latency_ns", s->h);
-		print_text(p, "   ");
-		corr_print_out_of_sync(p, c, s);
+		corr_print_figures(p, c, s);
 		print_object_end(p);
 	}
 	print_array_end(p);
@@ -434,11 +442,7 @@ static void corr_print_switches(const struct corr *c, const struct corr *base,
 				     1.96 * sm.sd / sqrt((double)sm.n));
 		else
 			print_null(p, "ci95_ns", NULL);
-		corr_print_bound(p, c, s);
-		print_text(p, "\n   ");
-		corr_print_latency(p, "latency_ns", s->h);
-		print_text(p, "   ");
-		corr_print_out_of_sync(p, c, s);
+		corr_print_figures(p, c, s);
 		print_object_end(p);
 	}
 	/* Through-switch minus back-to-back, hop by hop, as the FTTC report
