@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/print.h"
 #include "base/xalloc.h"
 
 #define JOURNAL_LINE_MAX 1024
@@ -524,4 +525,15 @@ void journal_close(struct journal_reader *r)
 	fclose(r->f);
 	free(r->path);
 	free(r);
+}
+
+void journal_print_event(struct printer *p, int64_t ts_ns, const char *clock,
+			 const char *name, const char *text)
+{
+	print_object_begin(p, NULL);
+	print_time(p, "time_ns", "  %s", ts_ns);
+	print_str(p, "clock", " %s", clock);
+	print_str(p, "name", " %s", name);
+	print_str(p, "text", " %s\n", text);
+	print_object_end(p);
 }

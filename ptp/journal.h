@@ -65,6 +65,14 @@ struct journal_event {
 	char text[256];		/* the rest of the line, or "" */
 };
 
+struct printer;
+
+/* One event as `tapless status` and the daemon's status show it: an
+ * object {time_ns, clock, name, text}, a line of text. The daemon keeps
+ * its recent events in its own ring, hence the fields one by one. */
+void journal_print_event(struct printer *p, int64_t ts_ns, const char *clock,
+			 const char *name, const char *text);
+
 struct journal_record {
 	enum { JOURNAL_SAMPLE = 1, JOURNAL_EVENT = 2 } type;
 	union {

@@ -13,6 +13,7 @@
 #include "base/prog.h"
 #include "ptp/child.h"
 #include "ptp/ctl.h"
+#include "ptp/journal.h"
 #include "base/metrics.h"
 #include "ptp/mgmt.h"
 #include "ptp/ptpgen.h"
@@ -310,12 +311,7 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		const struct syncd_event *e =
 			&d->ev[(d->ev_head + SYNCD_EVENTS - d->nev + i) % SYNCD_EVENTS];
 
-		print_object_begin(pr, NULL);
-		print_time(pr, "time_ns", "  %s", e->ts_ns);
-		print_str(pr, "clock", " %s", e->clock);
-		print_str(pr, "name", " %s", e->name);
-		print_str(pr, "text", " %s\n", e->text);
-		print_object_end(pr);
+		journal_print_event(pr, e->ts_ns, e->clock, e->name, e->text);
 	}
 	print_array_end(pr);
 }

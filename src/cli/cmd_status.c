@@ -223,12 +223,7 @@ static void status_print_file(struct printer *p, const char *path,
 		const struct journal_event *e = &sf->last[(sf->last_head +
 			STATUS_LAST_EVENTS - sf->nlast + i) % STATUS_LAST_EVENTS];
 
-		print_object_begin(p, NULL);
-		print_time(p, "time_ns", "  %s", e->ts_ns);
-		print_str(p, "clock", " %s", e->clock);
-		print_str(p, "name", " %s", e->name);
-		print_str(p, "text", " %s\n", e->text);
-		print_object_end(p);
+		journal_print_event(p, e->ts_ns, e->clock, e->name, e->text);
 	}
 	print_array_end(p);
 	print_object_end(p);
