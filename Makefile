@@ -347,8 +347,9 @@ deps:
 	elif ! scripts/install-deps --check; then \
 		echo "make: as root, run: sudo scripts/install-deps"; exit 1; fi
 
-# The build on every core; the tests after it one at a time, as their
-# timings assume.
+# The build on every core; then the tiers one after another: the unit and
+# replay tests as many at once as there are cores (tests/pool), the system
+# tests one at a time, as their timings assume.
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_BINS) build/san/bin/tapless
 	@$(MAKE) --no-print-directory unit replay manlint optcheck layering system

@@ -304,8 +304,12 @@ for x in bad:
     print('FAIL: hwsim: ' + x)
 sys.exit(1 if bad else 0)
 PY
+# A sample within 500 ms (two sample intervals) of the step or the
+# frequency jump may rest on a reading from before it: not judged.
+blind=$(awk '$1 == "step" || $1 == "jump" { printf "%s%s", s, $2; s = "," }' "$out/marks")
 python3 tests/system/lib/hwsim_truth.py bound "$out/hosts" sc sgm \
-	"$out/sc/journal/sc.journal" phc0 || fail "syncd: the journal's bound did not hold the true offset"
+	"$out/sc/journal/sc.journal" phc0 --blind "$blind" --blind-ms 500 ||
+	fail "syncd: the journal's bound did not hold the true offset"
 
 # send10 DST PREFIX...: 10 datagrams "frameNN\n" to DST:9999 from one
 # sender (PREFIX... python3), the true time noted right before each send,
@@ -393,7 +397,10 @@ paste "$out/shim.sent" "$out/shim.hw" | awk 'NF == 2 { d = $2 - $1; n++;
 # 1000 here takes every late one, with room for a busy machine's delays
 # on top of the 500 ms (600 left 2 of 40 unjoined once, under a full
 # make check); the copies still carry the PHC's time of the send. The
-# sender stays 1 s after its last send for the last late stamps to come.
+# shim reads stamps on the program's socket calls and at its exit, so the
+# last late ones come at exit: the sender stays 0.6 s after its last send,
+# past the 500 ms, and well inside the 1 s hold (1 s left the last two
+# just past it once).
 bin/tapless-hwsim --dir "$out/hosts" --host cap --fault tx-late=50,500ms || fail "--fault tx-late=50,500ms"
 late0=$(bin/tapless-hwsim --dir "$out/hosts" --host cap --truth --json | jq '[.clocks[] | select(.clock | startswith("phc")) | .tx_late] | add')
 mkdir -p "$out/shimlate"
@@ -411,7 +418,7 @@ for i in range(40):
     print(time.time_ns(), flush=True)
     s.sendto(b"frame%02d\n" % i, (sys.argv[1], 9999))
     time.sleep(0.05)
-time.sleep(1)' 198.18.11.3 > "$out/shimlate.sent" || fail "shim under tx-late: the sender failed or hung"
+time.sleep(0.6)' 198.18.11.3 > "$out/shimlate.sent" || fail "shim under tx-late: the sender failed or hung"
 wait "$cpid"
 late=$(bin/tapless-hwsim --dir "$out/hosts" --host cap --truth --json | jq "[.clocks[] | select(.clock | startswith(\"phc\")) | .tx_late] | add - $late0")
 grep -q "keyed stamps: 40 taken, 40 joined" "$out/shimlate.log" && [ "$late" -ge 8 ] ||

@@ -8,11 +8,16 @@ place a sync journal's samples, stamped on that clock, in true time).
 
 As a program:
   hwsim_truth.py bound DIR CLIENT GM JOURNAL CLOCK [--min-hold F]
+                 [--blind NS,... --blind-ms MS]
     judges the client's sync journal (tapless-journal(5)) against the
     truth: each sample of CLOCK (phcN) in sync or in holdover must hold
     |client phcN - grandmaster phc0| <= bound_ns at the sample's true time.
     Prints the share held, the worst excess and the true offset's RMS;
     exits 1 when fewer than F (default 0.99) held or none was judged.
+    --blind gives the instants (on the client's system clock, the
+    journal's timescale) of faults injected into the clock itself (a
+    step): the samples up to MS after each rest on a reading that may
+    predate it, which no bound can cover, and are not judged (counted).
 """
 import math
 import sys
@@ -69,6 +74,12 @@ def bound_check(argv):
     min_hold = 0.99
     if '--min-hold' in argv:
         min_hold = float(argv[argv.index('--min-hold') + 1])
+    blind = []
+    if '--blind' in argv:
+        ms = int(argv[argv.index('--blind-ms') + 1])
+        blind = [(int(x), int(x) + ms * 1000000)
+                 for x in argv[argv.index('--blind') + 1].split(',')]
+    unjudged = 0
     c = load('%s/%s.truth' % (d, client))
     g = load('%s/%s.truth' % (d, gm))
     judged = held = 0
@@ -86,6 +97,9 @@ def bound_check(argv):
             last = t
             if w[10] not in ('1', 'h') or w[11] == '-':
                 continue
+            if any(lo <= int(w[0]) <= hi for lo, hi in blind):
+                unjudged += 1
+                continue
             off = c[clock].at(t) - g['phc0'].at(t)
             b = int(w[11])
             judged += 1
@@ -102,9 +116,10 @@ def bound_check(argv):
         return 1
     share = held / judged
     print('hwsim_truth: %s %s: bound held in %d of %d samples (%.1f %%), '
-          'worst excess %d ns, true offset rms %.0f ns'
+          'worst excess %d ns, true offset rms %.0f ns; %d not judged '
+          '(reading older than an injected fault)'
           % (client, clock, held, judged, 100 * share, worst,
-             math.sqrt(sq / judged)))
+             math.sqrt(sq / judged), unjudged))
     return 0 if share >= min_hold else 1
 
 
