@@ -173,6 +173,14 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 			 hwtstamp_why(x->ifname, rc, why, sizeof(why)));
 		goto fail;
 	}
+	{
+		struct ts_info ti;
+		char note[96];
+
+		ts_sock_info(c->ts, &ti);
+		if (ts_hw_set_text(&ti, note, sizeof(note)))
+			log_info("%s: %s", x->ifname, note);
+	}
 	if (x->w) {
 		struct pcapng_iface ifc;
 

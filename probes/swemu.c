@@ -244,6 +244,12 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 		return rc;
 	}
 	ts_sock_info(p->ts, &p->info);
+	{
+		char note[96];
+
+		if (ts_hw_set_text(&p->info, note, sizeof(note)))
+			log_info("%s: %s", p->name, note);
+	}
 	p->rx_stage = p->info.source == TS_SOURCE_HW ? TS_STAGE_HW_RX : TS_STAGE_SW_RX;
 	p->tx_stage = p->info.source == TS_SOURCE_HW ? TS_STAGE_HW_TX : TS_STAGE_SW_TX;
 	/* Our own sends are not traffic to switch (Linux 4.20+). */

@@ -11,6 +11,7 @@
 #include "capd/capd_private.h"
 #include "files/pcapng.h"
 #include "live/capture.h"
+#include "stamp/hwtstamp.h"
 #include "stamp/iface.h"
 #include "stamp/ts.h"
 
@@ -185,6 +186,11 @@ void capd_warn_iface(struct capture *c)
 		log_warn("%s: the NIC stamps only some received frames (rx filter "
 			 "%d): another program narrowed it; ptp4l needs "
 			 "'hwts_filter full'", capture_ifname(c), info.rx_filter);
+	if (info.tx_was >= 0)
+		log_warn("%s: libpcap set tx stamping to '%s' and it could not "
+			 "be put back to '%s': check ptp4l", capture_ifname(c),
+			 hwtstamp_tx_name(info.tx_left) ?: "?",
+			 hwtstamp_tx_name(info.tx_was) ?: "?");
 	for (int b = 0; b < 4; b++) {
 		if (!(info.offloads & (1u << b)))
 			continue;

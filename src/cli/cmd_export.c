@@ -84,6 +84,13 @@ static void export_signal(int sig)
 }
 
 /* The first line of path, for --password-file. */
+/* The exporter's notes go where this program's messages go. */
+static void export_log_note(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	log_at(level, "%s", msg);
+}
+
 static int export_read_password(const char *path, char **out)
 {
 	char line[1024];
@@ -257,6 +264,7 @@ int cmd_export(int argc, char **argv)
 	ec.follow = cfg.follow;
 	ec.from_newest = opts_flag(o, "from-newest");
 	ec.stop = &export_stop;
+	ec.note = export_log_note;
 	if (opts_str(o, "clickhouse")) {
 		const char *dir = opts_str(o, "state");
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +20,6 @@
 #include "export/chttp.h"
 #include "export/expstate.h"
 #include "base/hmap.h"
-#include "base/log.h"
 #include "base/pidfile.h"
 #include "base/nstime.h"
 #include "base/print.h"
@@ -144,6 +144,23 @@ static void export_fail(struct export *e, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void export_note(const struct export *e, int level, const char *fmt,
+			...) __attribute__((format(printf, 3, 4)));
+
+static void export_note(const struct export *e, int level, const char *fmt,
+			...)
+{
+	char msg[4096];		/* two paths and words */
+	va_list ap;
+
+	if (!e->cfg.note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e->cfg.note(e->cfg.note_arg, level, msg);
+}
+
 /* In slices, looking at cfg.stop between them: the sender thread does
  * not get the signals, which would have ended a sleep early. */
 static void export_sleep(const struct export *e, int64_t ns)
@@ -181,10 +198,11 @@ static int export_post_to(struct export *e, const char *sql,
 		rc = chttp_post(e->ch, sql, body, len, resp, err);
 		if (!rc) {
 			if (start)
-				log_warn("ClickHouse at %s answers again "
-				       "after %.1f s", chttp_where(e->ch),
-				       (double)(nstime_now(CLOCK_MONOTONIC) -
-						start) / 1e9);
+				export_note(e, LOG_WARNING, "ClickHouse at %s "
+					    "answers again after %.1f s",
+					    chttp_where(e->ch),
+					    (double)(nstime_now(CLOCK_MONOTONIC) -
+						     start) / 1e9);
 			return 0;
 		}
 		if (rc != -EAGAIN) {
@@ -193,8 +211,8 @@ static int export_post_to(struct export *e, const char *sql,
 		}
 		if (!start) {
 			start = nstime_now(CLOCK_MONOTONIC);
-			log_at(LOG_WARNING, "%s: waiting for it, retrying (rows "
-			       "wait, none is dropped)", err);
+			export_note(e, LOG_WARNING, "%s: waiting for it, "
+				    "retrying (rows wait, none is dropped)", err);
 		}
 		waited = nstime_now(CLOCK_MONOTONIC) - start;
 		if (e->cfg.stop && *e->cfg.stop) {
@@ -470,12 +488,13 @@ static void export_on_record(void *arg, const struct corr_record *r)
 		if (h->emitted + 1 == h->st.records && h->st.have_at &&
 		    (strcmp(at, h->st.at_file) ||
 		     r->at_offset != h->st.at_offset))
-			log_at(LOG_WARNING, "%s: %s has changed since the last "
-			       "export (its record %" PRIu64 " came from %s at "
-			       "%" PRIu64 ", now from %s at %" PRIu64 "): rows "
-			       "may be missing or repeated; --fresh starts over",
-			       h->name, h->input, h->st.records, h->st.at_file,
-			       h->st.at_offset, at, r->at_offset);
+			export_note(e, LOG_WARNING, "%s: %s has changed since "
+				    "the last export (its record %" PRIu64 " came "
+				    "from %s at %" PRIu64 ", now from %s at %"
+				    PRIu64 "): rows may be missing or repeated; "
+				    "--fresh starts over", h->name, h->input,
+				    h->st.records, h->st.at_file,
+				    h->st.at_offset, at, r->at_offset);
 	}
 	h->emitted++;
 	if (!e->nrows && !e->ntxns)
@@ -674,9 +693,10 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		snprintf(e->dest, sizeof(e->dest), "%s %s", chttp_where(e->ch),
 			 e->cfg.table);
 		if (chttp_password_in_clear(e->ch))
-			log_at(LOG_WARNING, "the password goes to %s in clear "
-			       "(http://, not https://): anyone on the path "
-			       "can read it", chttp_where(e->ch));
+			export_note(e, LOG_WARNING, "the password goes to %s "
+				    "in clear (http://, not https://): anyone "
+				    "on the path can read it",
+				    chttp_where(e->ch));
 		/* The states locked before anything is asked of the server:
 		 * a second exporter refuses at once, even while the server
 		 * is down. */
@@ -724,9 +744,9 @@ int export_begin(struct export *e, struct corr *c, const char *const *inputs,
 		}
 		h->pend = h->st;
 		h->skipping = e->cfg.follow && h->st.have_at;
-		log_at(LOG_INFO, "%s: %" PRIu64 " records already in (%s): "
-		       "going on after them", h->name, h->st.records,
-		       h->state_path);
+		export_note(e, LOG_INFO, "%s: %" PRIu64 " records already "
+			    "in (%s): going on after them", h->name,
+			    h->st.records, h->state_path);
 	}
 	if (!e->ch) {
 		/* The TSV headers, written at once. */

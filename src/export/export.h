@@ -52,6 +52,12 @@ struct export_config {
 					 * refused when a state says where to go on */
 	const volatile sig_atomic_t *stop;	/* set by a signal: stop
 						 * waiting for the server */
+	/* What the exporter has to say that is not an error (the server
+	 * gone and back, a state that no longer fits its input), whole,
+	 * at a LOG_* level (syslog.h); called from the sender thread too.
+	 * NULL: said nowhere. */
+	void (*note)(void *arg, int level, const char *msg);
+	void *note_arg;
 };
 
 int export_create(struct export **out, const struct export_config *cfg);

@@ -211,6 +211,7 @@ int capture_open(struct capture **out, const struct capture_config *cfg,
 	snprintf(c->ifname, sizeof(c->ifname), "%s", cfg->ifname);
 	c->info.phc = -1;
 	c->info.rx_filter = -1;
+	c->info.tx_was = c->info.tx_left = -1;
 	c->ops = cfg->mode == TS_MODE_SW ? &capture_sw_ops : &capture_hw_ops;
 	err = capture_handle(c, cfg, CAPTURE_IN);
 	if (err == -ENODEV && cfg->mode == TS_MODE_AUTO && c->ops == &capture_hw_ops &&

@@ -50,6 +50,9 @@ struct capture_info {
 	int phc;		/* their PHC, -1 */
 	int rx_filter;		/* HWTSTAMP_FILTER_* in force, -1 unknown */
 	bool rx_narrow;		/* hw, but the NIC does not stamp every frame */
+	/* libpcap wrote TX stamping "on" over a one-step mode (ptp4l's) and
+	 * it could not be put back: HWTSTAMP_TX_* it was and is; else -1. */
+	int tx_was, tx_left;
 	unsigned offloads;	/* CAPTURE_OFF_* that are on */
 	int linktype;
 	uint32_t snaplen;

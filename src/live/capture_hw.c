@@ -10,7 +10,6 @@
 #include <linux/net_tstamp.h>
 
 #include "live/capture_private.h"
-#include "base/log.h"
 #include "stamp/tsinfo.h"
 
 static int capture_hw_prepare(struct capture *c, pcap_t *in)
@@ -41,11 +40,11 @@ static void capture_hw_activated(struct capture *c)
 	if (c->have_before && c->before.tx_type > now.tx_type) {
 		struct hwtstamp_state want = { c->before.tx_type, now.rx_filter };
 
-		if (hwtstamp_set(c->ifname, &want, &now))
-			log_warn("%s: libpcap set tx stamping to '%s' and it could "
-				 "not be put back to '%s': check ptp4l", c->ifname,
-				 hwtstamp_tx_name(now.tx_type) ?: "?",
-				 hwtstamp_tx_name(c->before.tx_type) ?: "?");
+		if (hwtstamp_set(c->ifname, &want, &now)) {
+			/* The program says so (capture_info()). */
+			c->info.tx_was = c->before.tx_type;
+			c->info.tx_left = now.tx_type;
+		}
 	}
 	c->info.rx_filter = now.rx_filter;
 	c->info.rx_narrow = now.rx_filter != HWTSTAMP_FILTER_ALL;

@@ -415,6 +415,7 @@ int ts_sock_create(struct ts_sock **out, int fd, const struct ts_config *cfg)
 	ts->fd = fd;
 	ts->cfg = *cfg;
 	ts->phc = -1;
+	ts->hw_set_tx = ts->hw_set_rx = -1;
 	ts->hw_scale = cfg->phc_is_tai ? TS_SCALE_TAI : TS_SCALE_PHC;
 	if (cfg->ifname)
 		snprintf(ts->ifname, sizeof(ts->ifname), "%s", cfg->ifname);
@@ -491,6 +492,8 @@ void ts_sock_info(const struct ts_sock *ts, struct ts_info *info)
 	info->stream = ts->stream;
 	info->opt_id_tcp = ts->opt_id_tcp;
 	info->tx_expect = ts->tx_expect;
+	info->hw_set_tx = ts->hw_set_tx;
+	info->hw_set_rx = ts->hw_set_rx;
 }
 
 void ts_sock_stats(const struct ts_sock *ts, struct ts_stats *st)

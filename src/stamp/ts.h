@@ -120,6 +120,10 @@ struct ts_info {
 	bool stream;		/* TCP */
 	bool opt_id_tcp;	/* keys from write_seq (Linux 6.2+) */
 	unsigned tx_expect;	/* bitmask of TX stages each send expects */
+	/* HW: the device's stamping as this socket set it up (SIOCSHWTSTAMP:
+	 * HWTSTAMP_TX_*, HWTSTAMP_FILTER_*), for the program to say; -1
+	 * when it was already as wanted and was left alone. */
+	int hw_set_tx, hw_set_rx;
 };
 
 /* Defaults: AUTO, TX and RX on, SW_TX (or HW_TX) only, 200 ms, 65536. */
@@ -140,6 +144,10 @@ void ts_sock_destroy(struct ts_sock *ts);
 int ts_listen_enable(int fd);
 
 void ts_sock_info(const struct ts_sock *ts, struct ts_info *info);
+/* "hardware stamping set to tx on, rx all" into buf when the socket's
+ * set-up changed the device (info->hw_set_tx >= 0), for the program to
+ * say; else false. */
+bool ts_hw_set_text(const struct ts_info *info, char *buf, size_t len);
 void ts_sock_stats(const struct ts_sock *ts, struct ts_stats *st);
 
 /* Record a successful send of len bytes (TCP: what send() accepted, which

@@ -3,9 +3,9 @@
  * the device configured (SIOCSHWTSTAMP) to stamp TX and all RX packets. */
 #include <errno.h>
 #include <linux/net_tstamp.h>
+#include <stdio.h>
 
 #include "stamp/hwtstamp.h"
-#include "base/log.h"
 #include "stamp/ts_private.h"
 #include "stamp/tsinfo.h"
 
@@ -28,10 +28,9 @@ static int ts_hw_setup(struct ts_sock *ts, unsigned *so_flags)
 	err = hwtstamp_ensure(ts->ifname, ts->cfg.tx, ts->cfg.rx, &now, &changed);
 	if (err)
 		return err;
-	if (changed)
-		log_info("%s: hardware stamping set to tx %s, rx %s", ts->ifname,
-			 hwtstamp_tx_name(now.tx_type) ?: "?",
-			 hwtstamp_rx_name(now.rx_filter) ?: "?");
+	/* The program says so (ts_sock_info()). */
+	ts->hw_set_tx = changed ? now.tx_type : -1;
+	ts->hw_set_rx = changed ? now.rx_filter : -1;
 	ts->phc = info.phc_index;
 
 	f = SOF_TIMESTAMPING_RAW_HARDWARE;
@@ -50,6 +49,16 @@ static int ts_hw_setup(struct ts_sock *ts, unsigned *so_flags)
 	}
 	*so_flags = f;
 	return 0;
+}
+
+bool ts_hw_set_text(const struct ts_info *info, char *buf, size_t len)
+{
+	if (info->hw_set_tx < 0)
+		return false;
+	snprintf(buf, len, "hardware stamping set to tx %s, rx %s",
+		 hwtstamp_tx_name(info->hw_set_tx) ?: "?",
+		 hwtstamp_rx_name(info->hw_set_rx) ?: "?");
+	return true;
 }
 
 const struct ts_source_ops ts_hw_ops = {

@@ -44,6 +44,7 @@ struct ts_sock {
 	struct ts_config cfg;
 	char ifname[IF_NAMESIZE];
 	int phc;
+	int hw_set_tx, hw_set_rx;	/* ts_info's */
 	enum ts_timescale hw_scale;
 	bool stream;
 	bool opt_id_tcp;

@@ -5,6 +5,7 @@
  */
 #include "validate/verdict.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/log.h"
 #include "base/print.h"
 
 static const struct verdict_limit verdict_defaults[] = {
@@ -147,7 +147,7 @@ const struct verdict_limit *verdict_limit_get(const struct verdict_limits *l,
 		if (!strcmp(l->v[i].name, name))
 			return &l->v[i];
 	/* A name not in the table is this program's bug, not its input's. */
-	log_err("verdict: no limit %s", name);
+	assert(!"verdict_limit_get: a name not in the limits table");
 	abort();
 }
 

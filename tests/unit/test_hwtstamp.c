@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stamp/hwtstamp.h"
+#include "stamp/ts.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -179,6 +180,25 @@ START_TEST(names)
 }
 END_TEST
 
+/* What a stamped socket's set-up did to the device, for the program to
+ * say (the library logs nothing). */
+START_TEST(set_text)
+{
+	struct ts_info ti = { .hw_set_tx = -1, .hw_set_rx = -1 };
+	char buf[96] = "untouched";
+
+	ck_assert(!ts_hw_set_text(&ti, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "untouched");
+	ti.hw_set_tx = HWTSTAMP_TX_ONESTEP_SYNC;
+	ti.hw_set_rx = HWTSTAMP_FILTER_ALL;
+	ck_assert(ts_hw_set_text(&ti, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "hardware stamping set to tx onestep-sync, rx all");
+	ti.hw_set_rx = 99;	/* a filter of a newer kernel */
+	ck_assert(ts_hw_set_text(&ti, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "hardware stamping set to tx onestep-sync, rx ?");
+}
+END_TEST
+
 START_TEST(lo_has_none)
 {
 	struct hwtstamp_state st = { -7, -7 };
@@ -270,6 +290,7 @@ static Suite *hwtstamp_suite(void)
 	tcase_add_test(pure, plan_cases);
 	tcase_add_test(pure, plan_every_state);
 	tcase_add_test(pure, narrower);
+	tcase_add_test(pure, set_text);
 	tcase_add_test(pure, names);
 	suite_add_tcase(s, pure);
 
