@@ -55,13 +55,15 @@ GEN_SRCS := build/gen/profiles.c build/gen/paths.c build/gen/version.c
 VERSION := 0.1
 
 # The programs: each folder holds one program and nothing else, except the
-# probes, which share probes/probe.c.
+# probes, which share probes/probe.c: each probes/*.c but probe.c is a
+# program, and probes/pingpong/ is tapless-pingpong alone.
 TAPLESS_SRCS := $(wildcard src/cli/*.c)
 CAPD_SRCS := $(wildcard src/capd/*.c)
 SYNCD_SRCS := $(wildcard ptp/syncd/*.c)
 PROBE_COMMON := probes/probe.c
 PROBE_MAINS := $(filter-out $(PROBE_COMMON),$(wildcard probes/*.c))
 PROBE_BINS := $(PROBE_MAINS:probes/%.c=bin/tapless-%)
+PINGPONG_SRCS := $(wildcard probes/pingpong/*.c)
 # tapless-stamp: the wrapper, and the preload library it puts under a
 # program. The library is its own sources and the few library modules it
 # needs (the stamp hand-over, frame parsing, a log level's name), built
@@ -129,13 +131,14 @@ BPF_CHECK_OBJ := $(call obj,src/bpf/bpfstamp_check.c)
 SAN_BPF_CHECK_OBJ := $(call san,src/bpf/bpfstamp_check.c)
 SYNCD_OBJS := $(call obj,$(SYNCD_SRCS))
 PROBE_COMMON_OBJS := $(call obj,$(PROBE_COMMON))
+PINGPONG_OBJS := $(call obj,$(PINGPONG_SRCS))
 SHIMRUN_OBJS := $(call obj,$(SHIMRUN_SRCS) src/shim/shim_filter.c)
 SHIM_OBJS := $(call pic,$(SHIM_SRCS) $(SHIM_LIB_SRCS))
 HWSIMRUN_OBJS := $(call obj,$(HWSIMRUN_SRCS))
 HWSIM_OBJS := $(call pic,$(HWSIM_LIB_SRCS))
 
 PROGS := bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp \
-	bin/tapless-hwsim $(PROBE_BINS)
+	bin/tapless-hwsim $(PROBE_BINS) bin/tapless-pingpong
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/unit/%)
 TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
@@ -153,7 +156,7 @@ TOOL_BINS := $(filter-out build/tools/uring_send build/tools/uring_rcv,$(TOOL_BI
 endif
 ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(CAPD_OBJS) $(BPF_OBJS) $(SAN_BPF_CHECK_OBJ) $(SYNCD_OBJS) \
-	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS)) \
+	$(PROBE_COMMON_OBJS) $(call obj,$(PROBE_MAINS)) $(PINGPONG_OBJS) \
 	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c) \
 	$(HWSIMRUN_OBJS) $(HWSIM_OBJS)
 
@@ -294,6 +297,10 @@ $(HWSIM_LIB): $(HWSIM_OBJS)
 		-Wl,--gc-sections -o $@ $^ -ldl -lm
 
 $(PROBE_BINS): bin/tapless-%: build/obj/probes/%.o $(PROBE_COMMON_OBJS) build/libtapless.a
+	@mkdir -p bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
+
+bin/tapless-pingpong: $(PINGPONG_OBJS) build/libtapless.a
 	@mkdir -p bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $^ $(LIBS)
 
