@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/opts.h"
 #include "base/print.h"
 #include "base/prog.h"
@@ -55,6 +56,7 @@ int pp_ep_stamps(struct pp_ep *ep, const struct opts *o)
 	static const enum ts_mode modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
 	struct ts_config cfg;
 	struct ts_info info;
+	char note[96];
 	int err;
 
 	ts_config_init(&cfg);
@@ -68,6 +70,8 @@ int pp_ep_stamps(struct pp_ep *ep, const struct opts *o)
 	if (err)
 		return err;
 	ts_sock_info(ep->ts, &info);
+	if (ts_hw_set_text(&info, note, sizeof(note)))
+		log_info("%s: %s", ep->ifname, note);
 	ep->hw = info.source == TS_SOURCE_HW;
 	ep->sent = xcalloc(PP_SENT, sizeof(*ep->sent));
 	return 0;
