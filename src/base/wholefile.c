@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -13,11 +14,20 @@
 static void wholefile_names(struct wholefile *w, const char *path)
 {
 	size_t n = strlen(path);
+	struct stat st;
 
 	w->path = xstrdup(path);
-	w->tmp = xmalloc(n + sizeof(".part"));
-	memcpy(w->tmp, path, n);
-	memcpy(w->tmp + n, ".part", sizeof(".part"));
+	/* stat(), not lstat(): /dev/stdout is a link to what it is. */
+	w->direct = !stat(path, &st) && (S_ISCHR(st.st_mode) ||
+		    S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) ||
+		    S_ISSOCK(st.st_mode));
+	if (w->direct) {
+		w->tmp = xstrdup(path);
+	} else {
+		w->tmp = xmalloc(n + sizeof(".part"));
+		memcpy(w->tmp, path, n);
+		memcpy(w->tmp + n, ".part", sizeof(".part"));
+	}
 	w->f = NULL;
 	w->fd = -1;
 }
@@ -35,7 +45,8 @@ int wholefile_open(struct wholefile *w, const char *path)
 int wholefile_open_fd(struct wholefile *w, const char *path)
 {
 	wholefile_names(w, path);
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	w->fd = w->direct ? open(w->tmp, O_WRONLY | O_CLOEXEC) :
+		open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	return w->fd < 0 ? -errno : 0;
 }
 
@@ -50,14 +61,14 @@ int wholefile_end(struct wholefile *w, enum wholefile_end how, int err)
 				err = errno ? -errno : -EIO;
 		}
 		/* The data must be on disk before the name says it is
-		 * whole. */
-		if (!err && keep && fsync(w->fd))
+		 * whole. (A device or a pipe has no disk, nor a .part.) */
+		if (!err && keep && !w->direct && fsync(w->fd))
 			err = -errno;
 		if ((w->f ? fclose(w->f) : close(w->fd)) && !err)
 			err = -errno;
-		if (!err && keep && rename(w->tmp, w->path))
+		if (!err && keep && !w->direct && rename(w->tmp, w->path))
 			err = -errno;
-		if (!keep || (err && how != WHOLEFILE_KEEP_PART))
+		if (!w->direct && (!keep || (err && how != WHOLEFILE_KEEP_PART)))
 			unlink(w->tmp);
 	}
 	free(w->path);

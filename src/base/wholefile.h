@@ -6,6 +6,11 @@
  * writer goes through here: the text files programs write in one go (sim's
  * truth and topology, correlate's samples) through stdio, pcapng through
  * the descriptor with its own buffer.
+ *
+ * A PATH that is a device or a pipe (/dev/null, /dev/stdout on a pipe, a
+ * FIFO) is written in place: renamed over, a device would become a file
+ * (root may do that to /dev/null), and such a PATH has no "whole" to wait
+ * for. Nothing is synced, renamed or removed then.
  */
 #ifndef TAPLESS_WHOLEFILE_H
 #define TAPLESS_WHOLEFILE_H
@@ -17,7 +22,8 @@ struct wholefile {
 	FILE *f;		/* write here (wholefile_open()), or NULL */
 	int fd;			/* the file's descriptor, -1 when not open;
 				 * write here after wholefile_open_fd() */
-	char *path, *tmp;	/* final name, PATH.part */
+	char *path, *tmp;	/* final name, PATH.part (PATH when direct) */
+	bool direct;		/* PATH a device or a pipe: written in place */
 };
 
 /* How wholefile_end() ends a file. */

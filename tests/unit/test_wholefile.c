@@ -4,6 +4,7 @@
  * untouched with WHOLEFILE_KEEP_PART, never under PATH; the descriptor
  * open is exclusive and leaves another writer's PATH.part alone. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +120,44 @@ START_TEST(writer_error)
 }
 END_TEST
 
+/* A PATH that is a device or a pipe is written in place: /dev/null stays
+ * the device (renamed over, as root, it would become a file), a FIFO gets
+ * the bytes. (A folder is not: rename_error.) */
+START_TEST(not_regular)
+{
+	struct wholefile w;
+	struct stat st;
+	char fifo[160], buf[8] = "";
+	int rfd;
+
+	ck_assert_int_eq(wholefile_open(&w, "/dev/null"), 0);
+	ck_assert(w.direct);
+	ck_assert_int_ge(fputs("abc", w.f), 0);
+	ck_assert_int_eq(wholefile_close(&w, false), 0);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	ck_assert_int_eq(access("/dev/null.part", F_OK), -1);
+	ck_assert_int_eq(wholefile_open_fd(&w, "/dev/null"), 0);
+	ck_assert_int_eq(write(w.fd, "x", 1), 1);
+	ck_assert_int_eq(wholefile_end(&w, WHOLEFILE_KEEP_PART, 0), 0);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rfd, 0);
+	ck_assert_int_eq(wholefile_open(&w, fifo), 0);
+	ck_assert_int_ge(fputs("xyz", w.f), 0);
+	ck_assert_int_eq(wholefile_close(&w, false), 0);
+	ck_assert_int_eq(read(rfd, buf, sizeof(buf) - 1), 3);
+	ck_assert_str_eq(buf, "xyz");
+	close(rfd);
+	ck_assert_int_eq(stat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+}
+END_TEST
+
 START_TEST(rename_error)
 {
 	struct wholefile w;
@@ -153,6 +192,7 @@ static Suite *wholefile_suite(void)
 	tcase_add_test(tc, fd_exclusive);
 	tcase_add_test(tc, writer_error);
 	tcase_add_test(tc, rename_error);
+	tcase_add_test(tc, not_regular);
 	suite_add_tcase(s, tc);
 	return s;
 }
