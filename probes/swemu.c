@@ -1031,93 +1031,93 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static const int modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
-	struct opts *o;
-	struct swemu *d = xcalloc(1, sizeof(*d));
+/* What main()'s start-up steps share. */
+struct swemu_setup {
 	struct swmodel_config mc;
-	struct sigaction sa = { .sa_handler = swemu_signal };
-	const char *const *names;
-	const char *preset = NULL, *dir;
-	sigset_t block, waitmask;
-	char err[512], host[256];
-	int64_t start, end_mono = 0;
-	unsigned maxmtu = 0;
-	int rc = 1, first, err_no;
+	const char *preset;
+	const char *const *names;	/* --port */
 	size_t nport;
+	const char *dir;		/* --write, NULL: no files */
+	char host[256];
+};
 
-	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++)
-		d->port[i].fd = -1;
-	o = prog_start(&swemu_prog, argc, argv, &first);
-	if (!o) {
-		rc = first;
-		goto out;
+/* --show-model: the model the options give, as KEY VALUE lines. The exit
+ * status. */
+static int swemu_show_model(const struct opts *o, struct swemu_setup *su)
+{
+	char err[512];
+
+	/* For scripts (tapless lab's lab.conf): no port needed. */
+	if (swemu_model_config(o, &su->mc, &su->preset, err, sizeof(err))) {
+		fprintf(stderr, "tapless-swemu: %s\n", err);
+		return 1;
 	}
-	if (opts_flag(o, "show-model")) {
-		/* For scripts (tapless lab's lab.conf): no port needed. */
-		if (swemu_model_config(o, &mc, &preset, err, sizeof(err))) {
-			fprintf(stderr, "tapless-swemu: %s\n", err);
-			goto out;
-		}
-		printf("switch_mode %s\nswitch_latency_ns %g\nswitch_jitter_ns %g\n"
-		       "switch_jitter_dist %s\nswitch_speed %g%s\n",
-		       swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
-		       swmodel_dist_name(mc.dist),
-		       mc.speed_bps >= 1e9 ? mc.speed_bps / 1e9 : mc.speed_bps / 1e6,
-		       mc.speed_bps >= 1e9 ? "G" : "M");
-		rc = 0;
-		goto out;
-	}
-	nport = opts_list(o, "port", &names);
-	if (nport < 2 || nport > SWEMU_MAX_PORTS) {
+	printf("switch_mode %s\nswitch_latency_ns %g\nswitch_jitter_ns %g\n"
+	       "switch_jitter_dist %s\nswitch_speed %g%s\n",
+	       swmodel_mode_name(su->mc.mode), su->mc.latency_ns,
+	       su->mc.jitter_ns, swmodel_dist_name(su->mc.dist),
+	       su->mc.speed_bps >= 1e9 ? su->mc.speed_bps / 1e9 :
+					 su->mc.speed_bps / 1e6,
+	       su->mc.speed_bps >= 1e9 ? "G" : "M");
+	return 0;
+}
+
+/* The options checked and into d: the ports' names, the model, the
+ * --write directory, the host name, the MAC table. 0 or the exit status. */
+static int swemu_configure(struct swemu *d, const struct opts *o,
+			   struct swemu_setup *su)
+{
+	char err[512];
+
+	su->nport = opts_list(o, "port", &su->names);
+	if (su->nport < 2 || su->nport > SWEMU_MAX_PORTS) {
 		fprintf(stderr, "tapless-swemu: give 2 to %d ports with -i/--port "
-			"(%zu given)\n", SWEMU_MAX_PORTS, nport);
-		goto out;
+			"(%zu given)\n", SWEMU_MAX_PORTS, su->nport);
+		return 1;
 	}
-	for (size_t i = 0; i < nport; i++) {
-		if (strlen(names[i]) >= IF_NAMESIZE) {
+	for (size_t i = 0; i < su->nport; i++) {
+		if (strlen(su->names[i]) >= IF_NAMESIZE) {
 			fprintf(stderr, "tapless-swemu: --port %s: not an interface "
-				"name\n", names[i]);
-			goto out;
+				"name\n", su->names[i]);
+			return 1;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(names[i], names[j])) {
+			if (!strcmp(su->names[i], su->names[j])) {
 				fprintf(stderr, "tapless-swemu: --port %s: given "
-					"twice\n", names[i]);
-				goto out;
+					"twice\n", su->names[i]);
+				return 1;
 			}
 	}
-	if (swemu_model_config(o, &mc, &preset, err, sizeof(err))) {
+	if (swemu_model_config(o, &su->mc, &su->preset, err, sizeof(err))) {
 		fprintf(stderr, "tapless-swemu: %s\n", err);
-		goto out;
+		return 1;
 	}
-	if (swmodel_create(&d->model, &mc)) {
+	if (swmodel_create(&d->model, &su->mc)) {
 		fprintf(stderr, "tapless-swemu: the model cannot run: latency and "
 			"jitter must be >= 0, speed > 0\n");
-		goto out;
+		return 1;
 	}
-	dir = opts_str(o, "write");
-	if (dir) {
-		int derr = mkpath_is_dir(dir);
+	su->dir = opts_str(o, "write");
+	if (su->dir) {
+		int derr = mkpath_is_dir(su->dir);
 
 		if (derr) {
-			fprintf(stderr, "tapless-swemu: --write %s: %s\n", dir,
+			fprintf(stderr, "tapless-swemu: --write %s: %s\n", su->dir,
 				mkpath_why(derr));
-			goto out;
+			return 1;
 		}
 	}
 	if (opts_str(o, "hostname"))
-		snprintf(host, sizeof(host), "%s", opts_str(o, "hostname"));
-	else if (gethostname(host, sizeof(host) - 1))
-		strcpy(host, "localhost");
-	host[sizeof(host) - 1] = 0;
+		snprintf(su->host, sizeof(su->host), "%s", opts_str(o, "hostname"));
+	else if (gethostname(su->host, sizeof(su->host) - 1))
+		strcpy(su->host, "localhost");
+	su->host[sizeof(su->host) - 1] = 0;
 
 	d->cap = (uint32_t)opts_int(o, "queue");
 	d->mac_age_ns = opts_ns(o, "mac-age");
 	if (hmap_create(&d->mac, 6, sizeof(struct swemu_mac), SWEMU_MAC_MAX, true)) {
 		log_err("the MAC table: %s", strerror(EINVAL));
-		goto out;
+		return 1;
 	}
 	d->spin_ns = opts_ns(o, "spin-us");
 	d->poll_ns = opts_ns(o, "poll-us");
@@ -1125,18 +1125,30 @@ int main(int argc, char **argv)
 	d->io = (enum swemu_io)opts_enum(o, "io");
 	d->snaplen = (uint32_t)opts_int(o, "snaplen");
 	d->max_frames = (uint64_t)opts_int(o, "count");
-	for (size_t i = 0; i < nport; i++) {
+	return 0;
+}
+
+/* Every port's socket open and started, its FIFO and histograms made. 0 or
+ * the exit status. */
+static int swemu_open_ports(struct swemu *d, const struct opts *o,
+			    const struct swemu_setup *su)
+{
+	static const int modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
+	char err[512];
+	unsigned maxmtu = 0;
+	int err_no;
+
+	for (size_t i = 0; i < su->nport; i++) {
 		struct swemu_port *p = &d->port[d->n];
 
-		snprintf(p->name, sizeof(p->name), "%s", names[i]);
+		snprintf(p->name, sizeof(p->name), "%s", su->names[i]);
 		d->n++;
 		err_no = swemu_port_open(p, modes[opts_enum(o, "stamps")],
 					 opts_ns(o, "stamp-timeout-ms"),
 					 d->cap, err, sizeof(err));
 		if (err_no) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
-			rc = err_no == -ENODEV ? 1 : 2;
-			goto out;
+			return err_no == -ENODEV ? 1 : 2;
 		}
 		if (p->mtu > maxmtu)
 			maxmtu = p->mtu;
@@ -1151,8 +1163,7 @@ int main(int argc, char **argv)
 		if (swemu_port_start(&d->port[i], d->io, d->slot_bytes, err,
 				     sizeof(err))) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
-			rc = 2;
-			goto out;
+			return 2;
 		}
 		d->port[i].q = xcalloc(d->cap, sizeof(*d->port[i].q));
 		/* calloc: the virtio headers stay zero, sends need no offload. */
@@ -1162,23 +1173,37 @@ int main(int argc, char **argv)
 			d->target[i][e] = hist_create();
 		}
 	}
-	if (dir) {
-		for (unsigned i = 0; i < d->n; i++)
-			if (swemu_open_file(d, &d->port[i], dir, host,
-					    (uint32_t)opts_int(o, "snaplen"))) {
-				rc = 2;
-				goto out;
-			}
-		/* Started before the pinning below: the writer thread is
-		 * free to run on another CPU. */
-		err_no = pcapq_create(&d->truth, SWEMU_TRUTHQ);
-		if (err_no) {
-			fprintf(stderr, "tapless-swemu: the truth writer: %s\n",
-				strerror(-err_no));
-			rc = 2;
-			goto out;
-		}
+	return 0;
+}
+
+/* With --write: a truth file per port and the thread writing them. 0 or
+ * the exit status. */
+static int swemu_open_truth(struct swemu *d, const struct opts *o,
+			    const struct swemu_setup *su)
+{
+	int err_no;
+
+	if (!su->dir)
+		return 0;
+	for (unsigned i = 0; i < d->n; i++)
+		if (swemu_open_file(d, &d->port[i], su->dir, su->host,
+				    (uint32_t)opts_int(o, "snaplen")))
+			return 2;
+	/* Started before the pinning below: the writer thread is
+	 * free to run on another CPU. */
+	err_no = pcapq_create(&d->truth, SWEMU_TRUTHQ);
+	if (err_no) {
+		fprintf(stderr, "tapless-swemu: the truth writer: %s\n",
+			strerror(-err_no));
+		return 2;
 	}
+	return 0;
+}
+
+/* --cpu, and the writer thread kept out of the forwarding's way. 0 or the
+ * exit status. */
+static int swemu_pin(struct swemu *d, const struct opts *o)
+{
 	if (opts_int(o, "cpu") >= 0) {
 		cpu_set_t set;
 
@@ -1187,8 +1212,7 @@ int main(int argc, char **argv)
 		if (sched_setaffinity(0, sizeof(set), &set)) {
 			fprintf(stderr, "tapless-swemu: --cpu %lld: %s\n",
 				opts_int(o, "cpu"), strerror(errno));
-			rc = 1;
-			goto out;
+			return 1;
 		}
 		/* Not on the forwarding CPU, where it would preempt a busy
 		 * loop: anywhere else. */
@@ -1201,27 +1225,34 @@ int main(int argc, char **argv)
 	}
 	/* Sleeps end when asked, not up to 50 us later. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	return 0;
+}
+
+/* SIGINT and SIGTERM caught, and blocked but in *waitmask (ppoll's). */
+static void swemu_signals(sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = swemu_signal };
+	sigset_t block;
 
 	/* Signals are taken only inside ppoll, so a stop is never missed
 	 * between the check and the sleep. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, waitmask);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	start = ts_now_mono();
-	if (opts_ns(o, "duration"))
-		end_mono = start + opts_ns(o, "duration");
-	log_notice("switching %u ports: %s, latency %.1f ns, jitter SD %.1f ns%s%s",
-		   d->n, swmodel_mode_name(mc.mode), mc.latency_ns, mc.jitter_ns,
-		   preset ? ", preset " : "", preset ? preset : "");
-	swemu_run(d, end_mono, opts_ns(o, "stamp-timeout-ms"), &waitmask);
-	rc = 0;
+/* After the run: the truth written out and its files completed. The exit
+ * status. */
+static int swemu_finish(struct swemu *d)
+{
+	int rc = 0;
+
 	if (d->truth && pcapq_finish(d->truth)) {
 		if (!d->write_failed)
 			log_err("writing the truth: %s",
@@ -1237,8 +1268,12 @@ int main(int argc, char **argv)
 	}
 	if (d->write_failed)
 		rc = 2;
-	swemu_summary(d, o, preset, &mc, (double)(ts_now_mono() - start) / 1e9);
-out:
+	return rc;
+}
+
+/* Everything let go of, whatever start-up got to. */
+static void swemu_free(struct swemu *d, struct opts *o)
+{
 	/* The writer thread lets go of the writers first. */
 	pcapq_destroy(d->truth);
 	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++) {
@@ -1255,5 +1290,47 @@ out:
 	free(d->rxbuf);
 	free(d);
 	opts_destroy(o);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts *o;
+	struct swemu *d = xcalloc(1, sizeof(*d));
+	struct swemu_setup su = { .preset = NULL };
+	sigset_t waitmask;
+	int64_t start, end_mono = 0;
+	int rc, first;
+
+	for (unsigned i = 0; i < SWEMU_MAX_PORTS; i++)
+		d->port[i].fd = -1;
+	o = prog_start(&swemu_prog, argc, argv, &first);
+	if (!o) {
+		rc = first;
+		goto out;
+	}
+	if (opts_flag(o, "show-model")) {
+		rc = swemu_show_model(o, &su);
+		goto out;
+	}
+	if ((rc = swemu_configure(d, o, &su)) ||
+	    (rc = swemu_open_ports(d, o, &su)) ||
+	    (rc = swemu_open_truth(d, o, &su)) ||
+	    (rc = swemu_pin(d, o)))
+		goto out;
+	swemu_signals(&waitmask);
+
+	start = ts_now_mono();
+	if (opts_ns(o, "duration"))
+		end_mono = start + opts_ns(o, "duration");
+	log_notice("switching %u ports: %s, latency %.1f ns, jitter SD %.1f ns%s%s",
+		   d->n, swmodel_mode_name(su.mc.mode), su.mc.latency_ns,
+		   su.mc.jitter_ns, su.preset ? ", preset " : "",
+		   su.preset ? su.preset : "");
+	swemu_run(d, end_mono, opts_ns(o, "stamp-timeout-ms"), &waitmask);
+	rc = swemu_finish(d);
+	swemu_summary(d, o, su.preset, &su.mc,
+		      (double)(ts_now_mono() - start) / 1e9);
+out:
+	swemu_free(d, o);
 	return rc;
 }

@@ -114,47 +114,35 @@ static int correlate_tapfmt_used(const struct corr *c)
 	return CMD_USAGE;
 }
 
-int cmd_correlate(int argc, char **argv)
-{
-	struct corr_config cfg;
-	struct corr *c = NULL, *base = NULL;
-	struct topo *topo = NULL;
-	struct wholefile samples = { 0 };
-	struct printer *p;
+/* What the steps of cmd_correlate() share. */
+struct correlate_cmd {
 	struct opts *o;
-	char err[CORR_ERRBUF], terr[TOPO_ERRBUF], rerr[256];
-	char **operands = NULL;
-	int first, rc, nops = 0;
-	enum print_format fmt;
-	unsigned pflags = 0;
+	struct corr_config cfg;
+	struct corr *c, *base;
+	struct topo *topo;
+	struct wholefile samples;
+	char **operands;
+	int nops;
+	const char *const *bl;	/* --baseline operands */
+	size_t nbl;
+	unsigned pflags;
+};
 
-	corr_config_init(&cfg);
-	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &o, &first);
-	if (rc)
-		return rc < 0 ? CMD_OK : rc;
-	operands = xcalloc((size_t)argc, sizeof(char *));
-	if ((rc = cmd_operands("correlate", o, argc, argv, first, operands,
-			       &nops)))
-		goto out;
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless correlate [OPTIONS] %s\n\noptions:\n",
-		       CORRELATE_SYNOPSIS);
-		opts_usage(stdout, correlate_opts);
-		rc = CMD_OK;
-		goto out;
-	}
-	if (!nops) {
+/* The options that go together or exclude each other: 0 or CMD_USAGE. */
+static int correlate_check(const struct correlate_cmd *r)
+{
+	const struct opts *o = r->o;
+
+	if (!r->nops) {
 		fprintf(stderr, "tapless correlate: no captures given\n"
 			"usage: tapless correlate [OPTIONS] %s\n",
 			CORRELATE_SYNOPSIS);
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
 	if (opts_flag(o, "first-byte") && opts_flag(o, "last-byte")) {
 		fprintf(stderr, "tapless correlate: --first-byte and --last-byte "
 			"exclude each other\n");
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
 	static const char *const live_only[] = {
 		"metrics", "alert", "alert-exec", "socket", "from-oldest",
@@ -165,138 +153,163 @@ int cmd_correlate(int argc, char **argv)
 		if (opts_given(o, live_only[i])) {
 			fprintf(stderr, "tapless correlate: --%s needs --follow\n",
 				live_only[i]);
-			rc = CMD_USAGE;
-			goto out;
+			return CMD_USAGE;
 		}
 	const char *const *bl0;
 	if (opts_flag(o, "follow") && opts_list(o, "baseline", &bl0)) {
 		fprintf(stderr, "tapless correlate: --baseline is for files "
 			"read whole, not with --follow\n");
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
 	if (opts_flag(o, "follow") && opts_given(o, "threads")) {
 		fprintf(stderr, "tapless correlate: --threads is for files "
 			"read whole, not with --follow\n");
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
-	cfg.threads = (unsigned)opts_int(o, "threads");
-	if (!cfg.threads) {
+	return 0;
+}
+
+/* The options into r->cfg, the topology loaded (with the operands'
+ * addresses), the samples file open: 0 or the exit status. */
+static int correlate_configure(struct correlate_cmd *r)
+{
+	struct corr_config *cfg = &r->cfg;
+	const struct opts *o = r->o;
+	char terr[TOPO_ERRBUF], rerr[256];
+	int rc;
+
+	cfg->threads = (unsigned)opts_int(o, "threads");
+	if (!cfg->threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-		cfg.threads = n > 0 ? (unsigned)n : 1;
+		cfg->threads = n > 0 ? (unsigned)n : 1;
 	}
-	cfg.follow = opts_flag(o, "follow");
-	cfg.from_oldest = opts_flag(o, "from-oldest");
-	cfg.interval_ns = opts_ns(o, "interval");
-	cfg.stall_ns = opts_ns(o, "stall");
-	cfg.flow_series = (unsigned)opts_int(o, "flow-series");
-	cfg.window_ns = opts_ns(o, "window");
-	cfg.traffic_window_ns = opts_ns(o, "traffic-window");
-	cmd_input_config(o, &cfg);
-	cfg.max_pending = (unsigned)opts_int(o, "max-pending");
-	cfg.last_byte = opts_flag(o, "last-byte");
-	cfg.by_rate = opts_flag(o, "by-rate");
-	if (correlate_rates(opts_str(o, "rates"), &cfg, rerr, sizeof(rerr))) {
+	cfg->follow = opts_flag(o, "follow");
+	cfg->from_oldest = opts_flag(o, "from-oldest");
+	cfg->interval_ns = opts_ns(o, "interval");
+	cfg->stall_ns = opts_ns(o, "stall");
+	cfg->flow_series = (unsigned)opts_int(o, "flow-series");
+	cfg->window_ns = opts_ns(o, "window");
+	cfg->traffic_window_ns = opts_ns(o, "traffic-window");
+	cmd_input_config(o, cfg);
+	cfg->max_pending = (unsigned)opts_int(o, "max-pending");
+	cfg->last_byte = opts_flag(o, "last-byte");
+	cfg->by_rate = opts_flag(o, "by-rate");
+	if (correlate_rates(opts_str(o, "rates"), cfg, rerr, sizeof(rerr))) {
 		fprintf(stderr, "tapless correlate: --rates: %s\n", rerr);
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
 	if (opts_str(o, "topology")) {
-		if (topo_load(&topo, opts_str(o, "topology"), terr)) {
+		if (topo_load(&r->topo, opts_str(o, "topology"), terr)) {
 			fprintf(stderr, "tapless correlate: %s\n", terr);
-			rc = CMD_USAGE;
-			goto out;
+			return CMD_USAGE;
 		}
 	}
-	const char *const *bl;
-	size_t nbl = opts_list(o, "baseline", &bl);
-	if ((rc = cmd_input_addrs("correlate", &topo, operands, nops)) ||
-	    (rc = cmd_input_addrs("correlate", &topo, (char *const *)bl, (int)nbl)))
-		goto out;
-	cfg.topo = topo;
+	r->nbl = opts_list(o, "baseline", &r->bl);
+	if ((rc = cmd_input_addrs("correlate", &r->topo, r->operands, r->nops)) ||
+	    (rc = cmd_input_addrs("correlate", &r->topo, (char *const *)r->bl,
+				  (int)r->nbl)))
+		return rc;
+	cfg->topo = r->topo;
 	if (opts_str(o, "samples")) {
-		int e = wholefile_open(&samples, opts_str(o, "samples"));
+		int e = wholefile_open(&r->samples, opts_str(o, "samples"));
 
 		if (e) {
-			fprintf(stderr, "tapless correlate: %s: %s\n", samples.tmp,
-				strerror(-e));
-			wholefile_close(&samples, true);
-			rc = CMD_SYSTEM;
-			goto out;
+			fprintf(stderr, "tapless correlate: %s: %s\n",
+				r->samples.tmp, strerror(-e));
+			wholefile_close(&r->samples, true);
+			return CMD_SYSTEM;
 		}
-		cfg.samples = samples.f;
-		(void)samples_write_header(cfg.samples);	/* checked at close */
+		cfg->samples = r->samples.f;
+		(void)samples_write_header(cfg->samples);	/* checked at close */
 	}
-	cfg.samples_run = "main";
-	corr_create(&c, &cfg);
-	if ((rc = cmd_input_files("correlate", c, o, false, "tap-format",
+	return 0;
+}
+
+/* The correlator of the operands, with their journals, tap formats and
+ * calibrations: 0 or the exit status. */
+static int correlate_inputs(struct correlate_cmd *r)
+{
+	struct opts *o = r->o;
+	int rc;
+
+	r->cfg.samples_run = "main";
+	corr_create(&r->c, &r->cfg);
+	if ((rc = cmd_input_files("correlate", r->c, o, false, "tap-format",
 				  "FORMAT", corr_set_tapfmt)) ||
-	    (rc = cmd_input_hosts("correlate", c, operands, nops)) ||
-	    (rc = correlate_tapfmt_used(c)) ||
-	    (rc = cmd_input_lists("correlate", c, o, false)) ||
-	    (rc = cmd_input_files("correlate", c, o, false, "calibration",
+	    (rc = cmd_input_hosts("correlate", r->c, r->operands, r->nops)) ||
+	    (rc = correlate_tapfmt_used(r->c)) ||
+	    (rc = cmd_input_lists("correlate", r->c, o, false)) ||
+	    (rc = cmd_input_files("correlate", r->c, o, false, "calibration",
 				  "FILE", corr_set_calibration)))
-		goto out;
-	if (cfg.follow) {
-		rc = cmd_correlate_follow(c, o, print_format_from_opts(o, &pflags),
-					  cfg.samples);
-		correlate_warnings(c, "");
-		goto out;
+		return rc;
+	return 0;
+}
+
+/* The --baseline run, read whole before the main one: 0 or the exit
+ * status. */
+static int correlate_baseline(struct correlate_cmd *r)
+{
+	struct opts *o = r->o;
+	char err[CORR_ERRBUF];
+	int rc;
+
+	r->cfg.samples_run = "baseline";
+	corr_create(&r->base, &r->cfg);
+	/* The baseline's stamps come from the same clocks: the
+	 * same journals (bounds, UTC offset) and timescales. */
+	if ((rc = cmd_input_files("correlate", r->base, o, false,
+				  "tap-format", "FORMAT",
+				  corr_set_tapfmt)) ||
+	    (rc = cmd_input_hosts("correlate", r->base, (char **)r->bl,
+				  (int)r->nbl)) ||
+	    (rc = cmd_input_lists("correlate", r->base, o, true)) ||
+	    (rc = cmd_input_files("correlate", r->base, o, true,
+				  "calibration", "FILE",
+				  corr_set_calibration)))
+		return rc;
+	if (corr_run(r->base, err)) {
+		fprintf(stderr, "tapless correlate: baseline: %s\n", err);
+		return CMD_USAGE;
 	}
-	if (nbl) {
-		cfg.samples_run = "baseline";
-		corr_create(&base, &cfg);
-		/* The baseline's stamps come from the same clocks: the
-		 * same journals (bounds, UTC offset) and timescales. */
-		if ((rc = cmd_input_files("correlate", base, o, false,
-					  "tap-format", "FORMAT",
-					  corr_set_tapfmt)) ||
-		    (rc = cmd_input_hosts("correlate", base, (char **)bl, (int)nbl)) ||
-		    (rc = cmd_input_lists("correlate", base, o, true)) ||
-		    (rc = cmd_input_files("correlate", base, o, true,
-					  "calibration", "FILE",
-					  corr_set_calibration)))
-			goto out;
-		if (corr_run(base, err)) {
-			fprintf(stderr, "tapless correlate: baseline: %s\n", err);
-			rc = CMD_USAGE;
-			goto out;
-		}
-		correlate_warnings(base, "baseline: ");
-	}
-	if (corr_run(c, err)) {
+	correlate_warnings(r->base, "baseline: ");
+	return 0;
+}
+
+/* The main run, read whole, and its results on stdout: the exit status. */
+static int correlate_report(struct correlate_cmd *r)
+{
+	struct printer *p;
+	enum print_format fmt;
+	char err[CORR_ERRBUF];
+
+	if (corr_run(r->c, err)) {
 		fprintf(stderr, "tapless correlate: %s\n", err);
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
-	correlate_warnings(c, "");
-	fmt = print_format_from_opts(o, &pflags);
-	p = print_create(stdout, fmt, pflags);
-	corr_print(c, base, p);
+	correlate_warnings(r->c, "");
+	fmt = print_format_from_opts(r->o, &r->pflags);
+	p = print_create(stdout, fmt, r->pflags);
+	corr_print(r->c, r->base, p);
 	if (print_destroy(p)) {
 		fprintf(stderr, "tapless correlate: writing the results: %s\n",
 			strerror(EIO));
-		rc = CMD_SYSTEM;
-		goto out;
+		return CMD_SYSTEM;
 	}
-	unsigned long long unknown = corr_direction_unknown(c);
-	if (!corr_measured(c) && unknown) {
+	unsigned long long unknown = corr_direction_unknown(r->c);
+	if (!corr_measured(r->c) && unknown) {
 		fprintf(stderr, "tapless correlate: nothing could be measured: "
 			"%llu messages were seen at two hosts but the direction "
 			"is unknown (the captures do not record it, as classic "
 			"pcap does not): name each host's addresses with "
 			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
-	if (!corr_measured(c)) {
+	if (!corr_measured(r->c)) {
 		fprintf(stderr, "tapless correlate: nothing could be measured "
 			"(no message was seen leaving one host and arriving at "
 			"another, and no transaction was complete)\n");
-		rc = CMD_USAGE;
-		goto out;
+		return CMD_USAGE;
 	}
 	if (unknown)
 		fprintf(stderr, "tapless correlate: warning: %llu messages "
@@ -304,12 +317,17 @@ int cmd_correlate(int argc, char **argv)
 			"unknown (the captures do not record it, as classic pcap "
 			"does not): name each host's addresses with "
 			"NAME@ADDR[,ADDR...]=FILE or --topology FILE\n", unknown);
-	rc = CMD_OK;
-out:
-	if (cfg.samples) {
+	return CMD_OK;
+}
+
+/* The samples file closed and everything freed: the exit status, rc or
+ * CMD_SYSTEM if the samples could not be completed. */
+static int correlate_close(struct correlate_cmd *r, int rc)
+{
+	if (r->cfg.samples) {
 		/* Under its final name only when whole. */
-		const char *path = opts_str(o, "samples");
-		int e = wholefile_close(&samples, rc != CMD_OK);
+		const char *path = opts_str(r->o, "samples");
+		int e = wholefile_close(&r->samples, rc != CMD_OK);
 
 		if (e && rc == CMD_OK) {
 			fprintf(stderr, "tapless correlate: %s: %s\n", path,
@@ -317,10 +335,46 @@ out:
 			rc = CMD_SYSTEM;
 		}
 	}
-	corr_destroy(base);
-	corr_destroy(c);
-	topo_destroy(topo);
-	free(operands);
-	opts_destroy(o);
+	corr_destroy(r->base);
+	corr_destroy(r->c);
+	topo_destroy(r->topo);
+	free(r->operands);
+	opts_destroy(r->o);
 	return rc;
+}
+
+int cmd_correlate(int argc, char **argv)
+{
+	struct correlate_cmd r = { .samples = { 0 } };
+	int first, rc;
+
+	corr_config_init(&r.cfg);
+	rc = cmd_options(correlate_opts, argc, argv, CORRELATE_SYNOPSIS, &r.o,
+			 &first);
+	if (rc)
+		return rc < 0 ? CMD_OK : rc;
+	r.operands = xcalloc((size_t)argc, sizeof(char *));
+	if ((rc = cmd_operands("correlate", r.o, argc, argv, first, r.operands,
+			       &r.nops)))
+		return correlate_close(&r, rc);
+	if (opts_flag(r.o, "help")) {
+		printf("usage: tapless correlate [OPTIONS] %s\n\noptions:\n",
+		       CORRELATE_SYNOPSIS);
+		opts_usage(stdout, correlate_opts);
+		return correlate_close(&r, CMD_OK);
+	}
+	if ((rc = correlate_check(&r)) ||
+	    (rc = correlate_configure(&r)) ||
+	    (rc = correlate_inputs(&r)))
+		return correlate_close(&r, rc);
+	if (r.cfg.follow) {
+		rc = cmd_correlate_follow(r.c, r.o,
+					  print_format_from_opts(r.o, &r.pflags),
+					  r.cfg.samples);
+		correlate_warnings(r.c, "");
+		return correlate_close(&r, rc);
+	}
+	if (r.nbl && (rc = correlate_baseline(&r)))
+		return correlate_close(&r, rc);
+	return correlate_close(&r, correlate_report(&r));
 }

@@ -169,49 +169,33 @@ static int export_usage_error(const char *msg)
 	return CMD_USAGE;
 }
 
-int cmd_export(int argc, char **argv)
-{
+/* What the steps of cmd_export() share. */
+struct export_cmd {
+	struct opts *o;
 	struct corr_config cfg;
 	struct export_config ec;
-	struct corr *c = NULL;
-	struct export *e = NULL;
-	struct topo *topo = NULL;
-	struct wholefile out = { .fd = -1 }, tout = { .fd = -1 };
-	struct opts *o;
-	struct sigaction sa;
-	char err[EXPORT_ERRBUF], terr[TOPO_ERRBUF], cerr[CORR_ERRBUF];
-	char **operands = NULL, *password = NULL, state[4096];
-	char **inputs = NULL;
-	int first, rc, nops = 0;
-	unsigned pflags = 0;
-	bool to_stdout = false;
-	bool owned = false;	/* operands[] made here, to free */
+	struct corr *c;
+	struct export *e;
+	struct topo *topo;
+	struct wholefile out, tout;
+	char **operands, *password, state[4096];
+	char **inputs;
+	int nops;
+	bool to_stdout;
+	bool owned;	/* operands[] made here, to free */
+};
 
-	corr_config_init(&cfg);
-	memset(&ec, 0, sizeof(ec));
-	log_init("tapless export", false, LOG_WARNING);
-	rc = cmd_options(export_opts, argc, argv, EXPORT_SYNOPSIS, &o, &first);
-	if (rc)
-		return rc < 0 ? CMD_OK : rc;
-	operands = xcalloc((size_t)argc, sizeof(char *));
-	if ((rc = cmd_operands("export", o, argc, argv, first, operands, &nops)))
-		goto out;
-	if (opts_flag(o, "help")) {
-		printf("usage: tapless export [OPTIONS] %s\n\noptions:\n",
-		       EXPORT_SYNOPSIS);
-		opts_usage(stdout, export_opts);
-		rc = CMD_OK;
-		goto out;
-	}
-	rc = CMD_USAGE;
-	if (!nops) {
-		export_usage_error("no captures given");
-		goto out;
-	}
-	if (!opts_str(o, "clickhouse") == !opts_str(o, "output")) {
-		export_usage_error("give --clickhouse URL or --output FILE (one)");
-		goto out;
-	}
+/* The options that go together or exclude each other, and the password
+ * read: 0 or CMD_USAGE. */
+static int export_check(struct export_cmd *r)
+{
+	const struct opts *o = r->o;
+
+	if (!r->nops)
+		return export_usage_error("no captures given");
+	if (!opts_str(o, "clickhouse") == !opts_str(o, "output"))
+		return export_usage_error("give --clickhouse URL or --output "
+					  "FILE (one)");
 	static const char *const ch_only[] = {
 		"user", "password-file", "state", "fresh", "retry-for", NULL,
 	};
@@ -219,154 +203,199 @@ int cmd_export(int argc, char **argv)
 		if (opts_given(o, ch_only[i])) {
 			fprintf(stderr, "tapless export: --%s is for "
 				"--clickhouse, not --output\n", ch_only[i]);
-			goto out;
+			return CMD_USAGE;
 		}
 	if (opts_str(o, "clickhouse") &&
 	    (opts_given(o, "txn-output") || opts_given(o, "format"))) {
 		fprintf(stderr, "tapless export: --txn-output and --format are "
 			"for --output\n");
-		goto out;
+		return CMD_USAGE;
 	}
 	if (!opts_flag(o, "follow") && (opts_given(o, "flush") ||
 					opts_flag(o, "from-newest"))) {
 		fprintf(stderr, "tapless export: --flush and --from-newest need "
 			"--follow\n");
-		goto out;
+		return CMD_USAGE;
 	}
 	if (opts_str(o, "password-file")) {
 		int x = export_read_password(opts_str(o, "password-file"),
-					     &password);
+					     &r->password);
 
 		if (x) {
 			fprintf(stderr, "tapless export: --password-file %s: %s\n",
 				opts_str(o, "password-file"), strerror(-x));
-			goto out;
+			return CMD_USAGE;
 		}
 	}
+	return 0;
+}
 
-	/* The reader: correlate's, without matching. */
-	cfg.follow = opts_flag(o, "follow");
-	cfg.from_oldest = !opts_flag(o, "from-newest");
-	cmd_input_config(o, &cfg);
+/* The reader's configuration: correlate's, without matching; the
+ * topology loaded with the operands' addresses. 0 or the exit status. */
+static int export_reader(struct export_cmd *r)
+{
+	struct opts *o = r->o;
+	char terr[TOPO_ERRBUF];
+	int rc;
+
+	r->cfg.follow = opts_flag(o, "follow");
+	r->cfg.from_oldest = !opts_flag(o, "from-newest");
+	cmd_input_config(o, &r->cfg);
 	if (opts_str(o, "topology") &&
-	    topo_load(&topo, opts_str(o, "topology"), terr)) {
+	    topo_load(&r->topo, opts_str(o, "topology"), terr)) {
 		fprintf(stderr, "tapless export: %s\n", terr);
-		goto out;
+		return CMD_USAGE;
 	}
-	if ((rc = cmd_input_addrs("export", &topo, operands, nops)))
-		goto out;
-	rc = CMD_USAGE;
-	cfg.topo = topo;
+	if ((rc = cmd_input_addrs("export", &r->topo, r->operands, r->nops)))
+		return rc;
+	r->cfg.topo = r->topo;
+	return 0;
+}
 
-	/* The writer. */
-	ec.batch = (unsigned)opts_int(o, "batch");
-	ec.flush_ns = opts_ns(o, "flush");
-	ec.follow = cfg.follow;
-	ec.from_newest = opts_flag(o, "from-newest");
-	ec.stop = &export_stop;
-	ec.note = export_log_note;
-	if (opts_str(o, "clickhouse")) {
-		const char *dir = opts_str(o, "state");
+/* The writer to ClickHouse: its state directory made. 0 or CMD_SYSTEM. */
+static int export_clickhouse(struct export_cmd *r)
+{
+	struct export_config *ec = &r->ec;
+	const struct opts *o = r->o;
+	const char *dir = opts_str(o, "state");
 
-		if (!dir)
-			dir = getenv("STATE_DIRECTORY");
-		if (!dir || !*dir)
-			dir = "/var/lib/tapless/export";
-		/* systemd may give several, colon-separated: the first. */
-		snprintf(state, sizeof(state), "%.*s", (int)strcspn(dir, ":"), dir);
-		if (mkpath_p(state, 0755)) {
-			fprintf(stderr, "tapless export: --state %s: %s\n", state,
+	if (!dir)
+		dir = getenv("STATE_DIRECTORY");
+	if (!dir || !*dir)
+		dir = "/var/lib/tapless/export";
+	/* systemd may give several, colon-separated: the first. */
+	snprintf(r->state, sizeof(r->state), "%.*s", (int)strcspn(dir, ":"),
+		 dir);
+	if (mkpath_p(r->state, 0755)) {
+		fprintf(stderr, "tapless export: --state %s: %s\n", r->state,
+			strerror(errno));
+		return CMD_SYSTEM;
+	}
+	ec->url = opts_str(o, "clickhouse");
+	ec->user = opts_str(o, "user");
+	ec->password = r->password;
+	ec->table = opts_str(o, "table");
+	ec->txn_table = opts_flag(o, "no-transactions") ? NULL :
+			opts_str(o, "txn-table");
+	ec->state_dir = r->state;
+	ec->fresh = opts_flag(o, "fresh");
+	ec->retry_for_ns = opts_ns(o, "retry-for");
+	return 0;
+}
+
+/* The writer to files: --output and --txn-output open. 0 or CMD_SYSTEM. */
+static int export_files(struct export_cmd *r)
+{
+	struct export_config *ec = &r->ec;
+	const struct opts *o = r->o;
+	const char *path = opts_str(o, "output");
+
+	ec->fmt = opts_enum(o, "format") ? RECORD_JSON : RECORD_TSV;
+	r->to_stdout = !strcmp(path, "-");
+	if (r->to_stdout) {
+		ec->out = stdout;
+	} else if (r->cfg.follow) {
+		/* Following, rows are appended batch by batch. */
+		ec->out = fopen(path, "a");
+		if (!ec->out) {
+			fprintf(stderr, "tapless export: %s: %s\n", path,
 				strerror(errno));
-			rc = CMD_SYSTEM;
-			goto out;
+			return CMD_SYSTEM;
 		}
-		ec.url = opts_str(o, "clickhouse");
-		ec.user = opts_str(o, "user");
-		ec.password = password;
-		ec.table = opts_str(o, "table");
-		ec.txn_table = opts_flag(o, "no-transactions") ? NULL :
-			       opts_str(o, "txn-table");
-		ec.state_dir = state;
-		ec.fresh = opts_flag(o, "fresh");
-		ec.retry_for_ns = opts_ns(o, "retry-for");
 	} else {
-		const char *path = opts_str(o, "output");
+		int x = wholefile_open(&r->out, path);
 
-		ec.fmt = opts_enum(o, "format") ? RECORD_JSON : RECORD_TSV;
-		to_stdout = !strcmp(path, "-");
-		if (to_stdout) {
-			ec.out = stdout;
-		} else if (cfg.follow) {
-			/* Following, rows are appended batch by batch. */
-			ec.out = fopen(path, "a");
-			if (!ec.out) {
-				fprintf(stderr, "tapless export: %s: %s\n", path,
-					strerror(errno));
-				rc = CMD_SYSTEM;
-				goto out;
-			}
-		} else {
-			int x = wholefile_open(&out, path);
-
-			if (x) {
-				fprintf(stderr, "tapless export: %s: %s\n",
-					out.tmp ? out.tmp : path, strerror(-x));
-				rc = CMD_SYSTEM;
-				goto out;
-			}
-			ec.out = out.f;
+		if (x) {
+			fprintf(stderr, "tapless export: %s: %s\n",
+				r->out.tmp ? r->out.tmp : path, strerror(-x));
+			return CMD_SYSTEM;
 		}
-		if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions") &&
-		    cfg.follow) {
-			ec.txn_out = fopen(opts_str(o, "txn-output"), "a");
-			if (!ec.txn_out) {
-				fprintf(stderr, "tapless export: %s: %s\n",
-					opts_str(o, "txn-output"), strerror(errno));
-				rc = CMD_SYSTEM;
-				goto out;
-			}
-		} else if (opts_str(o, "txn-output") &&
-			   !opts_flag(o, "no-transactions")) {
-			int x = wholefile_open(&tout, opts_str(o, "txn-output"));
-
-			if (x) {
-				fprintf(stderr, "tapless export: %s: %s\n",
-					tout.tmp ? tout.tmp : opts_str(o, "txn-output"),
-					strerror(-x));
-				rc = CMD_SYSTEM;
-				goto out;
-			}
-			ec.txn_out = tout.f;
-		}
+		ec->out = r->out.f;
 	}
-	export_create(&e, &ec);
-	export_hooks(e, &cfg);
-	if (corr_create(&c, &cfg)) {
+	if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions") &&
+	    r->cfg.follow) {
+		ec->txn_out = fopen(opts_str(o, "txn-output"), "a");
+		if (!ec->txn_out) {
+			fprintf(stderr, "tapless export: %s: %s\n",
+				opts_str(o, "txn-output"), strerror(errno));
+			return CMD_SYSTEM;
+		}
+	} else if (opts_str(o, "txn-output") &&
+		   !opts_flag(o, "no-transactions")) {
+		int x = wholefile_open(&r->tout, opts_str(o, "txn-output"));
+
+		if (x) {
+			fprintf(stderr, "tapless export: %s: %s\n",
+				r->tout.tmp ? r->tout.tmp :
+				opts_str(o, "txn-output"), strerror(-x));
+			return CMD_SYSTEM;
+		}
+		ec->txn_out = r->tout.f;
+	}
+	return 0;
+}
+
+/* The writer's configuration, its outputs open: 0 or CMD_SYSTEM. */
+static int export_writer(struct export_cmd *r)
+{
+	struct export_config *ec = &r->ec;
+	const struct opts *o = r->o;
+
+	ec->batch = (unsigned)opts_int(o, "batch");
+	ec->flush_ns = opts_ns(o, "flush");
+	ec->follow = r->cfg.follow;
+	ec->from_newest = opts_flag(o, "from-newest");
+	ec->stop = &export_stop;
+	ec->note = export_log_note;
+	return opts_str(o, "clickhouse") ? export_clickhouse(r) :
+					   export_files(r);
+}
+
+/* The exporter and the correlator's reader, given the inputs: 0 or the
+ * exit status. */
+static int export_inputs(struct export_cmd *r)
+{
+	int rc;
+
+	export_create(&r->e, &r->ec);
+	export_hooks(r->e, &r->cfg);
+	if (corr_create(&r->c, &r->cfg)) {
 		fprintf(stderr, "tapless export: bad configuration\n");
-		goto out;
+		return CMD_USAGE;
 	}
 	/* Inputs by their absolute paths: the state file knows an input by
 	 * it (a rerun from another directory is the same input), and each
 	 * record names its capture file by it. */
-	inputs = xcalloc((size_t)nops, sizeof(*inputs));
-	for (int i = 0; i < nops; i++) {
+	r->inputs = xcalloc((size_t)r->nops, sizeof(*r->inputs));
+	for (int i = 0; i < r->nops; i++) {
 		const char *path;
 		char name[64], *abs, *op;
 
-		cmd_input_split(operands[i], name, sizeof(name), &path, NULL);
+		cmd_input_split(r->operands[i], name, sizeof(name), &path, NULL);
 		abs = realpath(path, NULL);
-		inputs[i] = abs ? abs : xstrdup(path);
+		r->inputs[i] = abs ? abs : xstrdup(path);
 		/* NAME[@ADDRS]= as given, then the absolute path. */
-		op = xmalloc((size_t)(path - operands[i]) + strlen(inputs[i]) + 1);
-		sprintf(op, "%.*s%s", (int)(path - operands[i]), operands[i],
-			inputs[i]);
-		operands[i] = op;
-		owned = true;
+		op = xmalloc((size_t)(path - r->operands[i]) +
+			     strlen(r->inputs[i]) + 1);
+		sprintf(op, "%.*s%s", (int)(path - r->operands[i]),
+			r->operands[i], r->inputs[i]);
+		r->operands[i] = op;
+		r->owned = true;
 	}
-	if ((rc = cmd_input_hosts("export", c, operands, nops)) ||
-	    (rc = cmd_input_lists("export", c, o, false)))
-		goto out;
-	rc = CMD_USAGE;
+	if ((rc = cmd_input_hosts("export", r->c, r->operands, r->nops)) ||
+	    (rc = cmd_input_lists("export", r->c, r->o, false)))
+		return rc;
+	return 0;
+}
+
+/* The export itself, once or following until a signal, then the summary:
+ * the exit status. */
+static int export_run(struct export_cmd *r)
+{
+	struct sigaction sa;
+	char err[EXPORT_ERRBUF], cerr[CORR_ERRBUF];
+	unsigned pflags = 0;
+	int rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = export_signal;
@@ -374,57 +403,95 @@ int cmd_export(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((rc = export_begin(e, c, (const char *const *)inputs, err))) {
+	if ((rc = export_begin(r->e, r->c, (const char *const *)r->inputs,
+			       err))) {
 		fprintf(stderr, "tapless export: %s\n", err);
-		rc = export_status(rc);
-		goto out;
+		return export_status(rc);
 	}
-	if (cfg.follow) {
-		rc = export_follow(c, e);
-	} else if (corr_run(c, cerr)) {
+	if (r->cfg.follow) {
+		rc = export_follow(r->c, r->e);
+	} else if (corr_run(r->c, cerr)) {
 		fprintf(stderr, "tapless export: %s\n", cerr);
 		rc = CMD_USAGE;
 	} else {
 		rc = CMD_OK;
 	}
-	for (unsigned i = 0; i < corr_warnings(c); i++)
-		fprintf(stderr, "tapless export: %s\n", corr_warning(c, i));
-	int end = export_end(e, err);
+	for (unsigned i = 0; i < corr_warnings(r->c); i++)
+		fprintf(stderr, "tapless export: %s\n", corr_warning(r->c, i));
+	int end = export_end(r->e, err);
 	if (end) {
 		fprintf(stderr, "tapless export: %s\n", err);
 		rc = export_status(end);
 	}
 	/* The summary: to stderr when the rows go to stdout. */
-	struct printer *p = print_create(to_stdout ? stderr : stdout,
-					 print_format_from_opts(o, &pflags),
+	struct printer *p = print_create(r->to_stdout ? stderr : stdout,
+					 print_format_from_opts(r->o, &pflags),
 					 pflags);
-	corr_print_inputs(c, p);
-	export_print(e, p);
+	corr_print_inputs(r->c, p);
+	export_print(r->e, p);
 	if (print_destroy(p) && rc == CMD_OK)
 		rc = CMD_SYSTEM;
-out:
-	if (ec.out && ec.out != stdout && !out.f)
-		fclose(ec.out);
-	if (ec.txn_out && !tout.f)
-		fclose(ec.txn_out);
-	rc = export_close(&out, opts_str(o, "output"), rc);
-	rc = export_close(&tout, opts_str(o, "txn-output"), rc);
-	if (to_stdout)
-		fflush(stdout);
-	export_destroy(e);
-	corr_destroy(c);
-	topo_destroy(topo);
-	for (int i = 0; inputs && i < nops; i++) {
-		free(inputs[i]);
-		if (owned)
-			free(operands[i]);
-	}
-	free(inputs);
-	free(operands);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
-	opts_destroy(o);
 	return rc;
+}
+
+/* The outputs closed (complete ones under their names) and everything
+ * freed: the exit status, rc or CMD_SYSTEM if an output failed. */
+static int export_finish(struct export_cmd *r, int rc)
+{
+	struct export_config *ec = &r->ec;
+
+	if (ec->out && ec->out != stdout && !r->out.f)
+		fclose(ec->out);
+	if (ec->txn_out && !r->tout.f)
+		fclose(ec->txn_out);
+	rc = export_close(&r->out, opts_str(r->o, "output"), rc);
+	rc = export_close(&r->tout, opts_str(r->o, "txn-output"), rc);
+	if (r->to_stdout)
+		fflush(stdout);
+	export_destroy(r->e);
+	corr_destroy(r->c);
+	topo_destroy(r->topo);
+	for (int i = 0; r->inputs && i < r->nops; i++) {
+		free(r->inputs[i]);
+		if (r->owned)
+			free(r->operands[i]);
+	}
+	free(r->inputs);
+	free(r->operands);
+	if (r->password) {
+		memset(r->password, 0, strlen(r->password));
+		free(r->password);
+	}
+	opts_destroy(r->o);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_cmd r = {
+		.out = { .fd = -1 }, .tout = { .fd = -1 },
+	};
+	int first, rc;
+
+	corr_config_init(&r.cfg);
+	log_init("tapless export", false, LOG_WARNING);
+	rc = cmd_options(export_opts, argc, argv, EXPORT_SYNOPSIS, &r.o, &first);
+	if (rc)
+		return rc < 0 ? CMD_OK : rc;
+	r.operands = xcalloc((size_t)argc, sizeof(char *));
+	if ((rc = cmd_operands("export", r.o, argc, argv, first, r.operands,
+			       &r.nops)))
+		return export_finish(&r, rc);
+	if (opts_flag(r.o, "help")) {
+		printf("usage: tapless export [OPTIONS] %s\n\noptions:\n",
+		       EXPORT_SYNOPSIS);
+		opts_usage(stdout, export_opts);
+		return export_finish(&r, CMD_OK);
+	}
+	if ((rc = export_check(&r)) ||
+	    (rc = export_reader(&r)) ||
+	    (rc = export_writer(&r)) ||
+	    (rc = export_inputs(&r)))
+		return export_finish(&r, rc);
+	return export_finish(&r, export_run(&r));
 }
