@@ -2,6 +2,7 @@
 #include "base/summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,19 +60,21 @@ void summary_of(int64_t *v, size_t n, struct summary *s)
 	s->sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
 }
 
-void summary_print(struct printer *p, const char *key, const struct summary *s)
+/* The object, with its text line or (text false) none. */
+static void summary_object(struct printer *p, const char *key,
+			   const struct summary *s, bool text)
 {
 	print_object_begin(p, key);
-	print_uint(p, "count", "n %llu", s->n);
+	print_uint(p, "count", text ? "n %llu" : NULL, s->n);
 	if (s->n) {
-		print_int(p, "min", "  min %lld", s->min);
-		print_double(p, "mean", "  mean %.1f", s->mean);
-		print_int(p, "p50", "  p50 %lld", s->p50);
-		print_int(p, "p90", "  p90 %lld", s->p90);
-		print_int(p, "p99", "  p99 %lld", s->p99);
-		print_int(p, "p999", "  p99.9 %lld", s->p999);
-		print_int(p, "max", "  max %lld", s->max);
-		print_double(p, "sd", "  sd %.1f ns\n", s->sd);
+		print_int(p, "min", text ? "  min %lld" : NULL, s->min);
+		print_double(p, "mean", text ? "  mean %.1f" : NULL, s->mean);
+		print_int(p, "p50", text ? "  p50 %lld" : NULL, s->p50);
+		print_int(p, "p90", text ? "  p90 %lld" : NULL, s->p90);
+		print_int(p, "p99", text ? "  p99 %lld" : NULL, s->p99);
+		print_int(p, "p999", text ? "  p99.9 %lld" : NULL, s->p999);
+		print_int(p, "max", text ? "  max %lld" : NULL, s->max);
+		print_double(p, "sd", text ? "  sd %.1f ns\n" : NULL, s->sd);
 	} else {
 		static const char *const keys[] = {
 			"min", "mean", "p50", "p90", "p99", "p999", "max", "sd",
@@ -79,7 +82,19 @@ void summary_print(struct printer *p, const char *key, const struct summary *s)
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			print_null(p, keys[i], NULL);
-		print_text(p, "\n");
+		if (text)
+			print_text(p, "\n");
 	}
 	print_object_end(p);
+}
+
+void summary_print(struct printer *p, const char *key, const struct summary *s)
+{
+	summary_object(p, key, s, true);
+}
+
+void summary_print_data(struct printer *p, const char *key,
+			const struct summary *s)
+{
+	summary_object(p, key, s, false);
 }

@@ -36,5 +36,10 @@ int64_t summary_rank(const int64_t *sorted, size_t n, double pct);
  * "p99", "p999", "max", "sd"}, in nanoseconds; text as one line. With
  * n == 0 the figures are null. */
 void summary_print(struct printer *p, const char *key, const struct summary *s);
+/* The same object with nothing in the text, for a caller whose text
+ * line has another layout (the live stream's): every latency figure has
+ * this one shape in JSON. */
+void summary_print_data(struct printer *p, const char *key,
+			const struct summary *s);
 
 #endif

@@ -15,8 +15,11 @@
  * - matching: messages waiting for their peers at other hosts, in a ring
  *   of entries in creation order (so expiry is from the head) indexed by
  *   two hash chains (flow + sequence; FIX session keys) (corr_match.c).
- * - results: histograms per hop, per flow, per transaction and per switch
- *   (corr_stats.c), printed by corr_print.c.
+ * - samples: each hop, switch and transaction figure found goes to the
+ *   run's sinks (corr_emit(), corr_private.h): the results printed at the
+ *   end, histograms per hop, per flow, per transaction and per switch
+ *   (corr_stats.c, printed by corr_print.c); the samples file; export's
+ *   callback; following, the live view (corr_live.c).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -103,7 +106,18 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	corr_stats_init(&c->hops);
 	corr_stats_init(&c->txns);
 	corr_stats_init(&c->switches);
-	c->hops.live = c->txns.live = c->switches.live = cfg->follow;
+	corr_stats_init(&c->live_hops);
+	corr_stats_init(&c->live_txns);
+	corr_stats_init(&c->live_switches);
+	c->live_hops.live = c->live_txns.live = c->live_switches.live = true;
+	/* The samples' takers, in the order they see each one. */
+	if (cfg->samples)
+		c->sinks[c->nsinks++] = &corr_samples_sink;
+	if (cfg->on_txn)
+		c->sinks[c->nsinks++] = &corr_txn_cb_sink;
+	c->sinks[c->nsinks++] = &corr_stats_sink;
+	if (cfg->follow)
+		c->sinks[c->nsinks++] = &corr_live_sink;
 	if (!c->cfg.traffic_window_ns)
 		c->cfg.traffic_window_ns = 1000000000LL;
 	/* A sample comes as late as its message waited for its peers, or
@@ -116,6 +130,21 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 		c->cfg.stall_ns = 2000000000LL;
 	*out = c;
 	return 0;
+}
+
+void corr_emit_session(struct corr *c, struct corr_stream *s,
+		       const struct corr_fields *f, int64_t ts)
+{
+	for (unsigned i = 0; i < c->nsinks; i++)
+		if (c->sinks[i]->session)
+			c->sinks[i]->session(c, s, f, ts);
+}
+
+void corr_emit_flow_idle(struct corr *c, uint32_t flow)
+{
+	for (unsigned i = 0; i < c->nsinks; i++)
+		if (c->sinks[i]->flow_idle)
+			c->sinks[i]->flow_idle(c, flow);
 }
 
 static struct corr_host *corr_host_by_name(const struct corr *c,
@@ -484,8 +513,10 @@ void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
 	uint64_t k2 = 0;
 
 	h->messages++;
-	if (c->cfg.follow && !c->flows[s->flow].announced)
-		corr_live_session(c, s, &f, ts);
+	if (!c->flows[s->flow].announced) {
+		c->flows[s->flow].announced = true;
+		corr_emit_session(c, s, &f, ts);
+	}
 	if (corr_is(&f, F_35, "X")) {
 		corr_md_seen(c, h, ts);
 		s->carried |= 1u << TXN_TICK_TO_TRADE;
@@ -911,6 +942,9 @@ void corr_destroy(struct corr *c)
 	corr_stats_free(&c->hops);
 	corr_stats_free(&c->txns);
 	corr_stats_free(&c->switches);
+	corr_stats_free(&c->live_hops);
+	corr_stats_free(&c->live_txns);
+	corr_stats_free(&c->live_switches);
 	corr_traffic_destroy(c->traffic);
 	for (unsigned i = 0; i < c->nwarn; i++)
 		free(c->warn[i]);

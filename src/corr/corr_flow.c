@@ -171,7 +171,7 @@ struct corr_stream *corr_stream(struct corr *c, struct corr_host *h,
  * flow keeps its number (results and the window refer to it); should the
  * flow come back, a new stream starts, resuming at the next whole message
  * as a capture that starts mid-stream does. A flow's last stream gone,
- * its per-flow results (metric series) go too (corr_live_flow_idle()). */
+ * the sinks are told (the live view lets its per-flow series go). */
 void corr_flow_expire(struct corr *c, int64_t before)
 {
 	size_t i = 0;
@@ -193,7 +193,7 @@ void corr_flow_expire(struct corr *c, int64_t before)
 			s->h->last_stream = NULL;
 		fixstream_destroy(s->fs);
 		if (!--c->flows[s->flow].streams)
-			corr_live_flow_idle(c, s->flow);
+			corr_emit_flow_idle(c, s->flow);
 		free(s);
 		c->streams[i] = c->streams[--c->nstreams];
 	}

@@ -89,8 +89,8 @@ void corr_live_stat_destroy(struct corr_live_stat *l)
 	free(l);
 }
 
-void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
-		   int64_t bound)
+static void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
+			  int64_t bound)
 {
 	if (sync == SYNC_OUT) {
 		l->iv_out++;
@@ -148,13 +148,12 @@ static void corr_live_event(struct corr *c, enum corr_event_kind kind,
 		c->cfg.on_event(c->cfg.arg, &ev);
 }
 
-void corr_live_session(struct corr *c, struct corr_stream *s,
-		       const struct corr_fields *f, int64_t ts)
+static void corr_live_session(struct corr *c, struct corr_stream *s,
+			      const struct corr_fields *f, int64_t ts)
 {
 	struct corr_flow *fl = &c->flows[s->flow];
 	char d[256];
 
-	fl->announced = true;
 	if (f->v[F_49] && f->v[F_56])
 		snprintf(d, sizeof(d), "%s, session %.*s->%.*s", fl->name,
 			 (int)(f->len[F_49] < 64 ? f->len[F_49] : 64), f->v[F_49],
@@ -172,16 +171,17 @@ int64_t corr_live_now(const struct corr *c, int64_t real_ns)
 	return real_ns;
 }
 
-/* ---- per-flow results ---- */
+/* ---- the sink ---- */
 
-struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
-				      uint16_t to, uint32_t flow)
+/* Hop from -> to's result for one flow, made on first use while fewer
+ * than cfg.flow_series exist: else NULL, and the flow counted in
+ * flows_over_limit (once). */
+static struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
+					     uint16_t to, uint32_t flow)
 {
 	struct corr_stat *s;
 
-	if (!c->hops.live)
-		return corr_stat(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
-	s = corr_stat_find(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
+	s = corr_stat_find(&c->live_hops, from, to, flow, NO_BUCKET, -1, NULL);
 	if (s)
 		return s;
 	if (c->flow_series >= c->cfg.flow_series) {
@@ -193,14 +193,37 @@ struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
 		return NULL;
 	}
 	c->flow_series++;
-	return corr_stat(&c->hops, from, to, flow, NO_BUCKET, -1, NULL);
+	return corr_stat(&c->live_hops, from, to, flow, NO_BUCKET, -1, NULL);
 }
 
-void corr_live_flow_idle(struct corr *c, uint32_t flow)
+/* A sample into its figure's result (all flows) and, a hop's, into its
+ * flow's. Rate buckets are for the offline tables: none here. */
+static void corr_live_sample(struct corr *c, const struct corr_sample *x)
 {
-	if (c->hops.live)
-		c->flow_series -= corr_stats_drop_flow(&c->hops, flow);
+	struct corr_stats_set *set = x->set == CORR_SET_HOPS ? &c->live_hops :
+				     x->set == CORR_SET_TXNS ? &c->live_txns :
+				     &c->live_switches;
+	struct corr_stat *fs;
+
+	corr_live_add(corr_stat(set, x->from, x->to, ALL_FLOWS, NO_BUCKET,
+				x->kind, x->sw)->live, x->v, x->sync, x->bound);
+	if (x->set == CORR_SET_HOPS &&
+	    (fs = corr_live_flow_stat(c, x->from, x->to, x->flow)))
+		corr_live_add(fs->live, x->v, x->sync, x->bound);
 }
+
+/* A flow's last stream expired: its per-flow results go, their room is
+ * for the flows that come. */
+static void corr_live_flow_idle(struct corr *c, uint32_t flow)
+{
+	c->flow_series -= corr_stats_drop_flow(&c->live_hops, flow);
+}
+
+const struct corr_sink corr_live_sink = {
+	.sample = corr_live_sample,
+	.session = corr_live_session,
+	.flow_idle = corr_live_flow_idle,
+};
 
 /* ---- intervals ---- */
 
@@ -208,9 +231,9 @@ static void corr_live_close(struct corr *c)
 {
 	if (c->cfg.on_interval)
 		c->cfg.on_interval(c->cfg.arg, c, c->iv_start, c->iv_end);
-	corr_live_reset(&c->hops);
-	corr_live_reset(&c->txns);
-	corr_live_reset(&c->switches);
+	corr_live_reset(&c->live_hops);
+	corr_live_reset(&c->live_txns);
+	corr_live_reset(&c->live_switches);
 	for (unsigned i = 0; i < c->nhosts; i++) {
 		struct corr_host *h = c->hosts[i];
 		struct corr_host_live *l = &h->live;
@@ -538,34 +561,31 @@ static void corr_live_flags(struct printer *p, unsigned flags)
 	print_array_end(p);
 }
 
+/* A result's interval. The text is one line; the data has the shapes the
+ * offline results have (tapless-correlate(8), JSON): the figures of the
+ * samples in sync as "latency_ns" (summary_print()), the bound as
+ * "sync_error_bound_ns", the samples left out in "out_of_sync". */
 static void corr_live_figures(struct printer *p, const struct corr_live_stat *l)
 {
 	struct summary s;
 
 	hist_summary(l->iv, &s);
-	print_uint(p, "count", " n %llu", s.n);
-	if (s.n) {
-		print_int(p, "min_ns", " min %lld", s.min);
-		print_int(p, "p50_ns", " p50 %lld", s.p50);
-		print_int(p, "p90_ns", " p90 %lld", s.p90);
-		print_int(p, "p99_ns", " p99 %lld", s.p99);
-		print_int(p, "p999_ns", " p99.9 %lld", s.p999);
-		print_int(p, "max_ns", " max %lld", s.max);
-		print_double(p, "mean_ns", " mean %.1f", s.mean);
-	} else {
-		print_null(p, "min_ns", NULL);
-		print_null(p, "p50_ns", NULL);
-		print_null(p, "p90_ns", NULL);
-		print_null(p, "p99_ns", NULL);
-		print_null(p, "p999_ns", NULL);
-		print_null(p, "max_ns", NULL);
-		print_null(p, "mean_ns", NULL);
-	}
+	print_text(p, " n %llu", (unsigned long long)s.n);
+	if (s.n)
+		print_text(p, " min %lld p50 %lld p90 %lld p99 %lld p99.9 %lld "
+			   "max %lld mean %.1f", (long long)s.min,
+			   (long long)s.p50, (long long)s.p90,
+			   (long long)s.p99, (long long)s.p999,
+			   (long long)s.max, s.mean);
+	summary_print_data(p, "latency_ns", &s);
 	if (l->iv_bound_known)
-		print_int(p, "bound_ns", " bound %lld", l->iv_bound_max);
+		print_int(p, "sync_error_bound_ns", " bound %lld",
+			  l->iv_bound_max);
 	else
-		print_null(p, "bound_ns", NULL);
-	print_uint(p, "out_of_sync", " out of sync %llu", l->iv_out);
+		print_null(p, "sync_error_bound_ns", NULL);
+	print_object_begin(p, "out_of_sync");
+	print_uint(p, "messages", " out of sync %llu", l->iv_out);
+	print_object_end(p);
 	print_uint(p, "holdover", l->iv_hold ? " holdover %llu" : NULL,
 		   l->iv_hold);
 }
@@ -621,9 +641,9 @@ static const char *corr_live_state(const struct corr_host *h)
 
 void corr_print_interval(const struct corr *c, FILE *out, int fmt)
 {
-	corr_live_print_set(c, out, fmt, &c->hops, "hop");
-	corr_live_print_set(c, out, fmt, &c->txns, "txn");
-	corr_live_print_set(c, out, fmt, &c->switches, "switch");
+	corr_live_print_set(c, out, fmt, &c->live_hops, "hop");
+	corr_live_print_set(c, out, fmt, &c->live_txns, "txn");
+	corr_live_print_set(c, out, fmt, &c->live_switches, "switch");
 	for (unsigned i = 0; i < c->nhosts; i++) {
 		const struct corr_host *h = c->hosts[i];
 		const struct corr_host_live *l = &h->live;
@@ -746,7 +766,7 @@ int corr_interval_value(const struct corr *c, const char *subject,
 {
 	const char *arrow = strstr(subject, "->"), *at = strchr(subject, '@');
 	const struct corr_host *a = NULL, *b = NULL;
-	const struct corr_stats_set *set = &c->txns;
+	const struct corr_stats_set *set = &c->live_txns;
 	const char *sw = NULL;
 	int kind = -1;
 
@@ -766,10 +786,10 @@ int corr_interval_value(const struct corr *c, const char *subject,
 		return 0;
 	}
 	if (!strncmp(subject, "switch:", 7)) {
-		set = &c->switches;
+		set = &c->live_switches;
 		sw = subject + 7;
 	} else if (arrow) {
-		set = &c->hops;
+		set = &c->live_hops;
 		a = corr_live_host_named(c, subject, (size_t)(arrow - subject));
 		b = corr_live_host_named(c, arrow + 2, strlen(arrow + 2));
 		if (!a || !b)
@@ -847,8 +867,8 @@ static void corr_live_hop_counter(FILE *out, enum metrics_format fmt,
 
 	metrics_family(out, fmt, name, METRICS_COUNTER, help, NULL);
 	snprintf(total, sizeof(total), "%s_total", name);
-	for (size_t i = 0; i < c->hops.n; i++) {
-		const struct corr_stat *s = &c->hops.v[i];
+	for (size_t i = 0; i < c->live_hops.n; i++) {
+		const struct corr_stat *s = &c->live_hops.v[i];
 		const char *lab[] = {
 			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
 			NULL,
@@ -869,8 +889,8 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 		       METRICS_HISTOGRAM, "one-way latency of each hop: RX "
 		       "stamp at 'to' minus TX stamp at 'from' (samples in sync or "
 		       "in holdover; flow=\"all\" for every flow)", "seconds");
-	for (size_t i = 0; i < c->hops.n; i++) {
-		const struct corr_stat *s = &c->hops.v[i];
+	for (size_t i = 0; i < c->live_hops.n; i++) {
+		const struct corr_stat *s = &c->live_hops.v[i];
 		const char *lab[] = {
 			"from", c->hosts[s->from]->name, "to", c->hosts[s->to]->name,
 			"flow", s->flow == ALL_FLOWS ? "all" : c->flows[s->flow].name,
@@ -885,8 +905,8 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 		       METRICS_HISTOGRAM, "transaction latency at one host "
 		       "(tick_to_trade, fill_to_sell, order_to_ack, order_to_fill)",
 		       "seconds");
-	for (size_t i = 0; i < c->txns.n; i++) {
-		const struct corr_stat *s = &c->txns.v[i];
+	for (size_t i = 0; i < c->live_txns.n; i++) {
+		const struct corr_stat *s = &c->live_txns.v[i];
 		const char *lab[] = {
 			"host", c->hosts[s->from]->name,
 			"kind", corr_txn_names[s->kind], NULL,
@@ -899,8 +919,8 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 	metrics_family(out, fmt, "tapless_switch_latency_seconds",
 		       METRICS_HISTOGRAM, "latency of the switch on each path "
 		       "(one-way minus cable and serialisation)", "seconds");
-	for (size_t i = 0; i < c->switches.n; i++) {
-		const struct corr_stat *s = &c->switches.v[i];
+	for (size_t i = 0; i < c->live_switches.n; i++) {
+		const struct corr_stat *s = &c->live_switches.v[i];
 		const char *lab[] = {
 			"switch", s->sw, "from", c->hosts[s->from]->name,
 			"to", c->hosts[s->to]->name, NULL,

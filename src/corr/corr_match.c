@@ -170,14 +170,6 @@ static const struct topo_path *corr_path(struct corr *c, unsigned a,
 	return c->path_known[a][b] > 0 ? &c->path[a][b] : NULL;
 }
 
-/* A result's sample with its bound's terms. */
-static void corr_hop_add(struct corr_stat *s, int64_t v, int sync,
-			 int64_t bound, const struct corr_terms *t)
-{
-	corr_stat_add(s, v, sync, bound);
-	corr_stat_terms(s, sync, bound, t);
-}
-
 /* One sample of the hop tx → rx: each stamp on its clock's reference by
  * the offset phc2sys read (corr_obs_clock()), and brought to the wire by
  * its host's calibration (stamp - offset), whose spreads are the bound's
@@ -195,21 +187,15 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 	int sync;
 	int64_t bound = corr_hop_bound(tx, rx, ct && cr ? ct->spread_ns +
 				       cr->spread_ns : -1, &sync, &t);
+	struct corr_sample x = {
+		.set = CORR_SET_HOPS, .from = tx->host, .to = rx->host,
+		.flow = tx->flow, .bucket = tx->bucket, .kind = -1,
+		.ts = tx->ts, .v = lat, .sync = sync, .bound = bound,
+		.terms = &t,
+	};
 	const struct topo_path *p;
-	struct corr_stat *fs;
 
-	if (c->cfg.samples)
-		corr_sample_line(c, "hop", c->hosts[tx->host]->name,
-				 c->hosts[rx->host]->name, tx->ts, lat, sync,
-				 bound, tx->bucket, "-", &t);
-	corr_hop_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
-			       NO_BUCKET, -1, NULL), lat, sync, bound, &t);
-	if ((fs = corr_live_flow_stat(c, tx->host, rx->host, tx->flow)))
-		corr_hop_add(fs, lat, sync, bound, &t);
-	if (tx->bucket != NO_BUCKET)
-		corr_hop_add(corr_stat(&c->hops, tx->host, rx->host, ALL_FLOWS,
-				       tx->bucket, -1, NULL), lat, sync,
-			     bound, &t);
+	corr_emit(c, &x);
 	c->measured = true;
 	p = corr_path(c, tx->host, rx->host);
 	/* The traffic's word on the clocks: the delay less the least the
@@ -233,19 +219,10 @@ static void corr_hop_sample(struct corr *c, const struct corr_obs *tx,
 
 		if (p->store_forward)
 			sw -= topo_serialisation_ns(rx->wire, p->speed_bps);
-		int64_t v = (int64_t)llround(sw);
-
-		if (c->cfg.samples)
-			corr_sample_line(c, "switch", c->hosts[tx->host]->name,
-					 c->hosts[rx->host]->name, tx->ts, v,
-					 sync, bound, tx->bucket, p->sw, &t);
-		corr_hop_add(corr_stat(&c->switches, tx->host, rx->host,
-				       ALL_FLOWS, NO_BUCKET, -1, p->sw), v,
-			     sync, bound, &t);
-		if (tx->bucket != NO_BUCKET)
-			corr_hop_add(corr_stat(&c->switches, tx->host, rx->host,
-					       ALL_FLOWS, tx->bucket, -1, p->sw),
-				     v, sync, bound, &t);
+		x.set = CORR_SET_SWITCHES;
+		x.sw = p->sw;
+		x.v = (int64_t)llround(sw);
+		corr_emit(c, &x);
 	}
 }
 

@@ -248,7 +248,7 @@ struct corr_flow {
 	struct frame_flow f;
 	uint64_t hosts;		/* bit per host whose capture has it */
 	char name[112];
-	bool announced;		/* live: reported as a new session */
+	bool announced;		/* its session told to the sinks */
 	unsigned streams;	/* its streams held now (corr_flow_expire()) */
 	bool over_limit;	/* live: found the per-flow results full */
 };
@@ -370,8 +370,47 @@ struct corr_stats_set {
 	struct corr_stat *v;
 	size_t n, cap;
 	struct hmap *idx;	/* struct corr_stat_key: index in v */
-	bool live;		/* results get their struct corr_live_stat */
+	bool live;		/* the live view's: results get a struct
+				 * corr_live_stat and no histograms */
 };
+
+/* ---- samples and who takes them ----
+ *
+ * The core (corr_match.c, corr_txn.c) finds samples and hands each to
+ * every sink the run has: the results printed at the end (corr_stats.c),
+ * the samples file (corr_stats.c), export's transaction callback
+ * (corr_txn.c) and, following, the live view (corr_live.c). A sink keeps
+ * its own state; the core knows none of them. */
+struct corr_fields;
+
+enum corr_set { CORR_SET_HOPS, CORR_SET_TXNS, CORR_SET_SWITCHES };
+
+struct corr_sample {
+	enum corr_set set;
+	uint16_t from, to;	/* hosts; for transactions from == to */
+	uint32_t flow;		/* the message's flow */
+	int bucket;		/* its trigger's rate bucket, or NO_BUCKET */
+	int kind;		/* transactions: enum corr_txn_kind; else -1 */
+	const char *sw;		/* switches: the switch's name; else NULL */
+	int64_t ts;		/* the TX stamp (a transaction's end) */
+	int64_t v;		/* the figure, ns */
+	int sync;		/* enum corr_sync */
+	int64_t bound;		/* -1: unknown */
+	const struct corr_terms *terms;	/* the bound's; NULL: none */
+};
+
+struct corr_sink {
+	void (*sample)(struct corr *c, const struct corr_sample *x);
+	/* A stream's first message, with its session's CompIDs (if any). */
+	void (*session)(struct corr *c, struct corr_stream *s,
+			const struct corr_fields *f, int64_t ts);
+	/* A flow's last stream expired (following). */
+	void (*flow_idle)(struct corr *c, uint32_t flow);
+};
+
+#define CORR_MAX_SINKS 4
+extern const struct corr_sink corr_stats_sink, corr_samples_sink,
+	corr_txn_cb_sink, corr_live_sink;
 
 
 struct corr {
@@ -408,8 +447,14 @@ struct corr {
 	/* Paths between hosts. */
 	struct topo_path path[CORR_MAX_HOSTS][CORR_MAX_HOSTS];
 	int8_t path_known[CORR_MAX_HOSTS][CORR_MAX_HOSTS];	/* 0 ?, 1, -1 */
-	/* Results. */
+	/* Who takes the samples (corr_emit()). */
+	const struct corr_sink *sinks[CORR_MAX_SINKS];
+	unsigned nsinks;
+	/* Results, for the print at the end (corr_stats_sink). */
 	struct corr_stats_set hops, txns, switches;
+	/* The live view's results (corr_live_sink): per interval, for the
+	 * metrics, and per flow (at most cfg.flow_series). */
+	struct corr_stats_set live_hops, live_txns, live_switches;
 	struct corr_traffic *traffic;	/* every hop sample's delay, per
 					 * pair and window */
 	bool measured;
@@ -507,24 +552,12 @@ void corr_thr_stop(struct corr *c);
 
 /* ---- corr_live.c ---- */
 
-/* A result's live part (set->live). */
+/* A live result's part (set->live): interval=true for one printed each
+ * interval (every flow), false for a flow's (metrics only). */
 struct corr_live_stat *corr_live_stat_create(bool interval);
 void corr_live_stat_destroy(struct corr_live_stat *l);
-void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
-		   int64_t bound);
-/* A stream's first message with its session's CompIDs. */
-void corr_live_session(struct corr *c, struct corr_stream *s,
-		       const struct corr_fields *f, int64_t ts);
 /* The common timescale's now, from CLOCK_REALTIME. */
 int64_t corr_live_now(const struct corr *c, int64_t real_ns);
-/* Hop from -> to's result for one flow, made on first use. Following,
- * only while fewer than cfg.flow_series exist: else NULL, and the flow
- * counted in flows_over_limit (once). */
-struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
-				      uint16_t to, uint32_t flow);
-/* A flow's last stream expired: its per-flow results go, their room is
- * for the flows that come. */
-void corr_live_flow_idle(struct corr *c, uint32_t flow);
 
 /* ---- corr_time.c ---- */
 
@@ -633,11 +666,6 @@ struct corr_stat *corr_stat_find(const struct corr_stats_set *set,
 /* Every result of flow out of set (freed; the others may move). Returns
  * how many. */
 size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow);
-/* One sample v (sync: enum corr_sync; bound: -1 unknown): out-of-sync
- * samples to s->out, the others to s->h with their bound tallied (and
- * those in holdover counted in s->holdover besides). */
-void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
-		   int64_t bound);
 /* A hop sample's sync state (*sync) and error bound (returned; -1:
  * unknown) from its two ends': out of sync if either end was, else in
  * holdover if either end was and the other in sync or holdover; the sum
@@ -646,9 +674,6 @@ void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
  * *t (each -1 when the bound is). */
 int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 		       int64_t stamp_ns, int *sync, struct corr_terms *t);
-/* A bounded sample's terms tallied into s (after corr_stat_add()). */
-void corr_stat_terms(struct corr_stat *s, int sync, int64_t bound,
-		     const struct corr_terms *t);
 /* Host h's calibration of its stamps in direction dir (enum corr_dir) from
  * a hardware or software source, or NULL when there is none. */
 const struct calib_term *corr_calib(const struct corr_host *h, int dir,
@@ -664,15 +689,24 @@ const char *corr_sync_name(int sync);
  * returns whether they were set. */
 bool corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 		    struct corr_obs *o);
-/* A line of c->cfg.samples (which must be open). */
-void corr_sample_line(const struct corr *c, const char *kind,
-		      const char *from, const char *to, int64_t ts,
-		      int64_t v, int sync, int64_t bound, int bucket,
-		      const char *name, const struct corr_terms *t);
 /* A sorted copy of set's results (free() it; never NULL). */
 struct corr_stat *corr_sorted(const struct corr_stats_set *set);
 /* How far below the true sample any printed percentile may be, over all
  * results. */
 int64_t corr_hist_error(const struct corr *c);
+
+/* ---- the sinks (corr.c) ---- */
+
+/* x to every sink of the run. */
+static inline void corr_emit(struct corr *c, const struct corr_sample *x)
+{
+	for (unsigned i = 0; i < c->nsinks; i++)
+		c->sinks[i]->sample(c, x);
+}
+
+/* The same for a new session and an idle flow (sinks that take them). */
+void corr_emit_session(struct corr *c, struct corr_stream *s,
+		       const struct corr_fields *f, int64_t ts);
+void corr_emit_flow_idle(struct corr *c, uint32_t flow);
 
 #endif

@@ -70,14 +70,13 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	s->bucket = bucket;
 	s->kind = kind;
 	s->sw = sw;
-	/* Live: per interval only where the stream prints it (all flows,
-	 * no rate bucket); every result counts for the metrics. A flow's
-	 * result has its metrics' buckets only: its histograms (kilobytes)
-	 * are for the offline print, and a follower meets a new flow with
-	 * every new connection, for days. */
-	if (set->live && bucket == NO_BUCKET)
+	/* The live view's: per interval only where the stream prints it
+	 * (all flows); every result counts for the metrics. A flow's has
+	 * its metrics' buckets only, not a histogram (kilobytes), for a
+	 * follower may hold thousands. */
+	if (set->live) {
 		s->live = corr_live_stat_create(flow == ALL_FLOWS);
-	if (!set->live || flow == ALL_FLOWS) {
+	} else {
 		s->h = hist_create();
 		s->out = hist_create();
 	}
@@ -129,13 +128,12 @@ size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow)
 	return dropped;
 }
 
-void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
-		   int64_t bound)
+/* One sample v (sync: enum corr_sync; bound: -1 unknown): out-of-sync
+ * samples to s->out, the others to s->h with their bound tallied (and
+ * those in holdover counted in s->holdover besides). */
+static void corr_stat_add(struct corr_stat *s, int64_t v, int sync,
+			  int64_t bound)
 {
-	if (s->live)
-		corr_live_add(s->live, v, sync, bound);
-	if (!s->h)
-		return;
 	if (sync == SYNC_OUT) {
 		hist_add(s->out, v);
 		return;
@@ -195,10 +193,14 @@ int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 	return bound;
 }
 
-void corr_stat_terms(struct corr_stat *s, int sync, int64_t bound,
-		     const struct corr_terms *t)
+/* A sample into result s: its figure, and its bound's terms when it was
+ * bounded. */
+static void corr_stat_take(struct corr_stat *s, const struct corr_sample *x)
 {
-	if (!s->h || sync == SYNC_OUT || bound < 0)
+	const struct corr_terms *t = x->terms;
+
+	corr_stat_add(s, x->v, x->sync, x->bound);
+	if (!t || x->sync == SYNC_OUT || x->bound < 0)
 		return;
 	for (int k = 0; k < CORR_TERMS; k++)
 		if (t->v[k] >= 0)
@@ -206,6 +208,29 @@ void corr_stat_terms(struct corr_stat *s, int sync, int64_t bound,
 	if (t->v[CORR_TERM_STAMP] < 0)
 		s->stamp_unknown++;
 }
+
+/* The results printed at the end: every sample in its figure's result
+ * (all flows), its rate bucket's (by rate) and, reading files, its
+ * flow's. A follower makes no per-flow results here: it meets a new flow
+ * with every new connection, for days (the live view keeps a bounded
+ * number of them for the metrics). */
+static void corr_stats_sample(struct corr *c, const struct corr_sample *x)
+{
+	struct corr_stats_set *set = x->set == CORR_SET_HOPS ? &c->hops :
+				     x->set == CORR_SET_TXNS ? &c->txns :
+				     &c->switches;
+
+	corr_stat_take(corr_stat(set, x->from, x->to, ALL_FLOWS, NO_BUCKET,
+				 x->kind, x->sw), x);
+	if (x->set == CORR_SET_HOPS && !c->cfg.follow)
+		corr_stat_take(corr_stat(set, x->from, x->to, x->flow,
+					 NO_BUCKET, -1, NULL), x);
+	if (x->bucket != NO_BUCKET)
+		corr_stat_take(corr_stat(set, x->from, x->to, ALL_FLOWS,
+					 x->bucket, x->kind, x->sw), x);
+}
+
+const struct corr_sink corr_stats_sink = { .sample = corr_stats_sample };
 
 const struct calib_term *corr_calib(const struct corr_host *h, int dir,
 				    bool hw)
@@ -300,27 +325,30 @@ bool corr_obs_bound(const struct corr_host *h, const struct corr_iface *ifc,
 	return false;
 }
 
-/* One line of the samples file (files/samples.h). */
-void corr_sample_line(const struct corr *c, const char *kind,
-		      const char *from, const char *to, int64_t ts,
-		      int64_t v, int sync, int64_t bound, int bucket,
-		      const char *name, const struct corr_terms *t)
+/* The samples file (files/samples.h, cfg.samples): a line a sample. */
+static void corr_samples_sample(struct corr *c, const struct corr_sample *x)
 {
 	struct samples_rec r = {
-		.run = c->cfg.samples_run, .kind = kind, .from = from, .to = to,
-		.time_ns = ts, .latency_ns = v, .bound_ns = bound,
-		.sync = corr_samples_sync(sync),
-		.rate = bucket == NO_BUCKET ? 0.0 : c->cfg.rates[bucket],
-		.sw = name,
+		.run = c->cfg.samples_run,
+		.kind = x->set == CORR_SET_HOPS ? "hop" :
+			x->set == CORR_SET_SWITCHES ? "switch" :
+			corr_txn_names[x->kind],
+		.from = c->hosts[x->from]->name, .to = c->hosts[x->to]->name,
+		.time_ns = x->ts, .latency_ns = x->v, .bound_ns = x->bound,
+		.sync = corr_samples_sync(x->sync),
+		.rate = x->bucket == NO_BUCKET ? 0.0 : c->cfg.rates[x->bucket],
+		.sw = x->sw ? x->sw : "-",
 	};
 
 	for (int k = 0; k < CORR_TERMS; k++)
-		r.term_ns[k] = t ? t->v[k] : -1;
+		r.term_ns[k] = x->terms ? x->terms->v[k] : -1;
 
 	/* A write error shows at the close (wholefile), which fails the
 	 * command and keeps the file from its final name. */
 	(void)samples_write(c->cfg.samples, &r);
 }
+
+const struct corr_sink corr_samples_sink = { .sample = corr_samples_sample };
 
 static int corr_stat_order(const void *x, const void *y)
 {

@@ -162,20 +162,13 @@ static struct corr_order *corr_order(struct corr *c, struct corr_host *h,
 static void corr_txn_sample_at(struct corr *c, struct corr_host *h,
 			       int kind, int64_t ts, int64_t v, int b)
 {
-	if (c->cfg.samples)
-		corr_sample_line(c, corr_txn_names[kind], h->name, h->name, ts,
-				 v, SYNC_NONE, -1, b, "-", NULL);
-	if (c->cfg.on_txn)
-		c->cfg.on_txn(c->cfg.rec_arg, h->idx, corr_txn_names[kind], ts,
-			      v);
+	struct corr_sample x = {
+		.set = CORR_SET_TXNS, .from = (uint16_t)h->idx,
+		.to = (uint16_t)h->idx, .flow = ALL_FLOWS, .bucket = b,
+		.kind = kind, .ts = ts, .v = v, .sync = SYNC_NONE, .bound = -1,
+	};
 
-	corr_stat_add(corr_stat(&c->txns, (uint16_t)h->idx, (uint16_t)h->idx,
-				ALL_FLOWS, NO_BUCKET, kind, NULL), v, SYNC_NONE,
-		      -1);
-	if (b != NO_BUCKET)
-		corr_stat_add(corr_stat(&c->txns, (uint16_t)h->idx,
-					(uint16_t)h->idx, ALL_FLOWS, b, kind,
-					NULL), v, SYNC_NONE, -1);
+	corr_emit(c, &x);
 	c->measured = true;
 }
 
@@ -510,3 +503,14 @@ void corr_txn(struct corr *c, struct corr_host *h, uint8_t dir,
 		corr_order_check(c, h, o);
 	}
 }
+
+/* The caller's transaction callback (cfg.on_txn: tapless export's
+ * records), each transaction as it is found. */
+static void corr_txn_cb_take(struct corr *c, const struct corr_sample *x)
+{
+	if (x->set == CORR_SET_TXNS)
+		c->cfg.on_txn(c->cfg.rec_arg, x->from, corr_txn_names[x->kind],
+			      x->ts, x->v);
+}
+
+const struct corr_sink corr_txn_cb_sink = { .sample = corr_txn_cb_take };

@@ -293,9 +293,16 @@ enum {
 	K_P99, K_FLAGS, K_COUNT_OF
 };
 
+/* Since December 2026 a line's figures are in an object "latency_ns" (as in
+ * tapless correlate's results); before, count, p50_ns and p99_ns were
+ * members of the line. Both are read. */
 static const char *const rf_keys[K_COUNT_OF] = {
 	"type", "kind", "host", "from", "to", "start_ns", "end_ns", "count",
 	"p50_ns", "p99_ns", "flags",
+};
+
+static const char *const rf_latency_keys[K_COUNT_OF] = {
+	[K_COUNT] = "count", [K_P50] = "p50", [K_P99] = "p99",
 };
 
 /* A number that is a whole count of nanoseconds, or that rounds to one. */
@@ -311,6 +318,61 @@ static bool rf_int(const struct rf_val *v, int64_t *out)
 		return false;
 	*out = (int64_t)llround(v->d);
 	return true;
+}
+
+/* An object's members (j at its '{'): those names[k] names into val[k]
+ * (strings into sbuf[k]), seen[k] set; a key given twice: the last one
+ * counts, as for most readers. At the line's level (names rf_keys), an
+ * object "latency_ns" is read the same way with rf_latency_keys. */
+static int rf_members(struct rf_scan *j, const char *const names[K_COUNT_OF],
+		      struct rf_val *val, char **sbuf, size_t *slen,
+		      bool *seen)
+{
+	j->p++;
+	rf_ws(j);
+	if (j->p < j->end && *j->p == '}') {
+		j->p++;
+		return 0;
+	}
+	for (;;) {
+		char key[16];
+		struct rf_val scratch;
+		int k = -1;
+
+		rf_ws(j);
+		if (rf_string(j, key, sizeof(key)))
+			return -1;
+		rf_ws(j);
+		if (j->p >= j->end || *j->p != ':')
+			return rf_fail(j, "':' expected");
+		j->p++;
+		rf_ws(j);
+		for (int i = 0; i < K_COUNT_OF; i++)
+			if (names[i] && !strcmp(key, names[i]))
+				k = i;
+		if (k >= 0) {
+			if (rf_value(j, 1, &val[k], sbuf[k], sbuf[k] ? slen[k] : 0))
+				return -1;
+			seen[k] = true;
+		} else if (names == rf_keys && !strcmp(key, "latency_ns") &&
+			   j->p < j->end && *j->p == '{') {
+			if (rf_members(j, rf_latency_keys, val, sbuf, slen,
+				       seen))
+				return -1;
+		} else if (rf_value(j, 1, &scratch, NULL, 0)) {
+			return -1;
+		}
+		rf_ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == '}') {
+			j->p++;
+			return 0;
+		}
+		return rf_fail(j, "',' or '}' expected");
+	}
 }
 
 int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
@@ -340,51 +402,8 @@ int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
 		*why = "not a JSON object";
 		return -EBADMSG;
 	}
-	j.p++;
-	rf_ws(&j);
-	if (j.p < j.end && *j.p == '}') {
-		j.p++;
-	} else {
-		for (;;) {
-			char key[16];
-			struct rf_val scratch;
-			int k = -1;
-
-			rf_ws(&j);
-			if (rf_string(&j, key, sizeof(key)))
-				goto bad;
-			rf_ws(&j);
-			if (j.p >= j.end || *j.p != ':') {
-				rf_fail(&j, "':' expected");
-				goto bad;
-			}
-			j.p++;
-			rf_ws(&j);
-			for (int i = 0; i < K_COUNT_OF; i++)
-				if (!strcmp(key, rf_keys[i]))
-					k = i;
-			/* A key given twice: the last one counts, as for
-			 * most readers. */
-			if (k >= 0) {
-				if (rf_value(&j, 1, &val[k], sbuf[k], sbuf[k] ? slen[k] : 0))
-					goto bad;
-				seen[k] = true;
-			} else if (rf_value(&j, 1, &scratch, NULL, 0)) {
-				goto bad;
-			}
-			rf_ws(&j);
-			if (j.p < j.end && *j.p == ',') {
-				j.p++;
-				continue;
-			}
-			if (j.p < j.end && *j.p == '}') {
-				j.p++;
-				break;
-			}
-			rf_fail(&j, "',' or '}' expected");
-			goto bad;
-		}
-	}
+	if (rf_members(&j, rf_keys, val, sbuf, slen, seen))
+		goto bad;
 	rf_ws(&j);
 	if (j.p != j.end) {
 		rf_fail(&j, "more after the object");
@@ -430,7 +449,7 @@ int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
 	if (rec->count) {
 		if (!seen[K_P50] || !rf_int(&val[K_P50], &rec->p50_ns) ||
 		    !seen[K_P99] || !rf_int(&val[K_P99], &rec->p99_ns)) {
-			*why = "samples counted but no p50_ns and p99_ns";
+			*why = "samples counted but no p50 and p99";
 			goto refuse;
 		}
 		rec->have_q = true;

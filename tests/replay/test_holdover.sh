@@ -90,7 +90,7 @@ wait $v || fail "follow: feeding the venue's files failed"
 want=$(jq '[.hops[] | select(.flow == "all" and .rate == null) | .latency_ns.count] | add' "$d/c.json")
 i=0
 while [ $i -lt 50 ]; do
-	got=$(jq -s '[.[] | select(.type == "hop") | .count] | add // 0' "$d/f.jsonl" 2>/dev/null)
+	got=$(jq -s '[.[] | select(.type == "hop") | .latency_ns.count] | add // 0' "$d/f.jsonl" 2>/dev/null)
 	[ "${got:-0}" -ge "$want" ] && break
 	sleep 0.1
 	i=$((i + 1))

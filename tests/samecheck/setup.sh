@@ -10,3 +10,6 @@ set -e
 	--clock algo:offset=300,rate=2 -o s3 >/dev/null 2>&1
 printf 'host algo 198.18.0.1\nhost venue\n' >bad.topology
 printf 'garbage\n' >bad.pcapng
+# Folders to follow (tapless correlate --follow reads a host's folder).
+mkdir -p f1/algo f1/venue
+cp s1/algo.pcapng f1/algo/ && cp s1/venue.pcapng f1/venue/

@@ -230,7 +230,7 @@ workload p2 30
 # correlated both ways (10 s at most).
 warm() {
 	[ "$(ls "$p/venue"/*.pcapng 2>/dev/null | wc -l)" -ge 2 ] &&
-		jq -n -R -e '[inputs | fromjson? // empty | select(.type == "hop" and .count > 0)
+		jq -n -R -e '[inputs | fromjson? // empty | select(.type == "hop" and .latency_ns.count > 0)
 			| .from + ">" + .to] | unique | length == 2' "$out/p2.jsonl" > /dev/null
 }
 poll 10 warm || echo "p2: after 10 s, not both: $(ls "$p/venue" | tr '\n' ' ')"
@@ -287,7 +287,7 @@ after_resumed() {
 	awk '/"event":"resumed"/ && /"host":"venue"/ { on = 1; next }
 	     on && /"type":"hop"/ { print }' "$out/p2.jsonl" |
 		jq -n -R -c '[inputs | fromjson? // empty] | group_by(.from + ">" + .to)
-			| map({hop: (.[0].from + ">" + .[0].to), intervals: length, count: (map(.count) | add)})' \
+			| map({hop: (.[0].from + ">" + .[0].to), intervals: length, count: (map(.latency_ns.count) | add)})' \
 		> "$out/p2.after"
 	jq -e 'length == 2 and all(.count > 0)' "$out/p2.after" > /dev/null
 }
@@ -321,7 +321,7 @@ grep '"type":"event"' "$out/p2.jsonl" | grep '"host":"algo"' | grep -q '"event":
 # Correlation resumed: hops counted in the intervals after "resumed".
 awk '/"event":"resumed"/ && /"host":"venue"/ { on = 1; next }
      on && /"type":"hop"/ { print }' "$out/p2.jsonl" |
-	jq -s -c 'group_by(.from + ">" + .to) | map({hop: (.[0].from + ">" + .[0].to), intervals: length, count: (map(.count) | add)})' > "$out/p2.after"
+	jq -s -c 'group_by(.from + ">" + .to) | map({hop: (.[0].from + ">" + .[0].to), intervals: length, count: (map(.latency_ns.count) | add)})' > "$out/p2.after"
 echo "p2: hops after resumed: $(cat "$out/p2.after")"
 jq -e 'length == 2 and all(.count > 0)' "$out/p2.after" > /dev/null ||
 	fail "p2: hops not correlated both ways after the venue's capd came back"

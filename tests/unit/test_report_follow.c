@@ -77,6 +77,49 @@ START_TEST(parse_hop)
 }
 END_TEST
 
+/* The shape since December 2026, as tapless correlate --follow --json writes it:
+ * the figures in "latency_ns", as in the offline results. Its members
+ * named as the old line's (p50_ns) are not read there. */
+START_TEST(parse_hop_nested)
+{
+	struct report_frec rec;
+	const char *why;
+
+	ck_assert_int_eq(parse("{\"type\":\"hop\",\"start_ns\":1763900037000000000,"
+			       "\"end_ns\":1763900037100000000,\"emitted_ns\":1795991265801346924,"
+			       "\"from\":\"algo\",\"to\":\"venue\",\"latency_ns\":{\"count\":2,"
+			       "\"min\":568,\"mean\":572,\"p50\":568,\"p90\":576,\"p99\":577,"
+			       "\"p999\":578,\"max\":578,\"sd\":5.65685424949238},"
+			       "\"sync_error_bound_ns\":null,\"out_of_sync\":{\"messages\":0},"
+			       "\"holdover\":0,\"flags\":[\"late\"]}", &rec, &why), 1);
+	ck_assert_int_eq(rec.type, REPORT_FREC_HOP);
+	ck_assert_str_eq(rec.a, "algo");
+	ck_assert_str_eq(rec.b, "venue");
+	ck_assert_uint_eq(rec.count, 2);
+	ck_assert(rec.have_q);
+	ck_assert_int_eq(rec.p50_ns, 568);
+	ck_assert_int_eq(rec.p99_ns, 577);
+	ck_assert_str_eq(rec.flags, "late");
+	/* No samples: figures null. */
+	ck_assert_int_eq(parse("{\"type\":\"txn\",\"start_ns\":0,\"end_ns\":1,"
+			       "\"kind\":\"tick_to_trade\",\"host\":\"algo\",\"latency_ns\":"
+			       "{\"count\":0,\"min\":null,\"p50\":null,\"p99\":null}}",
+			       &rec, &why), 1);
+	ck_assert_uint_eq(rec.count, 0);
+	ck_assert(!rec.have_q);
+	/* Counted, but the percentiles under the old names inside: refused. */
+	ck_assert_int_eq(parse("{\"type\":\"hop\",\"from\":\"a\",\"to\":\"b\",\"start_ns\":0,"
+			       "\"end_ns\":1,\"latency_ns\":{\"count\":3,\"p50_ns\":1,"
+			       "\"p99_ns\":2}}", &rec, &why), -EBADMSG);
+	ck_assert_str_eq(why, "samples counted but no p50 and p99");
+	/* An object "latency_ns" inside another is not the line's. */
+	ck_assert_int_eq(parse("{\"type\":\"hop\",\"from\":\"a\",\"to\":\"b\",\"start_ns\":0,"
+			       "\"end_ns\":1,\"out_of_sync\":{\"latency_ns\":{\"count\":3}}}",
+			       &rec, &why), -EBADMSG);
+	ck_assert_str_eq(why, "no count");
+}
+END_TEST
+
 START_TEST(parse_txn)
 {
 	struct report_frec rec;
@@ -428,6 +471,7 @@ static Suite *report_follow_suite(void)
 	TCase *tl = tcase_create("load");
 
 	tcase_add_test(tc, parse_hop);
+	tcase_add_test(tc, parse_hop_nested);
 	tcase_add_test(tc, parse_txn);
 	tcase_add_test(tc, parse_forms);
 	tcase_add_test(tc, parse_other);

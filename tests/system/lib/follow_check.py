@@ -37,9 +37,10 @@ for no, line in enumerate(open(sys.argv[2], errors="replace"), 1):
         else:
             continue
         n, s, o = acc.get(k, (0, 0.0, 0))
-        if r["count"]:
-            s += r["mean_ns"] * r["count"]
-        acc[k] = (n + r["count"], s, o + r["out_of_sync"])
+        lat = r["latency_ns"]
+        if lat["count"]:
+            s += lat["mean"] * lat["count"]
+        acc[k] = (n + lat["count"], s, o + r["out_of_sync"]["messages"])
     except (ValueError, KeyError, TypeError) as e:
         print("%s:%d: not a line of the stream (%s): %.120s" % (sys.argv[2], no, e, line.rstrip()))
         bad += 1
