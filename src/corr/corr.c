@@ -106,10 +106,6 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	corr_stats_init(&c->hops);
 	corr_stats_init(&c->txns);
 	corr_stats_init(&c->switches);
-	corr_stats_init(&c->live_hops);
-	corr_stats_init(&c->live_txns);
-	corr_stats_init(&c->live_switches);
-	c->live_hops.live = c->live_txns.live = c->live_switches.live = true;
 	/* The samples' takers, in the order they see each one. */
 	if (cfg->samples)
 		c->sinks[c->nsinks++] = &corr_samples_sink;
@@ -118,6 +114,9 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	c->sinks[c->nsinks++] = &corr_stats_sink;
 	if (cfg->follow)
 		c->sinks[c->nsinks++] = &corr_live_sink;
+	for (unsigned i = 0; i < c->nsinks; i++)
+		if (c->sinks[i]->open)
+			c->sinks[i]->open(c);
 	if (!c->cfg.traffic_window_ns)
 		c->cfg.traffic_window_ns = 1000000000LL;
 	/* A sample comes as late as its message waited for its peers, or
@@ -942,9 +941,9 @@ void corr_destroy(struct corr *c)
 	corr_stats_free(&c->hops);
 	corr_stats_free(&c->txns);
 	corr_stats_free(&c->switches);
-	corr_stats_free(&c->live_hops);
-	corr_stats_free(&c->live_txns);
-	corr_stats_free(&c->live_switches);
+	for (unsigned i = 0; i < c->nsinks; i++)
+		if (c->sinks[i]->close)
+			c->sinks[i]->close(c);
 	corr_traffic_destroy(c->traffic);
 	for (unsigned i = 0; i < c->nwarn; i++)
 		free(c->warn[i]);

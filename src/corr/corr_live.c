@@ -72,7 +72,10 @@ static const char *const corr_event_names[CORR_EV_KINDS] = {
 
 /* ---- results ---- */
 
-struct corr_live_stat *corr_live_stat_create(bool interval)
+/* A result's live part: interval=true for one printed each interval
+ * (all flows), false for a flow's, which has its metrics' buckets only,
+ * not a histogram (kilobytes), for a follower may hold thousands. */
+static struct corr_live_stat *corr_live_stat_create(bool interval)
 {
 	struct corr_live_stat *l = xcalloc(1, sizeof(*l));
 
@@ -81,12 +84,27 @@ struct corr_live_stat *corr_live_stat_create(bool interval)
 	return l;
 }
 
-void corr_live_stat_destroy(struct corr_live_stat *l)
+static void corr_live_stat_free(void *ext)
 {
+	struct corr_live_stat *l = ext;
+
 	if (!l)
 		return;
 	hist_destroy(l->iv);
 	free(l);
+}
+
+/* The result of that key in set with its live part, made on first use. */
+static struct corr_live_stat *corr_live_of(struct corr_stats_set *set,
+					   const struct corr_sample *x,
+					   uint32_t flow)
+{
+	struct corr_stat *s = corr_stat(set, x->from, x->to, flow, NO_BUCKET,
+					x->kind, x->sw);
+
+	if (!s->ext)
+		s->ext = corr_live_stat_create(flow == ALL_FLOWS);
+	return s->ext;
 }
 
 static void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
@@ -121,7 +139,7 @@ static void corr_live_add(struct corr_live_stat *l, int64_t v, int sync,
 static void corr_live_reset(struct corr_stats_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
-		struct corr_live_stat *l = set->v[i].live;
+		struct corr_live_stat *l = set->v[i].ext;
 
 		if (!l)
 			continue;
@@ -173,27 +191,26 @@ int64_t corr_live_now(const struct corr *c, int64_t real_ns)
 
 /* ---- the sink ---- */
 
-/* Hop from -> to's result for one flow, made on first use while fewer
+/* Hop from -> to's live part for x's flow, made on first use while fewer
  * than cfg.flow_series exist: else NULL, and the flow counted in
  * flows_over_limit (once). */
-static struct corr_stat *corr_live_flow_stat(struct corr *c, uint16_t from,
-					     uint16_t to, uint32_t flow)
+static struct corr_live_stat *corr_live_flow(struct corr *c,
+					     const struct corr_sample *x)
 {
-	struct corr_stat *s;
-
-	s = corr_stat_find(&c->live_hops, from, to, flow, NO_BUCKET, -1, NULL);
-	if (s)
-		return s;
-	if (c->flow_series >= c->cfg.flow_series) {
-		/* Its samples still count in the hop's "all". */
-		if (flow < c->nflows && !c->flows[flow].over_limit) {
-			c->flows[flow].over_limit = true;
-			c->flows_over_limit++;
+	if (!corr_stat_find(&c->live_hops, x->from, x->to, x->flow, NO_BUCKET,
+			    -1, NULL)) {
+		if (c->flow_series >= c->cfg.flow_series) {
+			/* Its samples still count in the hop's "all". */
+			if (x->flow < c->nflows &&
+			    !c->flows[x->flow].over_limit) {
+				c->flows[x->flow].over_limit = true;
+				c->flows_over_limit++;
+			}
+			return NULL;
 		}
-		return NULL;
+		c->flow_series++;
 	}
-	c->flow_series++;
-	return corr_stat(&c->live_hops, from, to, flow, NO_BUCKET, -1, NULL);
+	return corr_live_of(&c->live_hops, x, x->flow);
 }
 
 /* A sample into its figure's result (all flows) and, a hop's, into its
@@ -203,13 +220,32 @@ static void corr_live_sample(struct corr *c, const struct corr_sample *x)
 	struct corr_stats_set *set = x->set == CORR_SET_HOPS ? &c->live_hops :
 				     x->set == CORR_SET_TXNS ? &c->live_txns :
 				     &c->live_switches;
-	struct corr_stat *fs;
+	struct corr_live_stat *fl;
 
-	corr_live_add(corr_stat(set, x->from, x->to, ALL_FLOWS, NO_BUCKET,
-				x->kind, x->sw)->live, x->v, x->sync, x->bound);
-	if (x->set == CORR_SET_HOPS &&
-	    (fs = corr_live_flow_stat(c, x->from, x->to, x->flow)))
-		corr_live_add(fs->live, x->v, x->sync, x->bound);
+	corr_live_add(corr_live_of(set, x, ALL_FLOWS), x->v, x->sync,
+		      x->bound);
+	if (x->set == CORR_SET_HOPS && (fl = corr_live_flow(c, x)))
+		corr_live_add(fl, x->v, x->sync, x->bound);
+}
+
+static void corr_live_open(struct corr *c)
+{
+	struct corr_stats_set *sets[] = {
+		&c->live_hops, &c->live_txns, &c->live_switches,
+	};
+
+	for (unsigned i = 0; i < 3; i++) {
+		corr_stats_init(sets[i]);
+		sets[i]->bare = true;
+		sets[i]->ext_free = corr_live_stat_free;
+	}
+}
+
+static void corr_live_close_sets(struct corr *c)
+{
+	corr_stats_free(&c->live_hops);
+	corr_stats_free(&c->live_txns);
+	corr_stats_free(&c->live_switches);
 }
 
 /* A flow's last stream expired: its per-flow results go, their room is
@@ -220,6 +256,8 @@ static void corr_live_flow_idle(struct corr *c, uint32_t flow)
 }
 
 const struct corr_sink corr_live_sink = {
+	.open = corr_live_open,
+	.close = corr_live_close_sets,
 	.sample = corr_live_sample,
 	.session = corr_live_session,
 	.flow_idle = corr_live_flow_idle,
@@ -615,7 +653,9 @@ static void corr_live_print_set(const struct corr *c, FILE *out, int fmt,
 		const struct corr_host *a = c->hosts[s->from], *b = c->hosts[s->to];
 		struct printer *p;
 
-		if (!s->live || !s->live->iv)
+		const struct corr_live_stat *l = s->ext;
+
+		if (!l || !l->iv)
 			continue;
 		p = corr_live_line(c, out, fmt, type);
 		if (s->kind >= 0) {
@@ -627,7 +667,7 @@ static void corr_live_print_set(const struct corr *c, FILE *out, int fmt,
 			print_str(p, "from", " %s", a->name);
 			print_str(p, "to", "->%s", b->name);
 		}
-		corr_live_figures(p, s->live);
+		corr_live_figures(p, l);
 		corr_live_flags(p, a->live.iv_flags | b->live.iv_flags);
 		print_text(p, "\n");
 		(void)print_destroy(p);
@@ -816,7 +856,9 @@ int corr_interval_value(const struct corr *c, const char *subject,
 	for (size_t i = 0; i < set->n; i++) {
 		const struct corr_stat *s = &set->v[i];
 
-		if (!s->live || !s->live->iv)
+		const struct corr_live_stat *l = s->ext;
+
+		if (!l || !l->iv)
 			continue;
 		if (sw && (!s->sw || strcmp(s->sw, sw)))
 			continue;
@@ -827,12 +869,12 @@ int corr_interval_value(const struct corr *c, const char *subject,
 		if (b && b->idx != s->to)
 			continue;
 		found = true;
-		hist_merge(m, s->live->iv);
-		sum.iv_out += s->live->iv_out;
-		sum.iv_hold += s->live->iv_hold;
-		sum.iv_bound_known += s->live->iv_bound_known;
-		if (s->live->iv_bound_max > sum.iv_bound_max)
-			sum.iv_bound_max = s->live->iv_bound_max;
+		hist_merge(m, l->iv);
+		sum.iv_out += l->iv_out;
+		sum.iv_hold += l->iv_hold;
+		sum.iv_bound_known += l->iv_bound_known;
+		if (l->iv_bound_max > sum.iv_bound_max)
+			sum.iv_bound_max = l->iv_bound_max;
 	}
 	ret = found ? corr_live_stat_value(m, &sum, stat, v) : -ENOENT;
 	hist_destroy(m);
@@ -874,9 +916,11 @@ static void corr_live_hop_counter(FILE *out, enum metrics_format fmt,
 			NULL,
 		};
 
-		if (s->live && s->flow == ALL_FLOWS)
+		const struct corr_live_stat *l = s->ext;
+
+		if (l && s->flow == ALL_FLOWS)
 			metrics_sample(out, total, lab, (double)(hold ?
-				       s->live->hold : s->live->out));
+				       l->hold : l->out));
 	}
 }
 
@@ -897,9 +941,9 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 			NULL,
 		};
 
-		if (s->live)
+		if (s->ext)
 			corr_live_hist(out, "tapless_hop_latency_seconds", lab,
-				       s->live);
+				       s->ext);
 	}
 	metrics_family(out, fmt, "tapless_transaction_latency_seconds",
 		       METRICS_HISTOGRAM, "transaction latency at one host "
@@ -912,9 +956,9 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 			"kind", corr_txn_names[s->kind], NULL,
 		};
 
-		if (s->live)
+		if (s->ext)
 			corr_live_hist(out, "tapless_transaction_latency_seconds",
-				       lab, s->live);
+				       lab, s->ext);
 	}
 	metrics_family(out, fmt, "tapless_switch_latency_seconds",
 		       METRICS_HISTOGRAM, "latency of the switch on each path "
@@ -926,9 +970,9 @@ int corr_metrics(const struct corr *c, FILE *out, int fmtv)
 			"to", c->hosts[s->to]->name, NULL,
 		};
 
-		if (s->live)
+		if (s->ext)
 			corr_live_hist(out, "tapless_switch_latency_seconds", lab,
-				       s->live);
+				       s->ext);
 	}
 	metrics_family(out, fmt, "tapless_flow_series", METRICS_GAUGE,
 		       "per-flow series of tapless_hop_latency_seconds held "

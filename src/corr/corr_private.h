@@ -356,7 +356,8 @@ struct corr_stat {
 	struct hist *h;		/* in sync or holdover (or no journal) */
 	struct hist *out;	/* out of sync */
 	uint64_t holdover;	/* of those in h: an end in holdover */
-	struct corr_live_stat *live;	/* live only */
+	void *ext;		/* a sink's own part, in its own set (the
+				 * live view's struct corr_live_stat) */
 	uint64_t bound_known, bound_unknown;
 	int64_t bound_max;
 	double bound_sum;
@@ -370,8 +371,10 @@ struct corr_stats_set {
 	struct corr_stat *v;
 	size_t n, cap;
 	struct hmap *idx;	/* struct corr_stat_key: index in v */
-	bool live;		/* the live view's: results get a struct
-				 * corr_live_stat and no histograms */
+	/* A sink's set: results without histograms (bare), their ext
+	 * freed with them by ext_free. */
+	bool bare;
+	void (*ext_free)(void *ext);
 };
 
 /* ---- samples and who takes them ----
@@ -400,6 +403,10 @@ struct corr_sample {
 };
 
 struct corr_sink {
+	/* Its state set up (corr_create()) and let go (corr_destroy());
+	 * either may be NULL. */
+	void (*open)(struct corr *c);
+	void (*close)(struct corr *c);
 	void (*sample)(struct corr *c, const struct corr_sample *x);
 	/* A stream's first message, with its session's CompIDs (if any). */
 	void (*session)(struct corr *c, struct corr_stream *s,
@@ -552,10 +559,6 @@ void corr_thr_stop(struct corr *c);
 
 /* ---- corr_live.c ---- */
 
-/* A live result's part (set->live): interval=true for one printed each
- * interval (every flow), false for a flow's (metrics only). */
-struct corr_live_stat *corr_live_stat_create(bool interval);
-void corr_live_stat_destroy(struct corr_live_stat *l);
 /* The common timescale's now, from CLOCK_REALTIME. */
 int64_t corr_live_now(const struct corr *c, int64_t real_ns);
 
@@ -666,6 +669,10 @@ struct corr_stat *corr_stat_find(const struct corr_stats_set *set,
 /* Every result of flow out of set (freed; the others may move). Returns
  * how many. */
 size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow);
+/* A sample into result s (a set's with histograms): out-of-sync samples
+ * to s->out, the others to s->h with their bound tallied (and those in
+ * holdover counted in s->holdover besides), and a bounded one's terms. */
+void corr_stat_take(struct corr_stat *s, const struct corr_sample *x);
 /* A hop sample's sync state (*sync) and error bound (returned; -1:
  * unknown) from its two ends': out of sync if either end was, else in
  * holdover if either end was and the other in sync or holdover; the sum

@@ -70,13 +70,7 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 	s->bucket = bucket;
 	s->kind = kind;
 	s->sw = sw;
-	/* The live view's: per interval only where the stream prints it
-	 * (all flows); every result counts for the metrics. A flow's has
-	 * its metrics' buckets only, not a histogram (kilobytes), for a
-	 * follower may hold thousands. */
-	if (set->live) {
-		s->live = corr_live_stat_create(flow == ALL_FLOWS);
-	} else {
+	if (!set->bare) {
 		s->h = hist_create();
 		s->out = hist_create();
 	}
@@ -114,7 +108,8 @@ size_t corr_stats_drop_flow(struct corr_stats_set *set, uint32_t flow)
 		hmap_del(set->idx, &k);
 		hist_destroy(s->h);
 		hist_destroy(s->out);
-		corr_live_stat_destroy(s->live);
+		if (set->ext_free)
+			set->ext_free(s->ext);
 		dropped++;
 		/* The last result into the hole, its index with it. */
 		if (i != --set->n) {
@@ -193,9 +188,7 @@ int64_t corr_hop_bound(const struct corr_obs *tx, const struct corr_obs *rx,
 	return bound;
 }
 
-/* A sample into result s: its figure, and its bound's terms when it was
- * bounded. */
-static void corr_stat_take(struct corr_stat *s, const struct corr_sample *x)
+void corr_stat_take(struct corr_stat *s, const struct corr_sample *x)
 {
 	const struct corr_terms *t = x->terms;
 
@@ -405,7 +398,8 @@ void corr_stats_free(struct corr_stats_set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		hist_destroy(s->v[i].h);
 		hist_destroy(s->v[i].out);
-		corr_live_stat_destroy(s->v[i].live);
+		if (s->ext_free)
+			s->ext_free(s->v[i].ext);
 	}
 	free(s->v);
 	hmap_destroy(s->idx);

@@ -59,6 +59,19 @@ static struct summary summary_of_hist(const struct hist *h)
 
 /* ---- result sets ---- */
 
+/* A sample of v into result s, as the results' sink takes it. */
+static void stat_add(struct corr_stat *s, int64_t v, int sync, int64_t bound,
+		     const struct corr_terms *t)
+{
+	struct corr_sample x = {
+		.from = s->from, .to = s->to, .flow = s->flow,
+		.bucket = s->bucket, .kind = s->kind, .sw = s->sw, .v = v,
+		.sync = sync, .bound = bound, .terms = t,
+	};
+
+	corr_stat_take(s, &x);
+}
+
 START_TEST(stats_known_set)
 {
 	struct corr_stats_set set;
@@ -73,11 +86,11 @@ START_TEST(stats_known_set)
 	for (int i = 0; i < 100; i++) {
 		int64_t v = (i * 37) % 100 + 1;
 
-		corr_stat_add(s, v, SYNC_IN, v % 10 ? v % 7 : -1);
+		stat_add(s, v, SYNC_IN, v % 10 ? v % 7 : -1, NULL);
 	}
 	/* Out of sync: kept apart, bounds not tallied. */
-	corr_stat_add(s, 5000, SYNC_OUT, 1000);
-	corr_stat_add(s, 7000, SYNC_OUT, -1);
+	stat_add(s, 5000, SYNC_OUT, 1000, NULL);
+	stat_add(s, 7000, SYNC_OUT, -1, NULL);
 	sm = summary_of_hist(s->h);
 	ck_assert_uint_eq(sm.n, 100);
 	ck_assert_int_eq(sm.min, 1);
@@ -112,10 +125,10 @@ START_TEST(stats_bound_sum)
 	memset(&set, 0, sizeof(set));
 	corr_stats_init(&set);
 	s = corr_stat(&set, 2, 0, ALL_FLOWS, NO_BUCKET, -1, NULL);
-	corr_stat_add(s, 100, SYNC_IN, 10);
-	corr_stat_add(s, 200, SYNC_IN, 30);
+	stat_add(s, 100, SYNC_IN, 10, NULL);
+	stat_add(s, 200, SYNC_IN, 30, NULL);
 	/* No journal: counted, no bound. */
-	corr_stat_add(s, 300, SYNC_NONE, -1);
+	stat_add(s, 300, SYNC_NONE, -1, NULL);
 	ck_assert_uint_eq(hist_count(s->h), 3);
 	ck_assert_uint_eq(s->bound_known, 2);
 	ck_assert_uint_eq(s->bound_unknown, 1);
@@ -123,8 +136,8 @@ START_TEST(stats_bound_sum)
 	ck_assert(fabs(s->bound_sum - 40) < 1e-9);
 	ck_assert_uint_eq(s->holdover, 0);
 	/* Holdover: in the figures with its (wider) bound, and counted. */
-	corr_stat_add(s, 400, SYNC_HOLD, 90);
-	corr_stat_add(s, 500, SYNC_OUT, 95);
+	stat_add(s, 400, SYNC_HOLD, 90, NULL);
+	stat_add(s, 500, SYNC_OUT, 95, NULL);
 	ck_assert_uint_eq(hist_count(s->h), 4);
 	ck_assert_uint_eq(hist_count(s->out), 1);
 	ck_assert_uint_eq(s->holdover, 1);
@@ -177,9 +190,9 @@ START_TEST(stats_order)
 	memset(&set, 0, sizeof(set));
 	corr_stats_init(&set);
 	for (unsigned i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-		corr_stat_add(corr_stat(&set, in[i].from, in[i].to, in[i].flow,
-					in[i].bucket, in[i].kind, NULL),
-			      (int64_t)i, SYNC_NONE, -1);
+		stat_add(corr_stat(&set, in[i].from, in[i].to, in[i].flow,
+				   in[i].bucket, in[i].kind, NULL),
+			 (int64_t)i, SYNC_NONE, -1, NULL);
 	v = corr_sorted(&set);
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct summary sm = summary_of_hist(v[i].h);
@@ -291,12 +304,9 @@ START_TEST(stat_terms_tally)
 	memset(&set, 0, sizeof(set));
 	corr_stats_init(&set);
 	s = corr_stat(&set, 0, 1, ALL_FLOWS, NO_BUCKET, -1, NULL);
-	corr_stat_add(s, 10, SYNC_IN, 141);
-	corr_stat_terms(s, SYNC_IN, 141, &a);
-	corr_stat_add(s, 10, SYNC_HOLD, 321);
-	corr_stat_terms(s, SYNC_HOLD, 321, &b);
-	corr_stat_add(s, 10, SYNC_OUT, 999);
-	corr_stat_terms(s, SYNC_OUT, 999, &a);
+	stat_add(s, 10, SYNC_IN, 141, &a);
+	stat_add(s, 10, SYNC_HOLD, 321, &b);
+	stat_add(s, 10, SYNC_OUT, 999, &a);
 	ck_assert_uint_eq(s->bound_known, 2);
 	ck_assert(s->term_sum[CORR_TERM_CLOCK] == 400.0);
 	ck_assert(s->term_sum[CORR_TERM_HOLDOVER] == 20.0);
@@ -519,13 +529,30 @@ END_TEST
 #define NFLOWS 12	/* flows fed: more than CAP */
 #define ROUNDS 3	/* messages per flow */
 
+/* The live view's per-flow results (a follower's batch results have
+ * none). */
 static size_t flow_results(const struct corr *c)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->hops.n; i++)
-		n += c->hops.v[i].flow != ALL_FLOWS;
+		ck_assert_uint_eq(c->hops.v[i].flow, ALL_FLOWS);
+	for (size_t i = 0; i < c->live_hops.n; i++)
+		n += c->live_hops.v[i].flow != ALL_FLOWS;
 	return n;
+}
+
+/* The live part of hop from -> to's result for flow. */
+static const struct corr_live_stat *live_of(const struct corr *c,
+					    unsigned from, unsigned to,
+					    uint32_t flow)
+{
+	const struct corr_stat *s = corr_stat_find(&c->live_hops, (uint16_t)from,
+						   (uint16_t)to, flow,
+						   NO_BUCKET, -1, NULL);
+
+	ck_assert_ptr_nonnull(s);
+	return s->ext;
 }
 
 /* One message of flow id at round r: out at h0, in at h1 500 ns later. */
@@ -606,9 +633,11 @@ START_TEST(live_flow_series_capped)
 	ck_assert_uint_eq(c->flows_over_limit, NFLOWS - CAP);
 	/* Every sample is in the hop's "all"; the flows' own hold CAP's. */
 	ck_assert_uint_eq(hist_count(hop(c, 0, 1)->h), ROUNDS * NFLOWS);
-	for (size_t i = 0; i < c->hops.n; i++)
-		if (c->hops.v[i].flow != ALL_FLOWS)
-			ck_assert_uint_eq(c->hops.v[i].live->n, ROUNDS);
+	for (size_t i = 0; i < c->live_hops.n; i++)
+		if (c->live_hops.v[i].flow != ALL_FLOWS)
+			ck_assert_uint_eq(((const struct corr_live_stat *)
+					   c->live_hops.v[i].ext)->n, ROUNDS);
+	ck_assert_uint_eq(live_of(c, 0, 1, ALL_FLOWS)->n, ROUNDS * NFLOWS);
 
 	f = open_memstream(&text, &len);
 	ck_assert_int_eq(corr_metrics(c, f, METRICS_OPENMETRICS), 0);
@@ -643,8 +672,9 @@ START_TEST(live_flow_series_capped)
 			  ROUNDS * NFLOWS + NFLOWS - CAP);
 	/* The results left are findable where they moved. */
 	for (unsigned i = CAP; i < 2 * CAP; i++)
-		ck_assert_ptr_nonnull(corr_stat_find(&c->hops, 0, 1, st[i]->flow,
-						     NO_BUCKET, -1, NULL));
+		ck_assert_ptr_nonnull(corr_stat_find(&c->live_hops, 0, 1,
+						     st[i]->flow, NO_BUCKET,
+						     -1, NULL));
 	corr_destroy(c);
 }
 END_TEST
@@ -692,9 +722,9 @@ START_TEST(live_holdover)
 	ck_assert_uint_eq(hist_count(s->out), 1);
 	ck_assert_uint_eq(s->holdover, 3);
 	ck_assert_int_eq(s->bound_max, 5 + 904);
-	ck_assert_uint_eq(s->live->hold, 3);
-	ck_assert_uint_eq(s->live->out, 1);
-	ck_assert_uint_eq(s->live->n, 4);
+	ck_assert_uint_eq(live_of(c, 0, 1, ALL_FLOWS)->hold, 3);
+	ck_assert_uint_eq(live_of(c, 0, 1, ALL_FLOWS)->out, 1);
+	ck_assert_uint_eq(live_of(c, 0, 1, ALL_FLOWS)->n, 4);
 	ck_assert_int_eq(corr_interval_value(c, "h0->h1", "holdover", &v), 0);
 	ck_assert(v == 3);
 
