@@ -34,3 +34,10 @@ for h in venue algo; do
 done
 "$swgen" --from sw1000/venue.pcapng run/rate-1000/switch/swemu 1000 560 5 198.18.0.2 >/dev/null
 printf 'id same\nrates 1000,5000\nstamps software\nswitch arista-7124sx\nswitch_mode cut-through\nswitch_latency_ns 576.9\nswitch_jitter_ns 8.9\nmd_source 198.18.0.2:*\nhosts venue,algo\n' >run/lab.conf
+# A journal with more events than tapless status keeps (10): the ring of
+# the last ones wraps.
+{ cat s1/algo.journal
+  for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15; do
+	echo "17639000${i}000000000 event phc0 port_state port 1: SLAVE -> UNCALIBRATED ($i)"
+  done
+  echo "1763900016000000000 event - link_down eth0"; } >events.journal
