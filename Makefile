@@ -394,8 +394,19 @@ fuzz:
 	@tests/fuzz/run
 
 # The ClickHouse tables and queries over tapless export's records
-# (tapless-export(8), THE SQL).
-CLICKHOUSE_SQL := $(wildcard scripts/clickhouse/*.sql scripts/clickhouse/README.md)
+# (tapless-export(8), THE SQL). The queries are made from templates that
+# hold what they share once (scripts/clickhouse/sqlgen), beside the others
+# in scripts/clickhouse/ so that they are where the pages say.
+CH = scripts/clickhouse
+CH_HOPS := $(CH)/hops.sql $(CH)/hops_per_minute.sql $(CH)/hops_by_session.sql
+CH_QUERIES := $(CH_HOPS) $(CH)/transactions.sql
+CLICKHOUSE_SQL := $(CH_QUERIES) $(CH)/schema.sql $(CH)/distributed.sql $(CH)/README.md
+
+all: $(CH_QUERIES)
+$(CH_HOPS): $(CH)/%.sql: $(CH)/hops.sql.in $(CH)/sqlgen
+	$(CH)/sqlgen $< $* > $@.tmp && mv $@.tmp $@
+$(CH)/transactions.sql: $(CH)/transactions.sql.in $(CH)/sqlgen
+	$(CH)/sqlgen $< total minute sql > $@.tmp && mv $@.tmp $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -424,6 +435,6 @@ install: all
 		install -m 644 scripts/examples/tapless.conf $(DESTDIR)$(sysconfdir)/tapless/
 
 clean:
-	rm -rf build bin
+	rm -rf build bin $(CH_QUERIES)
 
 -include $(ALL_OBJS:.o=.d)

@@ -527,13 +527,31 @@ void journal_close(struct journal_reader *r)
 	free(r);
 }
 
-void journal_print_event(struct printer *p, int64_t ts_ns, const char *clock,
-			 const char *name, const char *text)
+struct journal_event *journal_ring_add(struct journal_ring *r)
 {
-	print_object_begin(p, NULL);
-	print_time(p, "time_ns", "  %s", ts_ns);
-	print_str(p, "clock", " %s", clock);
-	print_str(p, "name", " %s", name);
-	print_str(p, "text", " %s\n", text);
-	print_object_end(p);
+	struct journal_event *e = &r->ev[r->head];
+
+	r->head = (r->head + 1) % r->cap;
+	if (r->n < r->cap)
+		r->n++;
+	return e;
+}
+
+void journal_ring_print(struct printer *p, const char *key, const char *title,
+			const struct journal_ring *r)
+{
+	print_array_begin(p, key);
+	print_text(p, "%s", title);
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct journal_event *e =
+			&r->ev[(r->head + r->cap - r->n + i) % r->cap];
+
+		print_object_begin(p, NULL);
+		print_time(p, "time_ns", "  %s", e->ts_ns);
+		print_str(p, "clock", " %s", e->clock);
+		print_str(p, "name", " %s", e->name);
+		print_str(p, "text", " %s\n", e->text);
+		print_object_end(p);
+	}
+	print_array_end(p);
 }

@@ -67,11 +67,24 @@ struct journal_event {
 
 struct printer;
 
-/* One event as `tapless status` and the daemon's status show it: an
- * object {time_ns, clock, name, text}, a line of text. The daemon keeps
- * its recent events in its own ring, hence the fields one by one. */
-void journal_print_event(struct printer *p, int64_t ts_ns, const char *clock,
-			 const char *name, const char *text);
+/* The most recent events, at most cap, in slots the caller provides: what
+ * `tapless status` keeps of a journal's events and tapless-syncd of its
+ * own. Zero n and head to start. */
+struct journal_ring {
+	struct journal_event *ev;	/* cap slots */
+	unsigned cap, n;		/* n: events kept, up to cap */
+	unsigned head;			/* the slot written next */
+};
+
+/* The slot for a new event, to be filled in: the oldest one's once the
+ * ring is full. */
+struct journal_event *journal_ring_add(struct journal_ring *r);
+
+/* The events, oldest first, as `tapless status` and the daemon's status
+ * show them: an array KEY of objects {time_ns, clock, name, text}; in
+ * text, TITLE, then a line each. */
+void journal_ring_print(struct printer *p, const char *key, const char *title,
+			const struct journal_ring *r);
 
 struct journal_record {
 	enum { JOURNAL_SAMPLE = 1, JOURNAL_EVENT = 2 } type;

@@ -123,48 +123,38 @@ int pmc_fd(const struct pmc *p)
 	return p->fd;
 }
 
-static int pmc_send(struct pmc *p, const uint8_t *msg, int len)
+/* Send a request encoded under p->hdr (len < 0: the encoder's error):
+ * its sequence number, the next request's then moved on; or -errno. */
+static int pmc_request(struct pmc *p, const uint8_t *msg, int len)
 {
-	ssize_t n = sendto(p->fd, msg, (size_t)len, 0,
-			   (const struct sockaddr *)&p->server,
-			   sizeof(p->server));
+	uint16_t seq = p->hdr.seq;
+	ssize_t n;
 
+	if (len < 0)
+		return len;
+	n = sendto(p->fd, msg, (size_t)len, 0,
+		   (const struct sockaddr *)&p->server, sizeof(p->server));
 	if (n < 0)
 		return -errno;
-	return n == len ? 0 : -EIO;
+	if (n != len)
+		return -EIO;
+	p->hdr.seq++;
+	return seq;
 }
 
 int pmc_get(struct pmc *p, uint16_t id)
 {
 	uint8_t msg[MGMT_GET_LEN];
-	uint16_t seq = p->hdr.seq;
-	int len, ret;
 
-	len = mgmt_encode_get(msg, sizeof(msg), &p->hdr, id);
-	if (len < 0)
-		return len;
-	ret = pmc_send(p, msg, len);
-	if (ret)
-		return ret;
-	p->hdr.seq++;
-	return seq;
+	return pmc_request(p, msg, mgmt_encode_get(msg, sizeof(msg), &p->hdr, id));
 }
 
 int pmc_subscribe(struct pmc *p, uint16_t duration_s, uint64_t events)
 {
 	uint8_t msg[MGMT_SUBSCRIBE_LEN];
-	uint16_t seq = p->hdr.seq;
-	int len, ret;
 
-	len = mgmt_encode_subscribe(msg, sizeof(msg), &p->hdr, duration_s,
-				    events);
-	if (len < 0)
-		return len;
-	ret = pmc_send(p, msg, len);
-	if (ret)
-		return ret;
-	p->hdr.seq++;
-	return seq;
+	return pmc_request(p, msg, mgmt_encode_subscribe(msg, sizeof(msg), &p->hdr,
+							 duration_s, events));
 }
 
 /* Whether the sender is the server: anyone may write to our path. */

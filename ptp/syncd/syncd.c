@@ -881,6 +881,7 @@ int main(int argc, char **argv)
 	int first, rc = 1;
 
 	d->sfd = d->tfd = -1;
+	d->events = (struct journal_ring){ .ev = d->ev, .cap = SYNCD_EVENTS };
 	d->cli = prog_start(&syncd_prog, argc, argv, &first);
 	if (!d->cli) {
 		rc = first;

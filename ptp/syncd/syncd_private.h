@@ -20,6 +20,7 @@
 #include "base/opts.h"		/* before syncconf.h: its arrays of struct opt_def */
 #include "base/metrics.h"	/* enum metrics_format */
 #include "ptp/fresh.h"		/* struct fresh, held per clock */
+#include "ptp/journal.h"	/* struct journal_ring, held in struct syncd */
 #include "ptp/mgmt.h"		/* MGMT_CLOCK_ID_STRLEN */
 #include "ptp/ptpgen.h"		/* struct ptpgen_plan, held in struct syncd */
 #include "ptp/syncconf.h"	/* struct syncconf, SYNCCONF_MAX_PORTS */
@@ -37,6 +38,7 @@ struct pmc;
 /* "tapless-syncd VERSION"; the file using it includes base/prog.h. */
 #define SYNCD_VERSION prog_version()
 #define SYNCD_EVENTS 32			/* recent events kept for status */
+#define SYNCD_EVENT_TEXT 160		/* an event's text, journal and status */
 /* Holdover drift limits by clock kind, ppb (tapless.conf holdover_drift):
  * a NIC's oscillator steered by a servo on hardware stamps; the system
  * clock steered on software stamps, whose noise leaves the servo's
@@ -105,11 +107,6 @@ struct syncd_derived {
 	int64_t offset_ns;
 };
 
-struct syncd_event {
-	int64_t ts_ns;
-	char clock[16], name[32], text[160];
-};
-
 struct syncd {
 	struct opts *cli;		/* the command line, for reloads */
 	const char *cfg_path;
@@ -137,8 +134,8 @@ struct syncd {
 	int sfd, tfd;			/* signalfd, realtime step timerfd */
 	int64_t started_ns, next_tick, interval_ns;
 	int64_t rt_minus_mono;		/* for the size of a system step */
-	struct syncd_event ev[SYNCD_EVENTS];
-	unsigned nev, ev_head;
+	struct journal_event ev[SYNCD_EVENTS];
+	struct journal_ring events;	/* over ev */
 	bool stop;
 };
 

@@ -39,7 +39,7 @@
 void syncd_event(struct syncd *d, const char *clock, const char *name,
 		 const char *fmt, ...)
 {
-	struct syncd_event *e = &d->ev[d->ev_head];
+	struct journal_event *e = journal_ring_add(&d->events);
 	va_list ap;
 	int rc;
 
@@ -47,11 +47,8 @@ void syncd_event(struct syncd *d, const char *clock, const char *name,
 	snprintf(e->clock, sizeof(e->clock), "%s", clock ? clock : "-");
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	vsnprintf(e->text, SYNCD_EVENT_TEXT, fmt, ap);
 	va_end(ap);
-	d->ev_head = (d->ev_head + 1) % SYNCD_EVENTS;
-	if (d->nev < SYNCD_EVENTS)
-		d->nev++;
 	log_notice("%s %s: %s", e->clock, e->name, e->text);
 	if (d->jw) {
 		rc = journal_write_event(d->jw, e->ts_ns, clock, name, e->text);

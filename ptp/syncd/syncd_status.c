@@ -305,15 +305,7 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 	print_array_end(pr);
 	print_text(pr, "\n");
 	syncd_alarms(d, pr, mono);
-	print_array_begin(pr, "events");
-	print_text(pr, "recent events:\n");
-	for (unsigned i = 0; i < d->nev; i++) {
-		const struct syncd_event *e =
-			&d->ev[(d->ev_head + SYNCD_EVENTS - d->nev + i) % SYNCD_EVENTS];
-
-		journal_print_event(pr, e->ts_ns, e->clock, e->name, e->text);
-	}
-	print_array_end(pr);
+	journal_ring_print(pr, "events", "recent events:\n", &d->events);
 }
 
 int syncd_ctl_answer(void *arg, const char *req, FILE *out)

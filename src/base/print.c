@@ -417,21 +417,26 @@ void print_str(struct printer *p, const char *key, const char *fmt,
 		field(p, key, val, true);
 }
 
-void print_int(struct printer *p, const char *key, const char *fmt,
-	       int64_t val)
+/* A whole number as JSON and CSV write it: all its digits, no grouping. */
+static void field_int(struct printer *p, const char *key, int64_t val)
 {
 	char buf[32];
 
-	if (text(p, fmt, (long long)val))
-		return;
 	snprintf(buf, sizeof(buf), "%" PRId64, val);
 	field(p, key, buf, false);
+}
+
+void print_int(struct printer *p, const char *key, const char *fmt,
+	       int64_t val)
+{
+	if (!text(p, fmt, (long long)val))
+		field_int(p, key, val);
 }
 
 void print_time(struct printer *p, const char *key, const char *fmt,
 		int64_t ns)
 {
-	char iso[NSTIME_ISO_BUF], buf[32];
+	char iso[NSTIME_ISO_BUF];
 
 	/* People read dates; programs keep the integer, which sorts,
 	 * subtracts and loses nothing. */
@@ -440,8 +445,7 @@ void print_time(struct printer *p, const char *key, const char *fmt,
 			text(p, fmt, nstime_iso(ns, iso));
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%" PRId64, ns);
-	field(p, key, buf, false);
+	field_int(p, key, ns);
 }
 
 void print_uint(struct printer *p, const char *key, const char *fmt,

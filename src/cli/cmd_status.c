@@ -56,8 +56,8 @@ struct status_file {
 	unsigned nclocks;
 	struct status_event_count count[64];
 	unsigned ncounts;
-	struct journal_event last[STATUS_LAST_EVENTS];
-	unsigned nlast, last_head;
+	struct journal_event last_ev[STATUS_LAST_EVENTS];
+	struct journal_ring last;
 	uint64_t events;
 };
 
@@ -107,10 +107,7 @@ static void status_add_event(struct status_file *sf,
 		snprintf(sf->count[sf->ncounts++].name, 32, "%s", e->name);
 	if (i < sf->ncounts)
 		sf->count[i].n++;
-	sf->last[sf->last_head] = *e;
-	sf->last_head = (sf->last_head + 1) % STATUS_LAST_EVENTS;
-	if (sf->nlast < STATUS_LAST_EVENTS)
-		sf->nlast++;
+	*journal_ring_add(&sf->last) = *e;
 }
 
 /* The samples of c in (end - span, end], span 0: all. */
@@ -217,15 +214,7 @@ static void status_print_file(struct printer *p, const char *path,
 	print_text(p, "\n");
 	for (unsigned i = 0; i < sf->ncounts; i++)
 		print_text(p, "  %-18s %u\n", sf->count[i].name, sf->count[i].n);
-	print_array_begin(p, "last");
-	print_text(p, "last events:\n");
-	for (unsigned i = 0; i < sf->nlast; i++) {
-		const struct journal_event *e = &sf->last[(sf->last_head +
-			STATUS_LAST_EVENTS - sf->nlast + i) % STATUS_LAST_EVENTS];
-
-		journal_print_event(p, e->ts_ns, e->clock, e->name, e->text);
-	}
-	print_array_end(p);
+	journal_ring_print(p, "last", "last events:\n", &sf->last);
 	print_object_end(p);
 	print_object_end(p);
 }
@@ -244,6 +233,8 @@ static int status_journal(struct printer *p, const char *path)
 		return CMD_USAGE;
 	}
 	sf = xcalloc(1, sizeof(*sf));
+	sf->last = (struct journal_ring){ .ev = sf->last_ev,
+					  .cap = STATUS_LAST_EVENTS };
 	while ((rc = journal_next(r, &rec)) != 0) {
 		if (rc < 0) {
 			/* Reported, skipped: the rest of the file counts. */

@@ -354,27 +354,28 @@ bool report_any_truth(const struct report *r)
 
 char *report_ns(char *buf, size_t len, double v, bool sign)
 {
+	/* Three significant figures in the largest unit below the value. */
+	static const struct {
+		double below, div;
+		int prec;
+		const char *unit;
+	} step[] = {
+		{ 1e3, 1, 0, "ns" }, { 1e4, 1e3, 2, "us" }, { 1e5, 1e3, 1, "us" },
+		{ 1e6, 1e3, 0, "us" }, { 1e7, 1e6, 2, "ms" }, { 1e8, 1e6, 1, "ms" },
+		{ 1e9, 1e6, 0, "ms" }, { INFINITY, 1e9, 2, "s" },
+	};
 	double a = fabs(v);
 	const char *sg = !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : "+";
+	size_t i = 0;
 
-	if (!isfinite(v))
+	if (!isfinite(v)) {
 		snprintf(buf, len, "-");
-	else if (a < 1e3)
-		snprintf(buf, len, "%s%.0f ns", sg, a);
-	else if (a < 1e4)
-		snprintf(buf, len, "%s%.2f us", sg, a / 1e3);
-	else if (a < 1e5)
-		snprintf(buf, len, "%s%.1f us", sg, a / 1e3);
-	else if (a < 1e6)
-		snprintf(buf, len, "%s%.0f us", sg, a / 1e3);
-	else if (a < 1e7)
-		snprintf(buf, len, "%s%.2f ms", sg, a / 1e6);
-	else if (a < 1e8)
-		snprintf(buf, len, "%s%.1f ms", sg, a / 1e6);
-	else if (a < 1e9)
-		snprintf(buf, len, "%s%.0f ms", sg, a / 1e6);
-	else
-		snprintf(buf, len, "%s%.2f s", sg, a / 1e9);
+		return buf;
+	}
+	while (a >= step[i].below)
+		i++;
+	snprintf(buf, len, "%s%.*f %s", sg, step[i].prec, a / step[i].div,
+		 step[i].unit);
 	return buf;
 }
 

@@ -65,6 +65,24 @@ static void tab_drop_row(struct report_table *t, int row)
 	t->rows--;
 }
 
+/* A table's frame: the corner, and the row labels rows[1..n-1] down the
+ * first column (rows[0] is the head row's and is not shown). */
+static void tab_row_labels(struct report_table *t, const char *const *rows, int n)
+{
+	tab_set(t, 0, 0, " ");
+	for (int k = 1; k < n; k++)
+		tab_set(t, k, 0, "%s", rows[k]);
+}
+
+/* A rate's column: its label on the head row and "-" in rows 1..n-1, each
+ * left standing where the rate has no figure to put there. */
+static void tab_rate_column(struct report_table *t, int c, const char *label, int n)
+{
+	tab_set(t, 0, c, "%s", label);
+	for (int k = 1; k < n; k++)
+		tab_set(t, k, c, "-");
+}
+
 /* 23091578 → "23,091,578", as the FTTC tables count packets. */
 static void report_count(char *buf, size_t len, unsigned long long v)
 {
@@ -116,9 +134,7 @@ static void report_table1(const struct report *r, struct report_table *t)
 		sl = &f.s[S_SELL];
 		qb = &f.q[S_BUY];
 		qs = &f.q[S_SELL];
-		tab_set(t, 0, c, "%s", rt->label);
-		for (int k = 1; k <= nrows; k++)
-			tab_set(t, k, c, "-");
+		tab_rate_column(t, c, rt->label, nrows + 1);
 		if (!rt->have_samples)
 			continue;
 		if (b->n) {
@@ -188,12 +204,10 @@ static void report_table2(const struct report *r, struct report_table *t)
 		"mean through the switch minus mean back to back, SD = sqrt(SD_t^2 - SD_b^2). "
 		"No emulator truth in this run.";
 	report_switch_name(r, name, sizeof(name));
-	tab_set(t, 0, 0, " ");
+	tab_row_labels(t, rows, R_COUNT);
 	tab_set(t, 0, 1, "Switch");
-	for (int k = 1; k < R_COUNT; k++) {
-		tab_set(t, k, 0, "%s", rows[k]);
+	for (int k = 1; k < R_COUNT; k++)
 		tab_set(t, k, 1, "%s", "");
-	}
 	tab_set(t, 1, 1, "%s", name);
 	for (size_t i = 0; i < r->nrates; i++) {
 		const struct report_rate *rt = &r->rate[i];
@@ -202,9 +216,7 @@ static void report_table2(const struct report *r, struct report_table *t)
 		char a[32], b[32];
 
 		report_figures(rt, &f);
-		tab_set(t, 0, c, "%s", rt->label);
-		for (int k = 1; k < R_COUNT; k++)
-			tab_set(t, k, c, "-");
+		tab_rate_column(t, c, rt->label, R_COUNT);
 		if (lat)
 			tab_set(t, R_MODEL, c, "%s, %s", lat, jit ? jit : "-");
 		if (f.s[S_SWITCH].n) {
@@ -283,9 +295,7 @@ static void report_table3(const struct report *r, struct report_table *t)
 		 "the residence plus the topology's cables, so their error is the switch "
 		 "sample's. Not paired: samples with no venue frame of their stamp, no frame in "
 		 "the truth, or an ambiguous one (see tapless-report(1)).";
-	tab_set(t, 0, 0, " ");
-	for (int k = 1; k < R_COUNT; k++)
-		tab_set(t, k, 0, "%s", rows[k]);
+	tab_row_labels(t, rows, R_COUNT);
 	for (size_t i = 0; i < r->nrates; i++) {
 		const struct report_rate *rt = &r->rate[i];
 		const struct report_pairing *pr = &rt->pair;
@@ -294,9 +304,7 @@ static void report_table3(const struct report *r, struct report_table *t)
 		char a[32], b[32];
 
 		report_figures(rt, &f);
-		tab_set(t, 0, c, "%s", rt->label);
-		for (int k = 1; k < R_COUNT; k++)
-			tab_set(t, k, c, "-");
+		tab_rate_column(t, c, rt->label, R_COUNT);
 		if (!pr->have)
 			continue;
 		if (f.err[E_SWITCH].n) {
@@ -423,9 +431,7 @@ static void report_table5(const struct report *r, struct report_table *t)
 		 "stamps were calibrated. A capped rate (the venue published under "
 		 "95 % of what was offered: the lab did not carry it) is named as "
 		 "such and is no pass, whatever its figures; - without run.conf.";
-	tab_set(t, 0, 0, " ");
-	for (int k = 1; k < R_COUNT; k++)
-		tab_set(t, k, 0, "%s", rows[k]);
+	tab_row_labels(t, rows, R_COUNT);
 	for (size_t i = 0; i < r->nrates; i++) {
 		const struct report_rate *rt = &r->rate[i];
 		const struct report_err *e = &rt->pair.e[E_SWITCH];
@@ -435,9 +441,9 @@ static void report_table5(const struct report *r, struct report_table *t)
 		bool capped = report_capped(r, rt, why, sizeof(why));
 
 		report_figures(rt, &f);
-		tab_set(t, 0, c, "%s%s", rt->label, capped ? " (capped)" : "");
-		for (int k = 1; k < R_COUNT; k++)
-			tab_set(t, k, c, "-");
+		tab_rate_column(t, c, rt->label, R_COUNT);
+		if (capped)
+			tab_set(t, 0, c, "%s (capped)", rt->label);
 		tab_set(t, R_WORKLOAD, c, "%s", capped ? "capped" :
 			rt->have_run ? "carried" : "-");
 		tab_set(t, R_CAL, c, "%s", rt->cal[ROLE_VENUE] && rt->cal[ROLE_ALGO] ?

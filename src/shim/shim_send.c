@@ -396,42 +396,38 @@ static struct shim_sock *unstampable(int out, const char *what)
 	return sk;
 }
 
-SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+/* After the real call: what it sent on a socket unstampable() handed
+ * over, keyed as a TCP send's. */
+static ssize_t unstampable_sent(struct shim_sock *sk, int out, ssize_t n)
 {
-	struct shim_sock *sk;
-	ssize_t n;
-
-	sk = unstampable(out, "sendfile");
-	n = REAL(sendfile)(out, in, off, count);
 	if (sk)
 		tcp_done(sk, out, n);
 	return n;
 }
 
+SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	struct shim_sock *sk = unstampable(out, "sendfile");
+
+	return unstampable_sent(sk, out, REAL(sendfile)(out, in, off, count));
+}
+
 SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t count)
 {
-	struct shim_sock *sk;
-	ssize_t n;
+	struct shim_sock *sk = unstampable(out, "sendfile");
 
-	sk = unstampable(out, "sendfile");
-	n = REAL(sendfile64)(out, in, off, count);
-	if (sk)
-		tcp_done(sk, out, n);
-	return n;
+	return unstampable_sent(sk, out, REAL(sendfile64)(out, in, off, count));
 }
 
 SHIM_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off,
 			   size_t len, unsigned flags)
 {
 	struct shim_sock *sk = NULL;
-	ssize_t n;
 
 	if (SHIM_FD_SOCK(shim_table_get(&shim_socks, out)))
 		sk = unstampable(out, "splice");
-	n = REAL(splice)(in, in_off, out, out_off, len, flags);
-	if (sk)
-		tcp_done(sk, out, n);
-	return n;
+	return unstampable_sent(sk, out,
+				REAL(splice)(in, in_off, out, out_off, len, flags));
 }
 
 /* io_uring sends go around every wrapper: TCP stamps still come (keyed

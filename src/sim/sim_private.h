@@ -467,7 +467,11 @@ int sim_write_truth_samples(struct sim *s, const char *path);
 
 /* sim_write.c */
 
-struct rec *sim_rec_get(struct sim *s);		/* from the free list */
+/* A record of a frame for a capture file, numbered in the order
+ * recorded, with no flow or tags yet. */
+struct rec *sim_rec_new(struct sim *s, int64_t stamp, int64_t t_ps,
+			enum pcapng_dir dir, const uint8_t *frame, uint32_t len,
+			bool dropped);
 bool sim_rec_less(const void *a, const void *b, void *ctx); /* heap order */
 /* A frame seen by host hi at t_ps (stamped stamp), on its fibre at
  * wire_ps: queued for its capture (and its tap). g: the segment it

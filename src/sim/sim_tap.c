@@ -90,17 +90,9 @@ void sim_tap_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 {
 	struct host *h = &s->h[hi], *tp = &s->tap[hi];
 	struct tapref *ref = &s->ref[hi];
-	struct rec *r = sim_rec_get(s);
+	struct rec *r = sim_rec_new(s, sim_host_stamp(tp, wire_ps, sim_start_ns(s)),
+				    wire_ps, dir, frame, len, false);
 
-	r->stamp = sim_host_stamp(tp, wire_ps, sim_start_ns(s));
-	r->t_ps = wire_ps;
-	r->order = s->recorder++;
-	r->len = len;
-	r->dir = (uint8_t)dir;
-	r->ntag = 0;
-	r->dropped = false;
-	r->flow = -1;
-	memcpy(r->data, frame, len);
 	heap_push(tp->q, &r);
 	/* The reference is over the frames in both files. */
 	if (!captured)

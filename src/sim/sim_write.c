@@ -37,7 +37,9 @@ bool sim_rec_less(const void *a, const void *b, void *ctx)
 }
 
 /* A record from the free list (allocated only while the queues grow). */
-struct rec *sim_rec_get(struct sim *s)
+struct rec *sim_rec_new(struct sim *s, int64_t stamp, int64_t t_ps,
+			enum pcapng_dir dir, const uint8_t *frame, uint32_t len,
+			bool dropped)
 {
 	struct rec *r = s->recfree;
 
@@ -45,6 +47,15 @@ struct rec *sim_rec_get(struct sim *s)
 		s->recfree = r->next;
 	else
 		r = xmalloc(sizeof(*r) + s->frame_cap);
+	r->stamp = stamp;
+	r->t_ps = t_ps;
+	r->order = s->recorder++;
+	r->len = len;
+	r->dir = (uint8_t)dir;
+	r->ntag = 0;
+	r->dropped = dropped;
+	r->flow = -1;
+	memcpy(r->data, frame, len);
 	return r;
 }
 
@@ -138,15 +149,7 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 			     capt && !drop);
 	if (!capt)
 		return;
-	r = sim_rec_get(s);
-	r->stamp = stamp;
-	r->t_ps = t_ps;
-	r->order = s->recorder++;
-	r->len = len;
-	r->dir = (uint8_t)dir;
-	r->ntag = 0;
-	r->dropped = drop;
-	r->flow = -1;
+	r = sim_rec_new(s, stamp, t_ps, dir, frame, len, drop);
 	if (g && hi == SIM_ALGO) {
 		r->flow = (int8_t)g->flow;
 		r->off = g->off;
@@ -156,7 +159,6 @@ void sim_emit(struct sim *s, int hi, enum pcapng_dir dir, int64_t t_ps,
 			memcpy(r->tag, g->start, g->nstart * sizeof(*g->start));
 		}
 	}
-	memcpy(r->data, frame, len);
 	heap_push(h->q, &r);
 }
 

@@ -103,21 +103,33 @@ static void hwtstamp_state_of(const struct hwtstamp_config *cfg,
 	st->rx_filter = cfg->rx_filter;
 }
 
-int hwtstamp_get(const char *ifname, struct hwtstamp_state *st)
+/* A socket for ifname's ioctls and its configuration now: the socket, or
+ * -errno (nothing left open). */
+static int hwtstamp_open_read(const char *ifname, struct hwtstamp_config *cfg)
 {
-	struct hwtstamp_config cfg;
 	int fd, err;
 
 	fd = hwtstamp_socket(ifname);
 	if (fd < 0)
 		return fd;
-	err = hwtstamp_read(fd, ifname, &cfg);
-	if (err)
-		goto out;
+	err = hwtstamp_read(fd, ifname, cfg);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int hwtstamp_get(const char *ifname, struct hwtstamp_state *st)
+{
+	struct hwtstamp_config cfg;
+	int fd = hwtstamp_open_read(ifname, &cfg);
+
+	if (fd < 0)
+		return fd;
 	hwtstamp_state_of(&cfg, st);
-out:
 	close(fd);
-	return err;
+	return 0;
 }
 
 int hwtstamp_set(const char *ifname, const struct hwtstamp_state *want,
@@ -177,15 +189,12 @@ int hwtstamp_ensure(const char *ifname, bool want_tx, bool want_rx,
 {
 	struct hwtstamp_state cur, next, applied;
 	struct hwtstamp_config cfg;
-	int fd, err;
+	int fd, err = 0;
 
 	*changed = false;
-	fd = hwtstamp_socket(ifname);
+	fd = hwtstamp_open_read(ifname, &cfg);
 	if (fd < 0)
 		return fd;
-	err = hwtstamp_read(fd, ifname, &cfg);
-	if (err)
-		goto out;
 	hwtstamp_state_of(&cfg, &cur);
 	*now = cur;
 	if (!hwtstamp_plan(&cur, want_tx, want_rx, &next))

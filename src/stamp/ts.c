@@ -60,30 +60,25 @@ enum ts_source ts_stage_source(enum ts_stage stage)
 	}
 }
 
+static const char *const ts_source_names[] = {
+	[TS_SOURCE_NONE] = "none", [TS_SOURCE_SW] = "sw", [TS_SOURCE_HW] = "hw",
+};
+
 const char *ts_source_name(enum ts_source src)
 {
-	switch (src) {
-	case TS_SOURCE_SW:
-		return "sw";
-	case TS_SOURCE_HW:
-		return "hw";
-	default:
-		return "none";
-	}
+	return (unsigned)src < sizeof(ts_source_names) / sizeof(ts_source_names[0]) ?
+	       ts_source_names[src] : "none";
 }
+
+static const char *const ts_timescale_names[] = {
+	[TS_SCALE_UNKNOWN] = "unknown", [TS_SCALE_UTC] = "utc",
+	[TS_SCALE_PHC] = "phc", [TS_SCALE_TAI] = "tai",
+};
 
 const char *ts_timescale_name(enum ts_timescale scale)
 {
-	switch (scale) {
-	case TS_SCALE_UTC:
-		return "utc";
-	case TS_SCALE_PHC:
-		return "phc";
-	case TS_SCALE_TAI:
-		return "tai";
-	default:
-		return "unknown";
-	}
+	return (unsigned)scale < sizeof(ts_timescale_names) / sizeof(ts_timescale_names[0]) ?
+	       ts_timescale_names[scale] : "unknown";
 }
 
 int64_t ts_now_real(void)
@@ -149,6 +144,16 @@ struct ts_cmsgs {
 	uint32_t pktlen;
 };
 
+/* The payload of c into dst when c holds all size bytes of it; len is
+ * c's length, already checked against the buffer. */
+static int ts_cmsg_copy(const struct cmsghdr *c, size_t len, void *dst, size_t size)
+{
+	if (len < CMSG_LEN(size))
+		return -EBADMSG;
+	memcpy(dst, CMSG_DATA(c), size);
+	return 0;
+}
+
 /* Walk the control messages by hand, checking every length against the
  * buffer: tests (and the fuzzer) feed this arbitrary bytes. */
 static int ts_walk_cmsgs(const struct msghdr *msg, struct ts_cmsgs *out)
@@ -176,9 +181,8 @@ static int ts_walk_cmsgs(const struct msghdr *msg, struct ts_cmsgs *out)
 			   c->cmsg_type == SCM_TIMESTAMPING_PKTINFO) {
 			struct scm_ts_pktinfo pi;
 
-			if (len < CMSG_LEN(sizeof(pi)))
+			if (ts_cmsg_copy(c, len, &pi, sizeof(pi)))
 				return -EBADMSG;
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			out->ifindex = pi.if_index;
 			out->pktlen = pi.pkt_length;
 		} else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
@@ -186,25 +190,22 @@ static int ts_walk_cmsgs(const struct msghdr *msg, struct ts_cmsgs *out)
 			    c->cmsg_type == IPV6_RECVERR) ||
 			   (c->cmsg_level == SOL_PACKET &&
 			    c->cmsg_type == PACKET_TX_TIMESTAMP)) {
-			if (len < CMSG_LEN(sizeof(out->err)))
+			if (ts_cmsg_copy(c, len, &out->err, sizeof(out->err)))
 				return -EBADMSG;
-			memcpy(&out->err, CMSG_DATA(c), sizeof(out->err));
 			out->have_err = true;
 		} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
 			struct in_pktinfo pi;
 
-			if (len < CMSG_LEN(sizeof(pi)))
+			if (ts_cmsg_copy(c, len, &pi, sizeof(pi)))
 				return -EBADMSG;
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			if (!out->ifindex)
 				out->ifindex = (uint32_t)pi.ipi_ifindex;
 		} else if (c->cmsg_level == SOL_IPV6 &&
 			   c->cmsg_type == IPV6_PKTINFO) {
 			struct in6_pktinfo pi;
 
-			if (len < CMSG_LEN(sizeof(pi)))
+			if (ts_cmsg_copy(c, len, &pi, sizeof(pi)))
 				return -EBADMSG;
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			if (!out->ifindex)
 				out->ifindex = pi.ipi6_ifindex;
 		}
