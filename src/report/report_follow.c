@@ -197,14 +197,47 @@ static int rf_literal(struct rf_scan *j, const char *word, int type,
 	return 0;
 }
 
+/* The keys a result line is read for. */
+enum {
+	K_TYPE, K_KIND, K_HOST, K_FROM, K_TO, K_START, K_END, K_COUNT, K_P50,
+	K_P99, K_FLAGS, K_COUNT_OF
+};
+
+/* Since December 2026 a line's figures are in an object "latency_ns" (as in
+ * tapless correlate's results); before, count, p50_ns and p99_ns were
+ * members of the line. Both are read. */
+static const char *const rf_keys[K_COUNT_OF] = {
+	"type", "kind", "host", "from", "to", "start_ns", "end_ns", "count",
+	"p50_ns", "p99_ns", "flags",
+};
+
+static const char *const rf_latency_keys[K_COUNT_OF] = {
+	[K_COUNT] = "count", [K_P50] = "p50", [K_P99] = "p99",
+};
+
 static int rf_value(struct rf_scan *j, int depth, struct rf_val *v, char *buf,
 		    size_t len);
 
+/* The members of an object wanted: those names[k] names into val[k]
+ * (strings into sbuf[k]), seen[k] set (a key given twice: the last one
+ * counts, as for most readers); an object member named nest_key is read
+ * the same way with nest. */
+struct rf_pick {
+	const char *const *names;	/* K_COUNT_OF, NULL: not wanted */
+	struct rf_val *val;
+	char **sbuf;
+	const size_t *slen;
+	bool *seen;
+	const char *nest_key;
+	const struct rf_pick *nest;
+};
+
 /* An array or an object (open is its first character), read whole. An
  * array's strings are joined with ',' into buf when it is given (the
- * flags); anything else in it is read and left out. */
+ * flags); an object's members that pick wants are kept; anything else in
+ * it is read and left out. */
 static int rf_compound(struct rf_scan *j, int depth, char open, char *buf,
-		       size_t len)
+		       size_t len, const struct rf_pick *pick)
 {
 	char close = open == '[' ? ']' : '}';
 	size_t n = 0;
@@ -221,17 +254,35 @@ static int rf_compound(struct rf_scan *j, int depth, char open, char *buf,
 		return 0;
 	}
 	for (;;) {
-		char item[REPORT_NAME];
+		char item[REPORT_NAME], key[16] = "";
+		int want = -1;
 
 		rf_ws(j);
 		if (open == '{') {
-			if (rf_string(j, NULL, 0))
+			if (rf_string(j, key, sizeof(key)))
 				return -1;
 			rf_ws(j);
 			if (j->p >= j->end || *j->p != ':')
 				return rf_fail(j, "':' expected");
 			j->p++;
 			rf_ws(j);
+			for (int i = 0; pick && i < K_COUNT_OF; i++)
+				if (pick->names[i] && !strcmp(key, pick->names[i]))
+					want = i;
+		}
+		if (want >= 0) {
+			if (rf_value(j, depth + 1, &pick->val[want],
+				     pick->sbuf[want], pick->sbuf[want] ?
+				     pick->slen[want] : 0))
+				return -1;
+			pick->seen[want] = true;
+			goto next;
+		}
+		if (pick && pick->nest && !strcmp(key, pick->nest_key) &&
+		    j->p < j->end && *j->p == '{') {
+			if (rf_compound(j, depth + 1, '{', NULL, 0, pick->nest))
+				return -1;
+			goto next;
 		}
 		item[0] = 0;
 		if (rf_value(j, depth + 1, &v, item, sizeof(item)))
@@ -246,6 +297,7 @@ static int rf_compound(struct rf_scan *j, int depth, char open, char *buf,
 				n += k;
 			}
 		}
+next:
 		rf_ws(j);
 		if (j->p < j->end && *j->p == ',') {
 			j->p++;
@@ -272,10 +324,10 @@ static int rf_value(struct rf_scan *j, int depth, struct rf_val *v, char *buf,
 		return rf_string(j, buf, len);
 	case '[':
 		v->type = RF_ARR;
-		return rf_compound(j, depth, '[', buf, len);
+		return rf_compound(j, depth, '[', buf, len, NULL);
 	case '{':
 		v->type = RF_OBJ;
-		return rf_compound(j, depth, '{', NULL, 0);
+		return rf_compound(j, depth, '{', NULL, 0, NULL);
 	case 't':
 		return rf_literal(j, "true", RF_LIT_BOOL, v);
 	case 'f':
@@ -286,24 +338,6 @@ static int rf_value(struct rf_scan *j, int depth, struct rf_val *v, char *buf,
 		return rf_number(j, v);
 	}
 }
-
-/* The keys a result line is read for. */
-enum {
-	K_TYPE, K_KIND, K_HOST, K_FROM, K_TO, K_START, K_END, K_COUNT, K_P50,
-	K_P99, K_FLAGS, K_COUNT_OF
-};
-
-/* Since December 2026 a line's figures are in an object "latency_ns" (as in
- * tapless correlate's results); before, count, p50_ns and p99_ns were
- * members of the line. Both are read. */
-static const char *const rf_keys[K_COUNT_OF] = {
-	"type", "kind", "host", "from", "to", "start_ns", "end_ns", "count",
-	"p50_ns", "p99_ns", "flags",
-};
-
-static const char *const rf_latency_keys[K_COUNT_OF] = {
-	[K_COUNT] = "count", [K_P50] = "p50", [K_P99] = "p99",
-};
 
 /* A number that is a whole count of nanoseconds, or that rounds to one. */
 static bool rf_int(const struct rf_val *v, int64_t *out)
@@ -318,61 +352,6 @@ static bool rf_int(const struct rf_val *v, int64_t *out)
 		return false;
 	*out = (int64_t)llround(v->d);
 	return true;
-}
-
-/* An object's members (j at its '{'): those names[k] names into val[k]
- * (strings into sbuf[k]), seen[k] set; a key given twice: the last one
- * counts, as for most readers. At the line's level (names rf_keys), an
- * object "latency_ns" is read the same way with rf_latency_keys. */
-static int rf_members(struct rf_scan *j, const char *const names[K_COUNT_OF],
-		      struct rf_val *val, char **sbuf, size_t *slen,
-		      bool *seen)
-{
-	j->p++;
-	rf_ws(j);
-	if (j->p < j->end && *j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	for (;;) {
-		char key[16];
-		struct rf_val scratch;
-		int k = -1;
-
-		rf_ws(j);
-		if (rf_string(j, key, sizeof(key)))
-			return -1;
-		rf_ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return rf_fail(j, "':' expected");
-		j->p++;
-		rf_ws(j);
-		for (int i = 0; i < K_COUNT_OF; i++)
-			if (names[i] && !strcmp(key, names[i]))
-				k = i;
-		if (k >= 0) {
-			if (rf_value(j, 1, &val[k], sbuf[k], sbuf[k] ? slen[k] : 0))
-				return -1;
-			seen[k] = true;
-		} else if (names == rf_keys && !strcmp(key, "latency_ns") &&
-			   j->p < j->end && *j->p == '{') {
-			if (rf_members(j, rf_latency_keys, val, sbuf, slen,
-				       seen))
-				return -1;
-		} else if (rf_value(j, 1, &scratch, NULL, 0)) {
-			return -1;
-		}
-		rf_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == '}') {
-			j->p++;
-			return 0;
-		}
-		return rf_fail(j, "',' or '}' expected");
-	}
 }
 
 int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
@@ -392,6 +371,12 @@ int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
 		[K_TO] = sizeof(to), [K_FLAGS] = sizeof(rec->flags),
 	};
 	bool seen[K_COUNT_OF] = { false };
+	const struct rf_pick figures = {
+		rf_latency_keys, val, sbuf, slen, seen, NULL, NULL,
+	};
+	const struct rf_pick pick = {
+		rf_keys, val, sbuf, slen, seen, "latency_ns", &figures,
+	};
 	int64_t v;
 
 	memset(rec, 0, sizeof(*rec));
@@ -402,7 +387,7 @@ int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
 		*why = "not a JSON object";
 		return -EBADMSG;
 	}
-	if (rf_members(&j, rf_keys, val, sbuf, slen, seen))
+	if (rf_compound(&j, 0, '{', NULL, 0, &pick))
 		goto bad;
 	rf_ws(&j);
 	if (j.p != j.end) {
