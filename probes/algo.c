@@ -287,7 +287,6 @@ int main(int argc, char **argv)
 	struct opts *o;
 	struct algo *a = xcalloc(1, sizeof(*a));
 	struct probe_ctx x = { 0 };
-	struct sigaction sa = { .sa_handler = algo_signal };
 	int rc = 1, first;
 	char err[256];
 
@@ -303,9 +302,7 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(algo_signal, NULL);
 	rc = 2;
 	if (algo_connect(a, o, &x) || algo_run(a, opts_ns(o, "duration")))
 		goto done;

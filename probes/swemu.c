@@ -1231,7 +1231,6 @@ static int swemu_pin(struct swemu *d, const struct opts *o)
 /* SIGINT and SIGTERM caught, and blocked but in *waitmask (ppoll's). */
 static void swemu_signals(sigset_t *waitmask)
 {
-	struct sigaction sa = { .sa_handler = swemu_signal };
 	sigset_t block;
 
 	/* Signals are taken only inside ppoll, so a stop is never missed
@@ -1242,9 +1241,7 @@ static void swemu_signals(sigset_t *waitmask)
 	sigprocmask(SIG_BLOCK, &block, waitmask);
 	sigdelset(waitmask, SIGINT);
 	sigdelset(waitmask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(swemu_signal, NULL);
 }
 
 /* After the run: the truth written out and its files completed. The exit

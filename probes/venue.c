@@ -711,7 +711,6 @@ int main(int argc, char **argv)
 	struct opts *o;
 	struct venue *v = xcalloc(1, sizeof(*v));
 	struct probe_ctx x = { 0 };
-	struct sigaction sa = { .sa_handler = venue_signal };
 	int lfd[2] = { -1, -1 }, rc = 1, first;
 	char err[256];
 
@@ -751,9 +750,7 @@ int main(int argc, char **argv)
 	v->peek_cap = 2 * (size_t)opts_int(o, "max-msg");
 	v->peek = xmalloc(v->peek_cap);
 	v->logon = xmalloc(sizeof(*v->logon));
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(venue_signal, NULL);
 	log_notice("listening: market data on %s, orders on %s",
 		   opts_str(o, "md"), opts_str(o, "ord"));
 	rc = 2;

@@ -123,7 +123,6 @@ static int pp_check_opts(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = pp_signal };
 	struct opts *o;
 	int rc;
 
@@ -152,10 +151,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* No SA_RESTART: a blocked recv returns, and the run ends cleanly. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(pp_signal, NULL);
 	rc = opts_flag(o, "server") ? pp_server(o) : pp_client(o);
 	opts_destroy(o);
 	return rc;

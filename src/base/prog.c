@@ -1,6 +1,7 @@
 /* prog.c — program start-up; see prog.h. */
 #include "base/prog.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,4 +105,20 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
 stop:
 	opts_destroy(o);
 	return NULL;
+}
+
+void prog_signals(void (*on_stop)(int), void (*on_hup)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (on_hup) {
+		sa.sa_handler = on_hup;
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
 }

@@ -78,6 +78,13 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
  * a PROG_CONFIG_OWN program calls it once it has read its file. */
 int prog_log(const struct prog *p, const struct opts *o);
 
+/* A program's signals, the same in every one: SIGINT and SIGTERM (and
+ * SIGHUP, when on_hup is given) call their handler, without SA_RESTART,
+ * so a call blocked in poll() or recv() returns EINTR and the loop sees
+ * the handler's flag at once; SIGPIPE is ignored, so a peer gone is an
+ * EPIPE from write(), not the end of the program. */
+void prog_signals(void (*on_stop)(int), void (*on_hup)(int));
+
 /* "NAME VERSION" of the program prog_start started (what --version
  * prints; for pcapng's shb_userappl, journals); "" before. */
 const char *prog_version(void);

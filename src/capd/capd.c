@@ -497,16 +497,10 @@ static void capd_run(struct capd *d, struct opts *o, const char *filter)
 {
 	const char *const *ifnames;
 	size_t nif = opts_list(o, "interface", &ifnames);
-	struct sigaction sa;
 	int64_t end_ns = 0, next_stats;
 	int poll_ms = 100;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = capd_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(capd_signal, capd_signal);
 	if (opts_ns(o, "duration"))
 		end_ns = ts_now_mono() + opts_ns(o, "duration");
 	next_stats = ts_now_mono() + opts_ns(o, "stats-interval");

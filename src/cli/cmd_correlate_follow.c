@@ -17,6 +17,7 @@
 #include "base/metrics.h"
 #include "base/nstime.h"
 #include "base/opts.h"
+#include "base/prog.h"
 #include "base/print.h"
 #include "cli/cmd.h"
 #include "corr/alert.h"
@@ -182,17 +183,11 @@ int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
 			    .samples = samples };
 	struct metrics *m = NULL;
 	struct ctl *ctl = NULL;
-	struct sigaction sa;
 	char err[CORR_ERRBUF];
 	int64_t next;
 	int rc = CMD_OK;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = follow_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(follow_signal, NULL);
 	f.started_real = nstime_now(CLOCK_REALTIME);
 	f.alert_exec = opts_str(o, "alert-exec");
 

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/mkpath.h"
 #include "base/nstime.h"
+#include "base/prog.h"
 #include "base/opts.h"
 #include "base/print.h"
 #include "base/wholefile.h"
@@ -392,17 +393,11 @@ static int export_inputs(struct export_cmd *r)
  * the exit status. */
 static int export_run(struct export_cmd *r)
 {
-	struct sigaction sa;
 	char err[EXPORT_ERRBUF], cerr[CORR_ERRBUF];
 	unsigned pflags = 0;
 	int rc;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = export_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	prog_signals(export_signal, NULL);
 	if ((rc = export_begin(r->e, r->c, (const char *const *)r->inputs,
 			       err))) {
 		fprintf(stderr, "tapless export: %s\n", err);
