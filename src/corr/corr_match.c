@@ -123,12 +123,9 @@ static struct corr_entry *corr_entry_new(struct corr *c, uint32_t flow,
 	idx = (c->ring_head + c->ring_count) % c->ring_cap;
 	c->ring_count++;
 	e = &c->ring[idx];
-	memset(e, 0, sizeof(*e));
-	e->flow = flow;
-	e->seq = seq;
-	e->k2 = k2;
-	e->created = ts;
-	e->live = true;
+	*e = (struct corr_entry){
+		.flow = flow, .seq = seq, .k2 = k2, .created = ts, .live = true,
+	};
 	b = corr_k1_bucket(c, flow, seq);
 	e->next1 = c->bucket1[b];
 	c->bucket1[b] = idx + 1;

@@ -63,13 +63,10 @@ struct corr_stat *corr_stat(struct corr_stats_set *set, uint16_t from,
 		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
 	}
 	struct corr_stat *s = &set->v[set->n];
-	memset(s, 0, sizeof(*s));
-	s->from = from;
-	s->to = to;
-	s->flow = flow;
-	s->bucket = bucket;
-	s->kind = kind;
-	s->sw = sw;
+	*s = (struct corr_stat){
+		.from = from, .to = to, .flow = flow, .bucket = bucket,
+		.kind = kind, .sw = sw,
+	};
 	if (!set->bare) {
 		s->h = hist_create();
 		s->out = hist_create();
