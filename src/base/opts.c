@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
 enum opt_src { SRC_DEFAULT, SRC_FILE, SRC_CLI };
@@ -33,18 +34,16 @@ struct opts {
 	struct opt_val *v;
 };
 
-static int opts_fail(struct opts_error *err, const char *fmt, ...)
+static int opts_fail(char err[OPTS_ERRBUF], const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int opts_fail(struct opts_error *err, const char *fmt, ...)
+static int opts_fail(char err[OPTS_ERRBUF], const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf_vset(err, OPTS_ERRBUF, -EINVAL, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -184,7 +183,7 @@ static bool opts_ns_range(const struct opt_def *d, long long *lo, long long *hi)
 
 static int opts_convert_ns(const struct opt_def *d, const char *text,
 			   struct opt_val *v, const char *where,
-			   struct opts_error *err)
+			   char err[OPTS_ERRBUF])
 {
 	long long ns, lo, hi;
 	int rc = opts_parse_ns(text, opts_bare_unit(d), &ns);
@@ -214,7 +213,7 @@ static int opts_convert_ns(const struct opt_def *d, const char *text,
  * the option in messages: "--rate" or "PATH:LINE: rate". */
 static int opts_convert(const struct opt_def *d, const char *text,
 			struct opt_val *v, const char *where,
-			struct opts_error *err)
+			char err[OPTS_ERRBUF])
 {
 	char *end;
 
@@ -365,7 +364,7 @@ static int opts_index(const struct opts *o, const char *name)
  * command line replaces the file's. */
 static int opts_set(struct opts *o, size_t i, const char *text,
 		    enum opt_src src, int line, const char *where,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
 	const struct opt_def *d = &o->defs[i];
 	struct opt_val *v = &o->v[i];
@@ -388,7 +387,7 @@ static int opts_set(struct opts *o, size_t i, const char *text,
 }
 
 int opts_set_value(struct opts *o, const char *name, const char *value,
-		   bool from_cli, struct opts_error *err)
+		   bool from_cli, char err[OPTS_ERRBUF])
 {
 	int i = opts_index(o, name);
 
@@ -427,7 +426,7 @@ void opts_copy_cli(struct opts *dst, const struct opts *src)
 }
 
 int opts_parse_args(struct opts *o, int argc, char **argv,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
 	/* Each option under its command-line name, and a key with '_' under
 	 * the key too: the spelling tapless-syncd had before, still taken. */
@@ -533,19 +532,15 @@ char *opts_trim(char *s)
 
 int opts_parse_file(struct opts *o, const char *path,
 		    opts_section_fn section_fn, void *arg,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
 	char line[4096], section[128] = "global";
 	FILE *f = fopen(path, "r");
 	int lineno = 0, rc = 0;
 
-	if (!f) {
-		rc = -errno;
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
-				 strerror(errno));
-		return rc;
-	}
+	if (!f)
+		return errbuf_set(err, OPTS_ERRBUF, -errno, "%s: %s", path,
+				  strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *key, *val, where[512];
 		size_t len = strlen(line);
@@ -798,7 +793,7 @@ static bool opts_letter_means(const struct opts_letter *row,
 
 int opts_letters_check(const struct opts_program *progs, size_t n,
 		       const struct opts_letter *letters, size_t n_letters,
-		       struct opts_error *err)
+		       char err[OPTS_ERRBUF])
 {
 	char first[256][OPTS_NAME_MAX];
 	const char *first_prog[256] = { 0 };

@@ -11,8 +11,9 @@
  * file keeps linuxptp's underscores. The underscore spelling is still
  * taken on the command line, silently, for scripts written before.
  *
- * Errors never print: they come back as -EINVAL with a message in
- * struct opts_error naming the option, and for files the path and line.
+ * Errors never print: they come back as -EINVAL with a message in the
+ * caller's char err[OPTS_ERRBUF] naming the option, and for files the path
+ * and line.
  */
 #ifndef TAPLESS_OPTS_H
 #define TAPLESS_OPTS_H
@@ -67,9 +68,8 @@ struct opt_def {
 /* Longest name, with its NUL. */
 #define OPTS_NAME_MAX 64
 
-struct opts_error {
-	char msg[512];
-};
+/* Room for an error message of any opts_* function. */
+#define OPTS_ERRBUF 512
 
 struct opts;
 
@@ -83,7 +83,7 @@ void opts_destroy(struct opts *o);
  * (err says why: unknown option, missing argument, bad value, out of range).
  * "--help"/-h is not special here: define it in the table if wanted. */
 int opts_parse_args(struct opts *o, int argc, char **argv,
-		    struct opts_error *err);
+		    char err[OPTS_ERRBUF]);
 
 /* Called for keys in sections other than [global], and once at each such
  * section's header with key and value NULL (so an empty section is seen,
@@ -91,7 +91,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 typedef int (*opts_section_fn)(void *arg, const char *section,
 			       const char *key, const char *value,
 			       const char *path, int line,
-			       struct opts_error *err);
+			       char err[OPTS_ERRBUF]);
 
 /* Strip blanks from both ends of s, in place; returns its new start. For
  * the "key value" lines of config files, ours and the lab's lab.conf. */
@@ -103,12 +103,12 @@ char *opts_trim(char *s);
  * -ENOENT or another -errno opening it, or -EINVAL with "PATH:LINE: ..." */
 int opts_parse_file(struct opts *o, const char *path,
 		    opts_section_fn section_fn, void *arg,
-		    struct opts_error *err);
+		    char err[OPTS_ERRBUF]);
 
 /* Set from text as if from a source; used by tests and programs that take
  * options from elsewhere. from_cli: command-line precedence. */
 int opts_set_value(struct opts *o, const char *name, const char *value,
-		   bool from_cli, struct opts_error *err);
+		   bool from_cli, char err[OPTS_ERRBUF]);
 
 /* Give dst (created from the same table) every value src took from the
  * command line, with command-line precedence: a daemon re-reading its file
@@ -172,6 +172,6 @@ struct opts_letter {
  * Returns 0 or -EINVAL. */
 int opts_letters_check(const struct opts_program *progs, size_t n,
 		       const struct opts_letter *letters, size_t n_letters,
-		       struct opts_error *err);
+		       char err[OPTS_ERRBUF]);
 
 #endif

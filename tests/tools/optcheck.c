@@ -143,7 +143,7 @@ static int optcheck_read(void)
 int main(int argc, char **argv)
 {
 	struct opts_program list[MAX_PROGS];
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	size_t nopts = 0;
 
 	if (argc != 2) {
@@ -156,8 +156,8 @@ int main(int argc, char **argv)
 		list[i] = (struct opts_program){ progs[i].name, progs[i].defs };
 		nopts += progs[i].n;
 	}
-	if (opts_letters_check(list, nprogs, letters, nletters, &err)) {
-		fprintf(stderr, "optcheck: %s\n", err.msg);
+	if (opts_letters_check(list, nprogs, letters, nletters, err)) {
+		fprintf(stderr, "optcheck: %s\n", err);
 		return 1;
 	}
 	printf("optcheck: %zu programs, %zu options, %zu letters: "

@@ -603,7 +603,7 @@ int main(int argc, char **argv)
 		{ "recv", tsx_recv_opts, tsx_recv },
 		{ "join", tsx_join_opts, tsx_join },
 	};
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 
 	log_init("tsx", false, LOG_NOTICE);
 	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -613,10 +613,10 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name))
 			continue;
 		o = opts_create(cmds[i].defs);
-		rc = opts_parse_args(o, argc - 1, argv + 1, &err);
+		rc = opts_parse_args(o, argc - 1, argv + 1, err);
 		if (rc < 0 || rc != argc - 1) {
 			fprintf(stderr, "tsx %s: %s\n", cmds[i].name,
-				rc < 0 ? err.msg : "unexpected operand");
+				rc < 0 ? err : "unexpected operand");
 			opts_destroy(o);
 			return 1;
 		}
