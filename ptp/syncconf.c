@@ -141,7 +141,7 @@ static int syncconf_section(void *arg, const char *section, const char *key,
 	i = c->nports - 1;
 	if (!*value)
 		return syncconf_fail(err, "%s:%d: %s needs a value", path, line, key);
-	if (!strcmp(key, "ptp4l_option")) {
+	if (opts_name_eq(key, "ptp4l_option")) {
 		const char *const *items;
 		char where[PATH_MAX + 64];
 		int rc;

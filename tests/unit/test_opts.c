@@ -324,13 +324,13 @@ START_TEST(usage_lists_everything)
 }
 END_TEST
 
-/* Keys with '_' (a file's spelling, linuxptp's) are hyphenated on the
- * command line; the old underscore spelling is still taken there. */
+/* One name, two spellings: '_' in a file (linuxptp's), '-' on the command
+ * line; each place takes the other spelling too. */
 static const struct opt_def udefs[] = {
 	{ "sync_threshold", 0, OPT_INT, "1000", 1, 1e9, NULL, "NS", "in sync below NS", 0 },
 	{ "free_running", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "measure only", 0 },
 	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "level", 0 },
-	{ "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check only", OPT_CLI_ONLY },
+	{ "dry_run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check only", OPT_CLI_ONLY },
 	OPT_END
 };
 
@@ -356,7 +356,7 @@ START_TEST(hyphens)
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 5);
 	ck_assert(opts_flag(o, "free_running"));
 	ck_assert_str_eq(opts_str(o, "log_level"), "debug");
-	ck_assert(opts_flag(o, "dry-run"));
+	ck_assert(opts_flag(o, "dry_run"));
 	/* The underscore spelling: the same option. */
 	ck_assert_int_eq(parse(o, err, "--sync_threshold=7", "--log_level",
 			       "info", NULL), 4);
@@ -375,19 +375,14 @@ START_TEST(hyphens)
 	ck_assert_int_lt(parse(o, err, "--sync-threshold", NULL), 0);
 	ck_assert_str_eq(err, "option '--sync-threshold' needs an argument");
 	ck_assert_int_lt(parse(o, err, "--free-running=1", NULL), 0);
-	ck_assert_int_lt(parse(o, err, "--dry_run", NULL), 0);
-	ck_assert_str_eq(err, "unknown option '--dry_run'");
+	ck_assert_int_lt(parse(o, err, "--dry-runs", NULL), 0);
+	ck_assert_str_eq(err, "unknown option '--dry-runs'");
 
-	/* A file keeps the key: underscores, and only them. */
+	/* A file spells the key with underscores. */
 	p = write_file("sync_threshold 9\nfree_running 1\n");
 	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 9);
 	ck_assert(opts_flag(o, "free_running"));
-	unlink(p);
-	p = write_file("sync-threshold 9\n");
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
-	ck_assert_msg(strstr(err, ":1: unknown option 'sync-threshold'"),
-		      "%s", err);
 	unlink(p);
 	opts_destroy(o);
 
@@ -405,6 +400,104 @@ END_TEST
 
 /* A daemon re-reading its file starts from fresh options and takes the
  * command line's values again: they keep winning over the file. */
+/* A file may spell a key with dashes (tapless-capd's and tapless-swemu's
+ * files did): the same key, and messages quote it as the file wrote it. */
+START_TEST(dashed_keys)
+{
+	struct opts *o = opts_create(udefs);
+	char err[OPTS_ERRBUF] = "";
+	char *p;
+
+	p = write_file("sync-threshold 9\nfree-running 1\nlog_level info\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 9);
+	ck_assert_int_eq(opts_line(o, "sync_threshold", 0), 1);
+	ck_assert(opts_flag(o, "free_running"));
+	ck_assert_str_eq(opts_str(o, "log_level"), "info");
+	ck_assert(opts_given(o, "sync-threshold"));
+	unlink(p);
+
+	p = write_file("sync-threshold 0\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: sync-threshold: 0 is out of range"),
+		      "%s", err);
+	unlink(p);
+	p = write_file("dry-run 1\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: 'dry-run' is only allowed on the command "
+			     "line"), "%s", err);
+	unlink(p);
+	/* Only '-' and '_' are one: other near names stay unknown. */
+	p = write_file("sync.threshold 9\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: unknown option 'sync.threshold'"),
+		      "%s", err);
+	unlink(p);
+	opts_destroy(o);
+
+	ck_assert(opts_name_eq("write_dir", "write-dir"));
+	ck_assert(opts_name_eq("a-b_c", "a_b-c"));
+	ck_assert(!opts_name_eq("write_dir", "write_di"));
+	ck_assert(!opts_name_eq("write_dir", "writedir"));
+}
+END_TEST
+
+/* An old long name (OPT_OLD_NAME) sets the row before it, is shown in
+ * --help, and is no row of its own anywhere else. */
+static const struct opt_def adefs[] = {
+	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write into DIR", 0 },
+	OPT_OLD_NAME("out"),
+	{ "seed", 0, OPT_INT, "1", 0, 100, NULL, "N", "seed", 0 },
+	OPT_END
+};
+
+START_TEST(old_names)
+{
+	struct opts *o = opts_create(adefs);
+	char err[OPTS_ERRBUF] = "";
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(parse(o, err, "--out", "d1", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d1");
+	ck_assert(opts_given(o, "output"));
+	ck_assert_int_eq(parse(o, err, "--out=d2", "--seed", "5", NULL), 4);
+	ck_assert_str_eq(opts_str(o, "output"), "d2");
+	ck_assert_int_eq(opts_int(o, "seed"), 5);
+	ck_assert_int_eq(parse(o, err, "--output", "d3", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d3");
+	ck_assert_int_eq(parse(o, err, "-o", "d4", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d4");
+	/* A message names the spelling typed. */
+	ck_assert_int_lt(parse(o, err, "--out", NULL), 0);
+	ck_assert_str_eq(err, "option '--out' needs an argument");
+	ck_assert(!opts_has(o, "out"));
+	/* Not a key of a file. */
+	p = write_file("out d5\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: unknown option 'out'"), "%s", err);
+	unlink(p);
+	opts_destroy(o);
+
+	f = open_memstream(&buf, &len);
+	opts_usage(f, adefs);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "-o, --output DIR") &&
+		      strstr(buf, "write into DIR (also --out, deprecated)\n"),
+		      "%s", buf);
+	ck_assert_msg(!strstr(buf, "  --out "), "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	opts_print_table(f, adefs);
+	fclose(f);
+	ck_assert_str_eq(buf, "output\to\t-\tstring\toutput\n"
+			 "seed\t-\t-\tint\tseed\n");
+	free(buf);
+}
+END_TEST
+
 START_TEST(copy_cli)
 {
 	struct opts *cli = opts_create(defs), *o = opts_create(defs);
@@ -717,8 +810,9 @@ START_TEST(old_letters)
 	f = open_memstream(&buf, &len);
 	opts_print_table(f, odefs);
 	fclose(f);
-	ck_assert_str_eq(buf, "pretty\tp\t-\tflag\nmetrics\t-\tm\tstring\n"
-			 "socket\t-\ts\tstring\n");
+	ck_assert_str_eq(buf, "pretty\tp\t-\tflag\tpretty\n"
+			 "metrics\t-\tm\tstring\tmetrics\n"
+			 "socket\t-\ts\tstring\tsocket\n");
 	free(buf);
 }
 END_TEST
@@ -793,6 +887,8 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, copy_cli);
 	tcase_add_test(t, lines);
 	tcase_add_test(t, hyphens);
+	tcase_add_test(t, dashed_keys);
+	tcase_add_test(t, old_names);
 	tcase_add_test(t, usage_lists_everything);
 	tcase_add_test(t, durations);
 	tcase_add_test(t, duration_errors);
