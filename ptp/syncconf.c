@@ -52,9 +52,9 @@ const struct opt_def syncconf_opts[] = {
 	{ "phc2sys", 0, OPT_STRING, "phc2sys", 0, 0, NULL, "PATH", "the phc2sys program", 0 },
 	{ "ptp4l_option", 0, OPT_LIST, NULL, 0, 0, NULL, "'KEY VALUE'", "extra ptp4l [global] setting, as given", 0 },
 	{ "config", 'f', OPT_STRING, SYNCCONF_DEFAULT_FILE, 0, 0, NULL, "FILE", "read the configuration from FILE", OPT_CLI_ONLY },
-	{ "dry-run", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY | OPT_OLD_LETTER('n') },
+	{ "dry_run", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY | OPT_OLD_LETTER('n') },
 	PROG_OPT_SYSLOG,
-	PROG_OPT_LOG_LEVEL("log_level"),
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END

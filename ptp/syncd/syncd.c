@@ -893,7 +893,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tapless-syncd: %s\n", err);
 		goto out;
 	}
-	if (opts_flag(d->conf.opts, "dry-run")) {
+	if (opts_flag(d->conf.opts, "dry_run")) {
 		syncd_dry_run(d);
 		rc = 0;
 		goto out;

@@ -135,7 +135,9 @@ void opts_cli_name(char *dst, size_t size, const char *key);
 bool opts_name_eq(const char *a, const char *b);
 
 /* Accessors; name must be in the table with that type (a mismatch is a
- * programming error and aborts). */
+ * programming error and aborts). Written the table's way ("write_dir":
+ * tests/optcheck checks the source); a name a program also prints as an
+ * option ("--%s") may come in the command line's. */
 bool opts_flag(const struct opts *o, const char *name);
 long long opts_int(const struct opts *o, const char *name);
 long long opts_ns(const struct opts *o, const char *name); /* DURATION */

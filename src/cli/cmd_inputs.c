@@ -143,10 +143,10 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n)
 void cmd_input_config(const struct opts *o, struct corr_config *cfg)
 {
 	cfg->hold_ns = opts_ns(o, "hold");
-	cfg->sync_max_age_ns = opts_ns(o, "sync-max-age");
-	if (opts_given(o, "utc-offset")) {
+	cfg->sync_max_age_ns = opts_ns(o, "sync_max_age");
+	if (opts_given(o, "utc_offset")) {
 		cfg->utc_offset_known = true;
-		cfg->utc_offset_s = (int)opts_int(o, "utc-offset");
+		cfg->utc_offset_s = (int)opts_int(o, "utc_offset");
 	}
 }
 

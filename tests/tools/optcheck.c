@@ -1,7 +1,7 @@
 /* optcheck — one letter, one meaning, across every tapless program.
  *
  * Reads, on stdin, every program's options table as the programs print it
- * (PROGRAM<TAB>NAME<TAB>LETTER<TAB>OLD<TAB>TYPE: "NAME --list-options"
+ * (PROGRAM<TAB>NAME<TAB>LETTER<TAB>OLD<TAB>TYPE<TAB>KEY: "NAME --list-options"
  * with the program's name in front, as tests/optcheck feeds it), and the
  * letter table from the OPTION LETTERS section of tapless(8) given as the
  * argument; checks them with opts_letters_check(), so the rule it enforces

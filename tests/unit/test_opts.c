@@ -821,13 +821,13 @@ END_TEST
 START_TEST(letters)
 {
 	static const struct opt_def capd[] = {
-		{ "no-promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
-		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		{ "no_promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
+		{ "write_dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
 		OPT_END
 	};
 	static const struct opt_def capd_old[] = {
-		{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
-		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		{ "no_promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
+		{ "write_dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
 		OPT_END
 	};
 	static const struct opt_def probe[] = {
