@@ -14,7 +14,8 @@ static const char *const sim_switch_choices[] = {
 };
 
 static const struct opt_def sim_opts[] = {
-	{ "out", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the files into DIR (created if missing)", 0 },
+	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the files into DIR (created if missing)", 0 },
+	OPT_OLD_NAME("out"),	/* its name before --output everywhere */
 	{ "seed", 0, OPT_INT, "1", 0, 4294967295.0, NULL, "N", "seed of every random draw", 0 },
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
 	{ "rates", 0, OPT_STRING, NULL, 0, 0, NULL, "R1,R2,...", "runs at these rates in turn, 1 s apart (instead of --rate)", 0 },
@@ -96,7 +97,7 @@ int cmd_sim(int argc, char **argv)
 	struct opts *o;
 	int first, rc;
 
-	rc = cmd_options(sim_opts, argc, argv, "--out DIR", &o, &first);
+	rc = cmd_options(sim_opts, argc, argv, "--output DIR", &o, &first);
 	if (rc)
 		return rc < 0 ? CMD_OK : rc;
 	sim_config_init(&c);
@@ -104,9 +105,9 @@ int cmd_sim(int argc, char **argv)
 		snprintf(err, sizeof(err), "unexpected operand '%s'", argv[first]);
 		goto usage;
 	}
-	c.out_dir = opts_str(o, "out");
+	c.out_dir = opts_str(o, "output");
 	if (!c.out_dir) {
-		snprintf(err, sizeof(err), "--out: an output directory is needed");
+		snprintf(err, sizeof(err), "--output: an output directory is needed");
 		goto usage;
 	}
 	c.seed = (uint64_t)opts_int(o, "seed");
