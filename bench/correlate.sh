@@ -25,7 +25,7 @@ trap 'rm -rf "$d"' EXIT
 cores=$(nproc)
 
 gen() {	# NAME MESSAGES
-	bin/tapless sim --out "$d/$1" --rate 1000000 --messages "$2" \
+	bin/tapless sim --output "$d/$1" --rate 1000000 --messages "$2" \
 		--no-truth-stats --seed 1 > "$d/$1.log" 2>&1 ||
 		{ echo "bench correlate: sim failed: $(cat "$d/$1.log")"; exit 1; }
 }

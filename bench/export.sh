@@ -76,7 +76,7 @@ journals=(-s algo="$s/algo.journal" -s venue="$s/venue.journal")
 
 echo "== tapless export into ClickHouse: generated FTTC captures, two hosts, --batch $batch ($(nproc) cores, nothing pinned)"
 t0=$(now_ns)
-bin/tapless sim --out "$s" --rate 1000000 --messages "$N" --no-truth-stats \
+bin/tapless sim --output "$s" --rate 1000000 --messages "$N" --no-truth-stats \
 	--seed 1 > "$d/sim.log" 2>&1 || fail "sim failed: $(cat "$d/sim.log")"
 t1=$(now_ns)
 rm -f "$s/truth.json"

@@ -14,7 +14,7 @@ d=$(mktemp -d /tmp/tapless-bench-validate.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 
 run() {	# NAME MESSAGES
-	bin/tapless sim --out "$d/$1" --rate 1000000 --messages "$2" --tap algo \
+	bin/tapless sim --output "$d/$1" --rate 1000000 --messages "$2" --tap algo \
 		--clock algo:offset=60,rate=50,noise=15 --no-truth-stats --seed 1 \
 		> "$d/$1.log" 2>&1 || { echo "bench validate: sim failed: $(cat "$d/$1.log")"; exit 1; }
 	/usr/bin/time -f '%e %U %S %M' -o "$d/$1.time" bin/tapless validate --no-phc --json \

@@ -26,9 +26,9 @@
 static const struct opt_def algo_opts[] = {
 	{ "duration", 'd', OPT_DURATION, "0", 0, 86400, NULL, "TIME", "stop after TIME (0: when the venue logs out)", OPT_S },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
-	{ "comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "our SenderCompID", 0 },
-	{ "peer-comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "the venue's CompID", 0 },
-	{ "connect-timeout", 0, OPT_DURATION, "30", 0, 86400, NULL, "TIME", "keep trying to reach the venue this long", OPT_S },
+	{ "comp_id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "our SenderCompID", 0 },
+	{ "peer_comp_id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "the venue's CompID", 0 },
+	{ "connect_timeout", 0, OPT_DURATION, "30", 0, 86400, NULL, "TIME", "keep trying to reach the venue this long", OPT_S },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
 };
@@ -192,9 +192,9 @@ static int algo_connect(struct algo *a, const struct opts *o,
 			const struct probe_ctx *x)
 {
 	struct fixsess_config fc = {
-		.sender = opts_str(o, "comp-id"), .target = opts_str(o, "peer-comp-id"),
+		.sender = opts_str(o, "comp_id"), .target = opts_str(o, "peer_comp_id"),
 		.heartbeat_s = (int)opts_int(o, "heartbeat"),
-		.max_msg = (size_t)opts_int(o, "max-msg"), .initiator = true,
+		.max_msg = (size_t)opts_int(o, "max_msg"), .initiator = true,
 	};
 	struct probe_conn *conn[2] = { &a->md, &a->ord };
 	static const char *const names[2] = { "md", "orders" };
@@ -203,7 +203,7 @@ static int algo_connect(struct algo *a, const struct opts *o,
 
 	for (int i = 0; i < 2; i++) {
 		int fd = probe_connect(opts_str(o, i ? "ord" : "md"),
-				       (int)(opts_ns(o, "connect-timeout") / 1000000),
+				       (int)(opts_ns(o, "connect_timeout") / 1000000),
 				       err, sizeof(err));
 
 		if (fd < 0 || probe_conn_open(conn[i], names[i], fd, x, &fc, err,

@@ -369,11 +369,11 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 			return rc;
 		}
 	}
-	if (opts_str(o, "tx-socket")) {
-		rc = txsock_connect(&x->txc, opts_str(o, "tx-socket"));
+	if (opts_str(o, "tx_socket")) {
+		rc = txsock_connect(&x->txc, opts_str(o, "tx_socket"));
 		if (rc) {
 			snprintf(err, errlen, "--tx-socket %s: %s",
-				 opts_str(o, "tx-socket"), strerror(-rc));
+				 opts_str(o, "tx_socket"), strerror(-rc));
 			probe_finish(x);
 			return rc;
 		}

@@ -32,14 +32,14 @@ struct txsock_client;
 	{ "md", 0, OPT_STRING, md_default, 0, 0, NULL, "ADDR:PORT", "market data session (session 1)", 0 }, \
 	{ "ord", 0, OPT_STRING, ord_default, 0, 0, NULL, "ADDR:PORT", "order session (session 2)", 0 }, \
 	{ "heartbeat", 0, OPT_INT, "30", 1, 3600, NULL, "SECONDS", "FIX HeartBtInt", 0 }, \
-	{ "max-msg", 0, OPT_INT, "8192", 256, 1048576, NULL, "BYTES", "largest FIX message taken from the peer", 0 }, \
+	{ "max_msg", 0, OPT_INT, "8192", 256, 1048576, NULL, "BYTES", "largest FIX message taken from the peer", 0 }, \
 	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write every message sent and received, stamped, to FILE (pcapng)", 0 }, \
-	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "hand sent frames and their TX stamps to tapless-capd at PATH", 0 }, \
+	{ "tx_socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "hand sent frames and their TX stamps to tapless-capd at PATH", 0 }, \
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, probe_modes, "MODE", "stamps: auto, hw or sw", 0 }, \
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface the sessions use (hardware stamps, file)", 0 }, \
 	{ "cpu", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "pin to CPU N", 0 }, \
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 }, \
-	PROG_OPT_LOG_LEVEL("log-level"), PROG_OPT_VERSION, PROG_OPT_HELP
+	PROG_OPT_LOG_LEVEL, PROG_OPT_VERSION, PROG_OPT_HELP
 
 extern const char *const probe_modes[];
 

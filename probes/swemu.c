@@ -90,26 +90,26 @@ static const struct opt_def swemu_opts[] = {
 	{ "mode", 0, OPT_ENUM, "cut-through", 0, 0, swemu_modes, "MODE", "cut-through or store-and-forward", 0 },
 	{ "latency", 0, OPT_DURATION, "0", 0, 1e9, NULL, "TIME", "model latency (mean)", OPT_NS },
 	{ "jitter", 0, OPT_DURATION, "0", 0, 1e9, NULL, "TIME", "SD of the jitter added", OPT_NS },
-	{ "jitter-dist", 0, OPT_ENUM, "normal", 0, 0, swemu_dists, "DIST", "normal, exponential or uniform", 0 },
+	{ "jitter_dist", 0, OPT_ENUM, "normal", 0, 0, swemu_dists, "DIST", "normal, exponential or uniform", 0 },
 	{ "speed", 0, OPT_STRING, "10G", 0, 0, NULL, "SPEED", "link speed for store-and-forward: 100M, 1G, 10G, 25G, 40G, 100G", 0 },
 	{ "seed", 0, OPT_INT, "1", 0, 9e18, NULL, "N", "seed of the jitter draws", 0 },
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, swemu_stamp_choices, "SOURCE", "stamps: auto, hw or sw", 0 },
 	{ "queue", 0, OPT_INT, "4096", 16, 1048576, NULL, "N", "frames each egress port holds", 0 },
-	{ "spin-us", 0, OPT_DURATION, "20", 0, 100000, NULL, "TIME", "spin instead of sleeping this close to a departure", OPT_US },
-	{ "poll-us", 0, OPT_DURATION, "0", 0, 1000000, NULL, "TIME", "keep polling this long after a frame before sleeping", OPT_US },
-	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "never sleep (one CPU at 100 %)", 0 },
+	{ "spin_us", 0, OPT_DURATION, "20", 0, 100000, NULL, "TIME", "spin instead of sleeping this close to a departure", OPT_US },
+	{ "poll_us", 0, OPT_DURATION, "0", 0, 1000000, NULL, "TIME", "keep polling this long after a frame before sleeping", OPT_US },
+	{ "busy_poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "never sleep (one CPU at 100 %)", 0 },
 	{ "io", 0, OPT_ENUM, "ring", 0, 0, swemu_ios, "IO", "receive through a ring (no syscall per frame) or socket (recvmsg per frame)", 0 },
-	{ "mac-age", 0, OPT_DURATION, "300", 1, 86400, NULL, "TIME", "forget a learned address after TIME", OPT_S },
-	{ "stamp-timeout-ms", 0, OPT_DURATION, "1000", 10, 60000, NULL, "TIME", "a TX stamp not in by then is lost", OPT_MS },
+	{ "mac_age", 0, OPT_DURATION, "300", 1, 86400, NULL, "TIME", "forget a learned address after TIME", OPT_S },
+	{ "stamp_timeout_ms", 0, OPT_DURATION, "1000", 10, 60000, NULL, "TIME", "a TX stamp not in by then is lost", OPT_MS },
 	{ "snaplen", 0, OPT_INT, "65535", 64, 262144, NULL, "BYTES", "bytes kept of each frame in the files", OPT_OLD_LETTER('s') },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "cpu", 0, OPT_INT, "-1", -1, 4095, NULL, "N", "pin to CPU N", 0 },
 	{ "duration", 'd', OPT_DURATION, "0", 0, 86400 * 365, NULL, "TIME", "stop after TIME (0: never)", OPT_S },
 	{ "count", 'n', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames received (0: never)", OPT_OLD_LETTER('c') },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the summary as JSON", 0 },
-	{ "show-model", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the model the options give, as KEY VALUE lines, and exit", OPT_CLI_ONLY },
+	{ "show_model", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the model the options give, as KEY VALUE lines, and exit", OPT_CLI_ONLY },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
-	PROG_OPT_LOG_LEVEL("log-level"),
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END
@@ -1021,7 +1021,7 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 		mc->latency_ns = (double)opts_ns(o, "latency");
 	if (!*preset || opts_given(o, "jitter"))
 		mc->jitter_ns = (double)opts_ns(o, "jitter");
-	mc->dist = (enum swmodel_dist)opts_enum(o, "jitter-dist");
+	mc->dist = (enum swmodel_dist)opts_enum(o, "jitter_dist");
 	if (topo_parse_speed(opts_str(o, "speed"), &bps)) {
 		snprintf(err, len, "--speed: '%s' is not a speed like 100M, 1G, "
 			 "10G, 25G, 40G or 100G", opts_str(o, "speed"));
@@ -1114,14 +1114,14 @@ static int swemu_configure(struct swemu *d, const struct opts *o,
 	su->host[sizeof(su->host) - 1] = 0;
 
 	d->cap = (uint32_t)opts_int(o, "queue");
-	d->mac_age_ns = opts_ns(o, "mac-age");
+	d->mac_age_ns = opts_ns(o, "mac_age");
 	if (hmap_create(&d->mac, 6, sizeof(struct swemu_mac), SWEMU_MAC_MAX, true)) {
 		log_err("the MAC table: %s", strerror(EINVAL));
 		return 1;
 	}
-	d->spin_ns = opts_ns(o, "spin-us");
-	d->poll_ns = opts_ns(o, "poll-us");
-	d->busy = opts_flag(o, "busy-poll");
+	d->spin_ns = opts_ns(o, "spin_us");
+	d->poll_ns = opts_ns(o, "poll_us");
+	d->busy = opts_flag(o, "busy_poll");
 	d->io = (enum swemu_io)opts_enum(o, "io");
 	d->snaplen = (uint32_t)opts_int(o, "snaplen");
 	d->max_frames = (uint64_t)opts_int(o, "count");
@@ -1144,7 +1144,7 @@ static int swemu_open_ports(struct swemu *d, const struct opts *o,
 		snprintf(p->name, sizeof(p->name), "%s", su->names[i]);
 		d->n++;
 		err_no = swemu_port_open(p, modes[opts_enum(o, "stamps")],
-					 opts_ns(o, "stamp-timeout-ms"),
+					 opts_ns(o, "stamp_timeout_ms"),
 					 d->cap, err, sizeof(err));
 		if (err_no) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
@@ -1305,7 +1305,7 @@ int main(int argc, char **argv)
 		rc = first;
 		goto out;
 	}
-	if (opts_flag(o, "show-model")) {
+	if (opts_flag(o, "show_model")) {
 		rc = swemu_show_model(o, &su);
 		goto out;
 	}
@@ -1323,7 +1323,7 @@ int main(int argc, char **argv)
 		   d->n, swmodel_mode_name(su.mc.mode), su.mc.latency_ns,
 		   su.mc.jitter_ns, su.preset ? ", preset " : "",
 		   su.preset ? su.preset : "");
-	swemu_run(d, end_mono, opts_ns(o, "stamp-timeout-ms"), &waitmask);
+	swemu_run(d, end_mono, opts_ns(o, "stamp_timeout_ms"), &waitmask);
 	rc = swemu_finish(d);
 	swemu_summary(d, o, su.preset, &su.mc,
 		      (double)(ts_now_mono() - start) / 1e9);

@@ -50,11 +50,11 @@ static const struct opt_def venue_opts[] = {
 	{ "rate", 'r', OPT_INT, "1000", 1, 10000000, NULL, "N", "market data messages per second", 0 },
 	{ "duration", 'd', OPT_DURATION, "10", 1, 86400, NULL, "TIME", "publish this long", OPT_S },
 	{ "symbols", 0, OPT_STRING, "TLA,TLB,TLC,TLD", 0, 0, NULL, "LIST", "symbols (55), comma-separated, cycled", 0 },
-	{ "comp-id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "our SenderCompID", 0 },
-	{ "peer-comp-id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "the algo's CompID", 0 },
-	{ "accept-timeout", 0, OPT_DURATION, "30", 1, 86400, NULL, "TIME", "wait this long for the algo to connect and log on", OPT_S },
-	{ "logon-timeout", 0, OPT_DURATION, "5", 1, 3600, NULL, "TIME", "close a connection that has not logged on after TIME", OPT_S },
-	{ "busy-poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "pace market data by spinning on the clock, never sleeping (with --cpu)", 0 },
+	{ "comp_id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "our SenderCompID", 0 },
+	{ "peer_comp_id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "the algo's CompID", 0 },
+	{ "accept_timeout", 0, OPT_DURATION, "30", 1, 86400, NULL, "TIME", "wait this long for the algo to connect and log on", OPT_S },
+	{ "logon_timeout", 0, OPT_DURATION, "5", 1, 3600, NULL, "TIME", "close a connection that has not logged on after TIME", OPT_S },
+	{ "busy_poll", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "pace market data by spinning on the clock, never sleeping (with --cpu)", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
 };
@@ -459,13 +459,13 @@ static int venue_accept(struct venue *v, const struct opts *o,
 			const struct probe_ctx *x, int lfd[2])
 {
 	struct fixsess_config fc = {
-		.sender = opts_str(o, "comp-id"), .target = opts_str(o, "peer-comp-id"),
+		.sender = opts_str(o, "comp_id"), .target = opts_str(o, "peer_comp_id"),
 		.heartbeat_s = (int)opts_int(o, "heartbeat"),
-		.max_msg = (size_t)opts_int(o, "max-msg"),
+		.max_msg = (size_t)opts_int(o, "max_msg"),
 	};
 	struct probe_conn *conn[2] = { &v->md, &v->ord };
-	int64_t end = ts_now_mono() + opts_ns(o, "accept-timeout");
-	int64_t logon_ns = opts_ns(o, "logon-timeout");
+	int64_t end = ts_now_mono() + opts_ns(o, "accept_timeout");
+	int64_t logon_ns = opts_ns(o, "logon_timeout");
 
 	while (!venue_stop && ts_now_mono() < end) {
 		struct pollfd p[4 + VENUE_MAX_PENDING];
@@ -534,7 +534,7 @@ static int venue_accept(struct venue *v, const struct opts *o,
 	if (venue_stop)
 		return -EINTR;
 	log_err("the algo did not connect and log on to both sessions in %.9g s",
-		(double)opts_ns(o, "accept-timeout") / NS_PER_S);
+		(double)opts_ns(o, "accept_timeout") / NS_PER_S);
 	return -ETIMEDOUT;
 }
 
@@ -747,7 +747,7 @@ int main(int argc, char **argv)
 	if (v->slip_cap > VENUE_MAX_SLIP)
 		v->slip_cap = VENUE_MAX_SLIP;
 	v->slip = xcalloc(v->slip_cap, sizeof(*v->slip));
-	v->peek_cap = 2 * (size_t)opts_int(o, "max-msg");
+	v->peek_cap = 2 * (size_t)opts_int(o, "max_msg");
 	v->peek = xmalloc(v->peek_cap);
 	v->logon = xmalloc(sizeof(*v->logon));
 	prog_signals(venue_signal, NULL);
@@ -759,7 +759,7 @@ int main(int argc, char **argv)
 	log_notice("publishing %lld messages/s for %.9g s", opts_int(o, "rate"),
 		   (double)opts_ns(o, "duration") / NS_PER_S);
 	if (venue_run(v, opts_int(o, "rate"), opts_ns(o, "duration"),
-		      opts_flag(o, "busy-poll"), lfd))
+		      opts_flag(o, "busy_poll"), lfd))
 		goto done;
 	/* Orders sent on the last market data (and the SELLs of their fills)
 	 * are still coming: serve them until the order session has been

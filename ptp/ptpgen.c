@@ -29,15 +29,15 @@ struct ptpgen_kvs {
 	unsigned n;
 };
 
-static int ptpgen_fail(struct opts_error *err, const char *fmt, ...)
+static int ptpgen_fail(char err[PTPGEN_ERRBUF], const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int ptpgen_fail(struct opts_error *err, const char *fmt, ...)
+static int ptpgen_fail(char err[PTPGEN_ERRBUF], const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(err, PTPGEN_ERRBUF, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -335,7 +335,7 @@ static void ptpgen_path(char dst[sizeof(((struct sockaddr_un *)0)->sun_path)],
 }
 
 int ptpgen_plan(struct ptpgen_plan *plan, const struct syncconf *c,
-		const struct ptpgen_port_info *info, struct opts_error *err)
+		const struct ptpgen_port_info *info, char err[PTPGEN_ERRBUF])
 {
 	char run[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int rc = 0;
@@ -425,7 +425,7 @@ void ptpgen_plan_free(struct ptpgen_plan *plan)
 }
 
 static int ptpgen_write_one(const char *path, const char *text,
-			    struct opts_error *err)
+			    char err[PTPGEN_ERRBUF])
 {
 	char tmp[sizeof(((struct ptpgen_instance *)0)->cfg_path) + 8];
 	size_t len = strlen(text), off = 0;
@@ -435,7 +435,7 @@ static int ptpgen_write_one(const char *path, const char *text,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(-rc));
+		snprintf(err, PTPGEN_ERRBUF, "%s: %s", tmp, strerror(-rc));
 		return rc;
 	}
 	while (off < len && !rc) {
@@ -453,13 +453,13 @@ static int ptpgen_write_one(const char *path, const char *text,
 	if (!rc && rename(tmp, path))
 		rc = -errno;
 	if (rc) {
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(-rc));
+		snprintf(err, PTPGEN_ERRBUF, "%s: %s", path, strerror(-rc));
 		unlink(tmp);
 	}
 	return rc;
 }
 
-int ptpgen_write(const struct ptpgen_plan *plan, struct opts_error *err)
+int ptpgen_write(const struct ptpgen_plan *plan, char err[PTPGEN_ERRBUF])
 {
 	for (unsigned k = 0; k < plan->ninst; k++) {
 		int rc = ptpgen_write_one(plan->inst[k].cfg_path,

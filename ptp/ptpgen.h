@@ -27,8 +27,7 @@
 #include "ptp/syncconf.h"
 
 #define PTPGEN_MAX_ARGS 24
-
-struct opts_error;
+#define PTPGEN_ERRBUF SYNCCONF_ERRBUF	/* syncd keeps one buffer for both */
 
 /* What the host says about one configured port, in syncconf order. */
 struct ptpgen_port_info {
@@ -78,13 +77,13 @@ struct ptpgen_plan {
  * -EINVAL with err naming the file and line of the conflict (ports of one
  * clock in two domains or profiles, hardware asked of a NIC without). */
 int ptpgen_plan(struct ptpgen_plan *plan, const struct syncconf *c,
-		const struct ptpgen_port_info *info, struct opts_error *err);
+		const struct ptpgen_port_info *info, char err[PTPGEN_ERRBUF]);
 void ptpgen_plan_free(struct ptpgen_plan *plan);
 
 /* Write each instance's cfg_text to its cfg_path, whole or not at all
  * (temporary file, fsync, rename). Returns 0 or -errno with err naming the
  * path. */
-int ptpgen_write(const struct ptpgen_plan *plan, struct opts_error *err);
+int ptpgen_write(const struct ptpgen_plan *plan, char err[PTPGEN_ERRBUF]);
 
 /* The profile template's text (ptp/profiles/NAME.cfg, built in), and the
  * domain it sets (-1 if none). */

@@ -52,9 +52,9 @@ const struct opt_def syncconf_opts[] = {
 	{ "phc2sys", 0, OPT_STRING, "phc2sys", 0, 0, NULL, "PATH", "the phc2sys program", 0 },
 	{ "ptp4l_option", 0, OPT_LIST, NULL, 0, 0, NULL, "'KEY VALUE'", "extra ptp4l [global] setting, as given", 0 },
 	{ "config", 'f', OPT_STRING, SYNCCONF_DEFAULT_FILE, 0, 0, NULL, "FILE", "read the configuration from FILE", OPT_CLI_ONLY },
-	{ "dry-run", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY | OPT_OLD_LETTER('n') },
+	{ "dry_run", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "check the configuration, print what ptp4l and phc2sys would get, exit", OPT_CLI_ONLY | OPT_OLD_LETTER('n') },
 	PROG_OPT_SYSLOG,
-	PROG_OPT_LOG_LEVEL("log_level"),
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END
@@ -81,15 +81,15 @@ struct syncconf_parse {
 	struct opts *po[SYNCCONF_MAX_PORTS];	/* per port, while parsing */
 };
 
-static int syncconf_fail(struct opts_error *err, const char *fmt, ...)
+static int syncconf_fail(char err[SYNCCONF_ERRBUF], const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int syncconf_fail(struct opts_error *err, const char *fmt, ...)
+static int syncconf_fail(char err[SYNCCONF_ERRBUF], const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(err, SYNCCONF_ERRBUF, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -105,16 +105,16 @@ static bool syncconf_ifname_ok(const char *s)
 }
 
 static int syncconf_extra_ok(const char *s, const char *where,
-			     struct opts_error *err);
+			     char err[SYNCCONF_ERRBUF]);
 
 static int syncconf_section(void *arg, const char *section, const char *key,
 			    const char *value, const char *path, int line,
-			    struct opts_error *err)
+			    char err[SYNCCONF_ERRBUF])
 {
 	struct syncconf_parse *sp = arg;
 	struct syncconf *c = sp->c;
 	struct syncconf_port *p;
-	struct opts_error e;
+	char e[OPTS_ERRBUF];
 	unsigned i;
 
 	if (!key) {		/* the section header */
@@ -141,7 +141,7 @@ static int syncconf_section(void *arg, const char *section, const char *key,
 	i = c->nports - 1;
 	if (!*value)
 		return syncconf_fail(err, "%s:%d: %s needs a value", path, line, key);
-	if (!strcmp(key, "ptp4l_option")) {
+	if (opts_name_eq(key, "ptp4l_option")) {
 		const char *const *items;
 		char where[PATH_MAX + 64];
 		int rc;
@@ -154,12 +154,12 @@ static int syncconf_section(void *arg, const char *section, const char *key,
 			return syncconf_fail(err, "%s: more than %d ptp4l_option",
 					     where, SYNCCONF_MAX_EXTRA);
 	}
-	if (opts_set_value(sp->po[i], key, value, false, &e)) {
-		if (!strncmp(e.msg, "unknown option", 14))
+	if (opts_set_value(sp->po[i], key, value, false, e)) {
+		if (!strncmp(e, "unknown option", 14))
 			return syncconf_fail(err, "%s:%d: unknown key '%s' in [%s]",
 					     path, line, key, section);
 		return syncconf_fail(err, "%s:%d: [%s] %s", path, line, section,
-				     e.msg);
+				     e);
 	}
 	return 0;
 }
@@ -183,7 +183,7 @@ static const char *const syncconf_owned[] = {
 
 /* One ptp4l_option item, where it was given ("PATH:LINE: [eth1]"). */
 static int syncconf_extra_ok(const char *s, const char *where,
-			     struct opts_error *err)
+			     char err[SYNCCONF_ERRBUF])
 {
 	/* One setting per item: a newline would let a value smuggle in a
 	 * section header of ptp4l's file. */
@@ -235,7 +235,7 @@ static void syncconf_global_where(char *dst, size_t size, const struct opts *o,
  * line (opts_line). */
 static int syncconf_extra(char **dst, unsigned *n, const struct opts *o,
 			  const char *path, const char *where,
-			  struct opts_error *err)
+			  char err[SYNCCONF_ERRBUF])
 {
 	const char *const *items;
 	size_t k = opts_list(o, "ptp4l_option", &items);
@@ -276,7 +276,7 @@ static void syncconf_port_take(struct syncconf_port *p, const struct opts *o)
 }
 
 static int syncconf_check_path(const struct syncconf *c, const char *key,
-			       size_t room, struct opts_error *err)
+			       size_t room, char err[SYNCCONF_ERRBUF])
 {
 	const char *v = opts_str(c->opts, key);
 	char at[PATH_MAX + 64];
@@ -294,7 +294,7 @@ static int syncconf_check_path(const struct syncconf *c, const char *key,
 }
 
 int syncconf_load(struct syncconf *c, struct opts *o, const char *path,
-		  struct opts_error *err)
+		  char err[SYNCCONF_ERRBUF])
 {
 	struct syncconf_parse sp = { .c = c };
 	int rc;

@@ -24,9 +24,10 @@
 #define SYNCCONF_MAX_PORTS 32
 #define SYNCCONF_MAX_EXTRA 32
 #define SYNCCONF_UNSET INT_MIN
+/* Its messages include opts' (the file's keys), so the same room. */
+#define SYNCCONF_ERRBUF OPTS_ERRBUF
 
 struct opts;
-struct opts_error;
 
 enum syncconf_role { SYNCCONF_AUTO, SYNCCONF_CLIENT, SYNCCONF_SERVER,
 		     SYNCCONF_NONE };
@@ -82,7 +83,7 @@ extern const char *const syncconf_delay_names[];
  * without the host: known keys, values in range, no interface twice, at
  * least one interface, names that fit, paths that fit a UNIX socket. */
 int syncconf_load(struct syncconf *c, struct opts *o, const char *path,
-		  struct opts_error *err);
+		  char err[SYNCCONF_ERRBUF]);
 void syncconf_free(struct syncconf *c);
 
 /* The port named ifname, or NULL. */

@@ -38,10 +38,10 @@ static const struct opt_def pp_opts[] = {
 	{ "duration", 'd', OPT_DURATION, NULL, 0.001, 31536000, NULL, "TIME", "client: measure this long instead of a count", OPT_S },
 	{ "rate", 'r', OPT_INT, "0", 0, 10000000, NULL, "N", "client: messages per second (0: each as soon as the last is answered)", 0 },
 	{ "warmup", 0, OPT_INT, "100", 0, 1000000, NULL, "N", "client: messages exchanged before measuring", 0 },
-	{ "timeout-ms", 0, OPT_DURATION, "1000", 1, 600000, NULL, "TIME", "client: wait this long for an answer", OPT_MS },
-	{ "tx-timeout", 0, OPT_DURATION, "200ms", 1, 60000, NULL, "TIME", "wait this long for a message's TX stamps, then count them lost", OPT_MS },
-	{ "idle-ms", 0, OPT_DURATION, "0", 0, 86400000, NULL, "TIME", "server: exit after TIME without a message (0: never)", OPT_MS },
-	{ "no-stamps", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "plain send and recv, no SO_TIMESTAMPING (half round trip only)", 0 },
+	{ "timeout_ms", 0, OPT_DURATION, "1000", 1, 600000, NULL, "TIME", "client: wait this long for an answer", OPT_MS },
+	{ "tx_timeout", 0, OPT_DURATION, "200ms", 1, 60000, NULL, "TIME", "wait this long for a message's TX stamps, then count them lost", OPT_MS },
+	{ "idle_ms", 0, OPT_DURATION, "0", 0, 86400000, NULL, "TIME", "server: exit after TIME without a message (0: never)", OPT_MS },
+	{ "no_stamps", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "plain send and recv, no SO_TIMESTAMPING (half round trip only)", 0 },
 	{ "write", 'w', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write this side's messages with their stamps to FILE (pcapng)", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
 	{ "cpu", 0, OPT_INT, NULL, 0, CPU_SETSIZE - 1, NULL, "CPU", "run on CPU only", 0 },
@@ -109,11 +109,11 @@ static int pp_check_opts(const struct opts *o)
 			opts_int(o, "size"), PP_MAX_UDP);
 		return PP_USAGE;
 	}
-	if (opts_flag(o, "no-stamps") && opts_str(o, "write")) {
+	if (opts_flag(o, "no_stamps") && opts_str(o, "write")) {
 		log_err("--write needs stamps: not with --no-stamps");
 		return PP_USAGE;
 	}
-	if (opts_flag(o, "no-stamps") &&
+	if (opts_flag(o, "no_stamps") &&
 	    (opts_given(o, "mode") || opts_given(o, "interface"))) {
 		log_err("--mode and --interface choose stamps: not with --no-stamps");
 		return PP_USAGE;

@@ -559,7 +559,7 @@ static int pp_client_open(struct pp_client *c, const struct opts *o)
 			return PP_SYSTEM;
 		}
 	}
-	pp_timeout(fd, opts_ns(o, "timeout-ms") / 1000000);
+	pp_timeout(fd, opts_ns(o, "timeout_ms") / 1000000);
 	return 0;
 }
 
@@ -581,7 +581,7 @@ int pp_client(const struct opts *o)
 		   opts_enum(o, "proto") == 1 ? PP_MAX_TCP : PP_MAX_UDP);
 	c->size = (size_t)opts_int(o, "size");
 	c->warmup = (uint32_t)opts_int(o, "warmup");
-	c->stamps = !opts_flag(o, "no-stamps");
+	c->stamps = !opts_flag(o, "no_stamps");
 	c->first_cap = by_time ? PP_GROW_FIRST : count;
 	c->slots = xcalloc(PP_SLOTS, sizeof(*c->slots));
 	rc = pp_client_open(c, o);

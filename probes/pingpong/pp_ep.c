@@ -65,7 +65,7 @@ int pp_ep_stamps(struct pp_ep *ep, const struct opts *o)
 	cfg.tx_stages = 1u << TS_STAGE_SCHED;
 	cfg.both = true;	/* hardware: software stamps too, for stages */
 	cfg.tx_window = PP_SENT;
-	cfg.tx_timeout_ns = ep->tx_timeout_ns = opts_ns(o, "tx-timeout");
+	cfg.tx_timeout_ns = ep->tx_timeout_ns = opts_ns(o, "tx_timeout");
 	err = ts_sock_create(&ep->ts, ep->fd, &cfg);
 	if (err)
 		return err;

@@ -149,8 +149,8 @@ static int pp_server_accept(struct pp_server *sv, const struct opts *o)
 		ep->fd = c;
 		/* As the client's: an echo never waits for an ACK (Nagle). */
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if ((opts_ns(o, "idle-ms") / 1000000))
-			pp_timeout(c, (opts_ns(o, "idle-ms") / 1000000));
+		if ((opts_ns(o, "idle_ms") / 1000000))
+			pp_timeout(c, (opts_ns(o, "idle_ms") / 1000000));
 		if (!opts_str(o, "interface"))
 			pp_iface_of(c, ep->ifname);
 		if (sv->stamps) {
@@ -252,8 +252,8 @@ static int pp_server_listen(struct pp_server *sv, const struct opts *o)
 			return PP_SYSTEM;
 		}
 	}
-	if ((opts_ns(o, "idle-ms") / 1000000))
-		pp_timeout(ep->fd, (opts_ns(o, "idle-ms") / 1000000));
+	if ((opts_ns(o, "idle_ms") / 1000000))
+		pp_timeout(ep->fd, (opts_ns(o, "idle_ms") / 1000000));
 	log_notice("listening on %s (%s, %s)", sv->bound, ep->tcp ? "tcp" : "udp",
 		   !sv->stamps ? "no stamps" : ep->tcp ? "stamps on connection" :
 		   ep->hw ? "hardware stamps" : "software stamps");
@@ -270,7 +270,7 @@ int pp_server(const struct opts *o)
 
 	pp_ep_init(ep, -1, opts_enum(o, "proto") == 1,
 		   opts_enum(o, "proto") == 1 ? PP_MAX_TCP : PP_MAX_UDP);
-	sv->stamps = !opts_flag(o, "no-stamps");
+	sv->stamps = !opts_flag(o, "no_stamps");
 	rc = pp_server_listen(sv, o);
 	if (rc)
 		goto out;
@@ -279,7 +279,7 @@ int pp_server(const struct opts *o)
 		rc = rc == 1 ? PP_OK : rc - 1;
 		if (rc == PP_OK && !pp_stop)
 			log_notice("idle for %lld ms with no client: exiting",
-				   (opts_ns(o, "idle-ms") / 1000000));
+				   (opts_ns(o, "idle_ms") / 1000000));
 		if (rc == PP_OK)
 			pp_server_print(sv, o);
 		goto out;
@@ -293,7 +293,7 @@ int pp_server(const struct opts *o)
 			continue;
 		if (err == -ETIMEDOUT) {
 			log_notice("%s: idle for %lld ms: exiting", ep->peer,
-				   (opts_ns(o, "idle-ms") / 1000000));
+				   (opts_ns(o, "idle_ms") / 1000000));
 			break;
 		}
 		if (err == -EPIPE || err == -ECONNRESET)

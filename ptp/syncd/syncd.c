@@ -69,7 +69,7 @@ int64_t syncd_mono(void) { return syncd_clock(CLOCK_MONOTONIC); }
 /* ---- the host's facts and the plan ---- */
 
 static int syncd_resolve(const struct syncconf *c,
-			 struct ptpgen_port_info *info, struct opts_error *err)
+			 struct ptpgen_port_info *info, char err[SYNCCONF_ERRBUF])
 {
 	for (unsigned i = 0; i < c->nports; i++) {
 		const struct syncconf_port *p = &c->port[i];
@@ -77,12 +77,12 @@ static int syncd_resolve(const struct syncconf *c,
 		int rc = tsinfo_get(p->name, &ts);
 
 		if (rc == -ENODEV) {
-			snprintf(err->msg, sizeof(err->msg), "%s:%d: [%s]: no such "
+			snprintf(err, SYNCCONF_ERRBUF, "%s:%d: [%s]: no such "
 				 "interface", c->path, p->line, p->name);
 			return -EINVAL;
 		}
 		if (rc) {
-			snprintf(err->msg, sizeof(err->msg), "%s:%d: [%s]: cannot "
+			snprintf(err, SYNCCONF_ERRBUF, "%s:%d: [%s]: cannot "
 				 "read its timestamping capabilities: %s", c->path,
 				 p->line, p->name, strerror(-rc));
 			return rc;
@@ -95,7 +95,7 @@ static int syncd_resolve(const struct syncconf *c,
 
 /* Read the file and plan; nothing runs yet. */
 static int syncd_load(struct syncd *d, struct syncconf *c,
-		      struct ptpgen_plan *plan, struct opts_error *err)
+		      struct ptpgen_plan *plan, char err[SYNCCONF_ERRBUF])
 {
 	struct ptpgen_port_info info[SYNCCONF_MAX_PORTS];
 	struct opts *o = opts_create(syncconf_opts);
@@ -181,13 +181,13 @@ static struct syncq *syncd_syncq(const struct syncd *d, bool derived,
 static void syncd_apply(struct syncd *d)
 {
 	const struct syncconf *c = &d->conf;
-	struct opts_error err;
+	char err[SYNCCONF_ERRBUF];
 	int rc;
 
 	d->interval_ns = opts_ns(c->opts, "sample_interval");
-	rc = ptpgen_write(&d->plan, &err);
+	rc = ptpgen_write(&d->plan, err);
 	if (rc)
-		syncd_event(d, NULL, "config_fail", "%s", err.msg);
+		syncd_event(d, NULL, "config_fail", "%s", err);
 	for (unsigned k = 0; k < d->plan.ninst; k++) {
 		const struct ptpgen_instance *pi = &d->plan.inst[k];
 		struct syncd_inst *in = &d->inst[d->ninst++];
@@ -546,7 +546,7 @@ static int syncd_open_outputs(struct syncd *d, bool first)
 	snprintf(path, sizeof(path), "%s/%s.journal", opts_str(o, "journal_dir"),
 		 d->host);
 	if (!d->jw || strcmp(path, d->journal_path)) {
-		char lock[4400], what[4300], msg[sizeof(((struct opts_error *)0)->msg)];
+		char lock[4400], what[4300], msg[SYNCCONF_ERRBUF];
 		struct pidfile *jl = NULL;
 
 		/* One writer per journal: a dot file, so neither "*.journal"
@@ -600,7 +600,7 @@ open_ctl:
 	}
 	rc = syncd_dirname_mkdir(opts_str(o, "control_socket"));
 	if (!rc) {
-		char lock[4200], what[4200], msg[sizeof(((struct opts_error *)0)->msg)];
+		char lock[4200], what[4200], msg[SYNCCONF_ERRBUF];
 		struct pidfile *cl = NULL;
 
 		/* One daemon per control socket, beside it: PATH.lock. */
@@ -660,23 +660,23 @@ static void syncd_reload(struct syncd *d)
 {
 	struct syncconf c;
 	struct ptpgen_plan plan;
-	struct opts_error err;
+	char err[SYNCCONF_ERRBUF];
 	struct pidfile *old = d->lock;
 
-	if (syncd_load(d, &c, &plan, &err)) {
+	if (syncd_load(d, &c, &plan, err)) {
 		syncd_event(d, NULL, "reload_fail", "%s; keeping the running "
-			    "configuration", err.msg);
+			    "configuration", err);
 		return;
 	}
 	if (strcmp(opts_str(c.opts, "run_dir"), d->lock_dir)) {
 		/* Taken before the old one is let go: syncd_lock() releases
 		 * it, so keep it held until the old files are removed. */
 		d->lock = NULL;
-		if (syncd_lock(d, opts_str(c.opts, "run_dir"), err.msg,
-			       sizeof(err.msg))) {
+		if (syncd_lock(d, opts_str(c.opts, "run_dir"), err,
+			       sizeof(err))) {
 			d->lock = old;
 			syncd_event(d, NULL, "reload_fail", "%s; keeping the "
-				    "running configuration", err.msg);
+				    "running configuration", err);
 			ptpgen_plan_free(&plan);
 			syncconf_free(&c);
 			return;
@@ -876,7 +876,7 @@ static const struct prog syncd_prog = {
 int main(int argc, char **argv)
 {
 	struct syncd *d = xcalloc(1, sizeof(*d));
-	struct opts_error err;
+	char err[SYNCCONF_ERRBUF];
 	sigset_t mask;
 	int first, rc = 1;
 
@@ -890,11 +890,11 @@ int main(int argc, char **argv)
 	d->cfg_path = opts_str(d->cli, "config");
 	/* Everything that can be wrong with the file is found here, before
 	 * anything runs: a bad file leaves no child behind. */
-	if (syncd_load(d, &d->conf, &d->plan, &err)) {
-		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+	if (syncd_load(d, &d->conf, &d->plan, err)) {
+		fprintf(stderr, "tapless-syncd: %s\n", err);
 		goto out;
 	}
-	if (opts_flag(d->conf.opts, "dry-run")) {
+	if (opts_flag(d->conf.opts, "dry_run")) {
 		syncd_dry_run(d);
 		rc = 0;
 		goto out;
@@ -902,9 +902,9 @@ int main(int argc, char **argv)
 	/* Level and sink from the file too: after syncd_load. */
 	if (prog_log(&syncd_prog, d->conf.opts))
 		goto out;
-	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err.msg,
-		       sizeof(err.msg))) {
-		fprintf(stderr, "tapless-syncd: %s\n", err.msg);
+	if (syncd_lock(d, opts_str(d->conf.opts, "run_dir"), err,
+		       sizeof(err))) {
+		fprintf(stderr, "tapless-syncd: %s\n", err);
 		goto out;
 	}
 	syncd_drop_bounding();

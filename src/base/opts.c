@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
 enum opt_src { SRC_DEFAULT, SRC_FILE, SRC_CLI };
@@ -33,18 +34,16 @@ struct opts {
 	struct opt_val *v;
 };
 
-static int opts_fail(struct opts_error *err, const char *fmt, ...)
+static int opts_fail(char err[OPTS_ERRBUF], const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int opts_fail(struct opts_error *err, const char *fmt, ...)
+static int opts_fail(char err[OPTS_ERRBUF], const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf_vset(err, OPTS_ERRBUF, -EINVAL, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -57,6 +56,19 @@ static void opts_clear_list(struct opt_val *v)
 	v->list = NULL;
 	v->lines = NULL;
 	v->nlist = 0;
+}
+
+static bool opts_is_alias(const struct opt_def *d)
+{
+	return d->flags & OPT_ALIAS;
+}
+
+/* The row an OPT_OLD_NAME row stands for: the nearest one before it. */
+static size_t opts_alias_target(const struct opt_def *defs, size_t i)
+{
+	while (i > 0 && opts_is_alias(&defs[i]))
+		i--;
+	return i;
 }
 
 static bool opts_bounded(const struct opt_def *d)
@@ -184,7 +196,7 @@ static bool opts_ns_range(const struct opt_def *d, long long *lo, long long *hi)
 
 static int opts_convert_ns(const struct opt_def *d, const char *text,
 			   struct opt_val *v, const char *where,
-			   struct opts_error *err)
+			   char err[OPTS_ERRBUF])
 {
 	long long ns, lo, hi;
 	int rc = opts_parse_ns(text, opts_bare_unit(d), &ns);
@@ -214,7 +226,7 @@ static int opts_convert_ns(const struct opt_def *d, const char *text,
  * the option in messages: "--rate" or "PATH:LINE: rate". */
 static int opts_convert(const struct opt_def *d, const char *text,
 			struct opt_val *v, const char *where,
-			struct opts_error *err)
+			char err[OPTS_ERRBUF])
 {
 	char *end;
 
@@ -313,6 +325,9 @@ struct opts *opts_create(const struct opt_def *defs)
 	struct opts *o = xcalloc(1, sizeof(*o));
 
 	o->defs = defs;
+	/* An old name before any row stands for nothing: a table bug. */
+	if (defs[0].name && opts_is_alias(&defs[0]))
+		abort();
 	while (defs[o->n].name)
 		o->n++;
 	o->v = xcalloc(o->n ? o->n : 1, sizeof(*o->v));
@@ -320,6 +335,8 @@ struct opts *opts_create(const struct opt_def *defs)
 		const struct opt_def *d = &defs[i];
 		char where[80];
 
+		if (opts_is_alias(d))
+			continue;
 		snprintf(where, sizeof(where), "default of %s", d->name);
 		/* A bad default is a bug in the table: caught by every test
 		 * of the program that owns it. */
@@ -352,10 +369,21 @@ void opts_cli_name(char *dst, size_t size, const char *key)
 	dst[i] = 0;
 }
 
+bool opts_name_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') &&
+				  (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+/* The row named name, in either spelling; old names are not rows. */
 static int opts_index(const struct opts *o, const char *name)
 {
 	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->defs[i].name, name))
+		if (!opts_is_alias(&o->defs[i]) &&
+		    opts_name_eq(o->defs[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -365,7 +393,7 @@ static int opts_index(const struct opts *o, const char *name)
  * command line replaces the file's. */
 static int opts_set(struct opts *o, size_t i, const char *text,
 		    enum opt_src src, int line, const char *where,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
 	const struct opt_def *d = &o->defs[i];
 	struct opt_val *v = &o->v[i];
@@ -388,7 +416,7 @@ static int opts_set(struct opts *o, size_t i, const char *text,
 }
 
 int opts_set_value(struct opts *o, const char *name, const char *value,
-		   bool from_cli, struct opts_error *err)
+		   bool from_cli, char err[OPTS_ERRBUF])
 {
 	int i = opts_index(o, name);
 
@@ -427,12 +455,15 @@ void opts_copy_cli(struct opts *dst, const struct opts *src)
 }
 
 int opts_parse_args(struct opts *o, int argc, char **argv,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
-	/* Each option under its command-line name, and a key with '_' under
-	 * the key too: the spelling tapless-syncd had before, still taken. */
+	/* Each option under its command-line name, and under its config
+	 * file spelling too (scripts written for tapless-syncd used it);
+	 * an old name (OPT_OLD_NAME) the same, with its own row's index so
+	 * messages name what was typed. */
 	struct option *lo = xcalloc(2 * o->n + 1, sizeof(*lo));
 	char (*names)[OPTS_NAME_MAX] = xcalloc(o->n ? o->n : 1, sizeof(*names));
+	char (*keys)[OPTS_NAME_MAX] = xcalloc(o->n ? o->n : 1, sizeof(*keys));
 	char *so = xmalloc(4 * o->n + 3);
 	size_t nlo = 0, nso = 0;
 	int rc = 0;
@@ -442,16 +473,22 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	so[nso++] = '+';
 	so[nso++] = ':';
 	for (size_t i = 0; i < o->n; i++) {
-		const struct opt_def *d = &o->defs[i];
+		const struct opt_def *d = &o->defs[opts_alias_target(o->defs, i)];
 		int has_arg = d->type == OPT_FLAG ? no_argument : required_argument;
+		size_t k;
 
 		if (d->flags & OPT_FILE_ONLY)
 			continue;
-		opts_cli_name(names[i], sizeof(names[i]), d->name);
+		opts_cli_name(names[i], sizeof(names[i]), o->defs[i].name);
+		for (k = 0; names[i][k] && k + 1 < sizeof(keys[i]); k++)
+			keys[i][k] = names[i][k] == '-' ? '_' : names[i][k];
+		keys[i][k] = 0;
 		lo[nlo++] = (struct option){ names[i], has_arg, NULL, 256 + (int)i };
-		if (strcmp(names[i], d->name))
-			lo[nlo++] = (struct option){ d->name, has_arg, NULL,
+		if (strcmp(names[i], keys[i]))
+			lo[nlo++] = (struct option){ keys[i], has_arg, NULL,
 						     256 + (int)i };
+		if (opts_is_alias(&o->defs[i]))
+			continue;
 		if (d->short_name) {
 			so[nso++] = (char)d->short_name;
 			if (d->type != OPT_FLAG)
@@ -470,7 +507,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	for (;;) {
 		int li = -1, c = getopt_long(argc, argv, so, lo, &li);
 		const struct opt_def *d;
-		size_t i;
+		size_t i, row;
 		char where[80];
 
 		if (c == -1)
@@ -498,14 +535,16 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 			i = (size_t)(c - 256);
 		} else {
 			for (i = 0; i < o->n; i++)
-				if ((o->defs[i].short_name == c ||
+				if (!opts_is_alias(&o->defs[i]) &&
+				    (o->defs[i].short_name == c ||
 				     opt_old_letter(&o->defs[i]) == c) &&
 				    !(o->defs[i].flags & OPT_FILE_ONLY))
 					break;
 		}
-		d = &o->defs[i];
+		row = opts_alias_target(o->defs, i);
+		d = &o->defs[row];
 		snprintf(where, sizeof(where), "--%s", names[i]);
-		rc = opts_set(o, i, d->type == OPT_FLAG ? "1" : optarg, SRC_CLI,
+		rc = opts_set(o, row, d->type == OPT_FLAG ? "1" : optarg, SRC_CLI,
 			      0, where, err);
 		if (rc)
 			break;
@@ -515,6 +554,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 	optind = 0;
 	free(lo);
 	free(names);
+	free(keys);
 	free(so);
 	return rc;
 }
@@ -533,19 +573,15 @@ char *opts_trim(char *s)
 
 int opts_parse_file(struct opts *o, const char *path,
 		    opts_section_fn section_fn, void *arg,
-		    struct opts_error *err)
+		    char err[OPTS_ERRBUF])
 {
 	char line[4096], section[128] = "global";
 	FILE *f = fopen(path, "r");
 	int lineno = 0, rc = 0;
 
-	if (!f) {
-		rc = -errno;
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
-				 strerror(errno));
-		return rc;
-	}
+	if (!f)
+		return errbuf_set(err, OPTS_ERRBUF, -errno, "%s: %s", path,
+				  strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *key, *val, where[512];
 		size_t len = strlen(line);
@@ -711,7 +747,7 @@ void opts_usage(FILE *f, const struct opt_def *defs)
 				  d->arg ? d->arg :
 				  d->type == OPT_DURATION ? "TIME" : "ARG";
 
-		if (d->flags & OPT_FILE_ONLY)
+		if (d->flags & OPT_FILE_ONLY || opts_is_alias(d))
 			continue;
 		opts_cli_name(name, sizeof(name), d->name);
 		if (d->short_name)
@@ -753,6 +789,10 @@ void opts_usage(FILE *f, const struct opt_def *defs)
 			fprintf(f, " (repeatable)");
 		if (opt_old_letter(d))
 			fprintf(f, " (old letter -%c still taken)", opt_old_letter(d));
+		for (const struct opt_def *a = d + 1; a->name && opts_is_alias(a); a++) {
+			opts_cli_name(name, sizeof(name), a->name);
+			fprintf(f, " (also --%s, deprecated)", name);
+		}
 		fputc('\n', f);
 	}
 	if (times)
@@ -771,12 +811,13 @@ void opts_print_table(FILE *f, const struct opt_def *defs)
 	for (const struct opt_def *d = defs; d->name; d++) {
 		char name[OPTS_NAME_MAX];
 
-		if (d->flags & OPT_FILE_ONLY)
+		if (d->flags & OPT_FILE_ONLY || opts_is_alias(d))
 			continue;
 		opts_cli_name(name, sizeof(name), d->name);
-		fprintf(f, "%s\t%c\t%c\t%s\n", name,
+		fprintf(f, "%s\t%c\t%c\t%s\t%s\n", name,
 			d->short_name ? d->short_name : '-',
-			opt_old_letter(d) ? opt_old_letter(d) : '-', types[d->type]);
+			opt_old_letter(d) ? opt_old_letter(d) : '-', types[d->type],
+			d->name);
 	}
 }
 
@@ -798,7 +839,7 @@ static bool opts_letter_means(const struct opts_letter *row,
 
 int opts_letters_check(const struct opts_program *progs, size_t n,
 		       const struct opts_letter *letters, size_t n_letters,
-		       struct opts_error *err)
+		       char err[OPTS_ERRBUF])
 {
 	char first[256][OPTS_NAME_MAX];
 	const char *first_prog[256] = { 0 };
@@ -813,7 +854,7 @@ int opts_letters_check(const struct opts_program *progs, size_t n,
 			const struct opts_letter *row = NULL;
 			int c = d->short_name, old = opt_old_letter(d);
 
-			if (d->flags & OPT_FILE_ONLY)
+			if (d->flags & OPT_FILE_ONLY || opts_is_alias(d))
 				continue;
 			opts_cli_name(name, sizeof(name), d->name);
 			if (c && used[c])

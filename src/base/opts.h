@@ -5,14 +5,19 @@
  * value" lines, '#' comments, [section] headers) and --help. Values given on
  * the command line win over the file, the file over the defaults.
  *
- * Names: the key is the table's name, spelt as the file spells it; on the
- * command line it is --KEY with every '_' a '-' (key journal_dir, option
- * --journal-dir), so every program's options are hyphenated while a config
- * file keeps linuxptp's underscores. The underscore spelling is still
- * taken on the command line, silently, for scripts written before.
+ * Names: an option's name is one word whose parts are joined by '_' in a
+ * config file and by '-' on the command line (key journal_dir, option
+ * --journal-dir). Every table writes its names the config file's way,
+ * with '_' (the programs without a file too, so there is one rule), and
+ * the accessors take that spelling. Everywhere a name is read as input,
+ * '-' and '_' are the same character (opts_name_eq): a file may say
+ * journal-dir (the files of tapless-capd and tapless-swemu did), the
+ * command line --journal_dir. Messages quote a file's key as the file
+ * wrote it, and an option as the command line spells it.
  *
- * Errors never print: they come back as -EINVAL with a message in
- * struct opts_error naming the option, and for files the path and line.
+ * Errors never print: they come back as -EINVAL with a message in the
+ * caller's char err[OPTS_ERRBUF] naming the option, and for files the path
+ * and line.
  */
 #ifndef TAPLESS_OPTS_H
 #define TAPLESS_OPTS_H
@@ -49,6 +54,14 @@ enum opt_type {
  * that a letter means one thing (opts_letters_check). */
 #define OPT_OLD_LETTER(c)	((unsigned)(unsigned char)(c) << 8)
 #define opt_old_letter(d)	((int)(((d)->flags >> 8) & 0xff))
+/* An old long name still taken on the command line for the row before it,
+ * as a deprecated alias: OPT_OLD_NAME("out") right after the "output" row.
+ * It is a row of its own (so the tables' rows keep their ten fields) that
+ * only names: --help shows "(also --out, deprecated)" on the row it
+ * follows, accessors and config files know only the real name. */
+#define OPT_ALIAS	0x4
+#define OPT_OLD_NAME(old) \
+	{ old, 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, NULL, OPT_ALIAS }
 
 struct opt_def {
 	const char *name;	/* the key in a file; --name with '-' for '_' */
@@ -59,7 +72,7 @@ struct opt_def {
 	const char *const *choices;	/* ENUM: NULL-terminated */
 	const char *arg;	/* metavariable for --help ("IFACE") */
 	const char *help;	/* one line */
-	unsigned flags;		/* OPT_CLI_ONLY, OPT_FILE_ONLY */
+	unsigned flags;		/* OPT_CLI_ONLY, OPT_FILE_ONLY, ... */
 };
 
 #define OPT_END { .name = NULL }
@@ -67,9 +80,8 @@ struct opt_def {
 /* Longest name, with its NUL. */
 #define OPTS_NAME_MAX 64
 
-struct opts_error {
-	char msg[512];
-};
+/* Room for an error message of any opts_* function. */
+#define OPTS_ERRBUF 512
 
 struct opts;
 
@@ -83,7 +95,7 @@ void opts_destroy(struct opts *o);
  * (err says why: unknown option, missing argument, bad value, out of range).
  * "--help"/-h is not special here: define it in the table if wanted. */
 int opts_parse_args(struct opts *o, int argc, char **argv,
-		    struct opts_error *err);
+		    char err[OPTS_ERRBUF]);
 
 /* Called for keys in sections other than [global], and once at each such
  * section's header with key and value NULL (so an empty section is seen,
@@ -91,7 +103,7 @@ int opts_parse_args(struct opts *o, int argc, char **argv,
 typedef int (*opts_section_fn)(void *arg, const char *section,
 			       const char *key, const char *value,
 			       const char *path, int line,
-			       struct opts_error *err);
+			       char err[OPTS_ERRBUF]);
 
 /* Strip blanks from both ends of s, in place; returns its new start. For
  * the "key value" lines of config files, ours and the lab's lab.conf. */
@@ -103,12 +115,12 @@ char *opts_trim(char *s);
  * -ENOENT or another -errno opening it, or -EINVAL with "PATH:LINE: ..." */
 int opts_parse_file(struct opts *o, const char *path,
 		    opts_section_fn section_fn, void *arg,
-		    struct opts_error *err);
+		    char err[OPTS_ERRBUF]);
 
 /* Set from text as if from a source; used by tests and programs that take
  * options from elsewhere. from_cli: command-line precedence. */
 int opts_set_value(struct opts *o, const char *name, const char *value,
-		   bool from_cli, struct opts_error *err);
+		   bool from_cli, char err[OPTS_ERRBUF]);
 
 /* Give dst (created from the same table) every value src took from the
  * command line, with command-line precedence: a daemon re-reading its file
@@ -119,8 +131,13 @@ void opts_copy_cli(struct opts *dst, const struct opts *src);
  * Truncated to size - 1 characters. */
 void opts_cli_name(char *dst, size_t size, const char *key);
 
+/* Are a and b the same name, '-' and '_' being one character? */
+bool opts_name_eq(const char *a, const char *b);
+
 /* Accessors; name must be in the table with that type (a mismatch is a
- * programming error and aborts). */
+ * programming error and aborts). Written the table's way ("write_dir":
+ * tests/optcheck checks the source); a name a program also prints as an
+ * option ("--%s") may come in the command line's. */
 bool opts_flag(const struct opts *o, const char *name);
 long long opts_int(const struct opts *o, const char *name);
 long long opts_ns(const struct opts *o, const char *name); /* DURATION */
@@ -149,8 +166,9 @@ int opts_parse_ns(const char *text, long long unit_ns, long long *ns);
 /* ns as the shortest exact text opts_parse_ns takes back: "250ms". */
 void opts_format_ns(char *dst, size_t size, long long ns);
 
-/* The table as lines for tools (shell completion, the letter check):
- * "NAME<TAB>LETTER<TAB>OLD<TAB>TYPE", LETTER and OLD "-" when none. */
+/* The table as lines for tools (shell completion, the letter check, the
+ * naming check): "NAME<TAB>LETTER<TAB>OLD<TAB>TYPE<TAB>KEY", NAME the
+ * command-line spelling, KEY the table's, LETTER and OLD "-" when none. */
 void opts_print_table(FILE *f, const struct opt_def *defs);
 
 /* One letter, one meaning. */
@@ -172,6 +190,6 @@ struct opts_letter {
  * Returns 0 or -EINVAL. */
 int opts_letters_check(const struct opts_program *progs, size_t n,
 		       const struct opts_letter *letters, size_t n_letters,
-		       struct opts_error *err);
+		       char err[OPTS_ERRBUF]);
 
 #endif

@@ -54,7 +54,7 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
 			int *ret)
 {
 	const struct opt_def *d;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct opts *o;
 	int first;
 
@@ -68,12 +68,12 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
 		return NULL;
 	}
 	o = opts_create(p->opts);
-	first = opts_parse_args(o, argc, argv, &err);
+	first = opts_parse_args(o, argc, argv, err);
 	if (first >= 0 && first < argc && !p->operands)
-		snprintf(err.msg, sizeof(err.msg), "unexpected operand '%s'",
+		snprintf(err, sizeof(err), "unexpected operand '%s'",
 			 argv[first]);
 	if (first < 0 || (first < argc && !p->operands)) {
-		fprintf(stderr, "%s: %s\ntry '%s --help'\n", p->name, err.msg,
+		fprintf(stderr, "%s: %s\ntry '%s --help'\n", p->name, err,
 			p->name);
 		*ret = PROG_USAGE;
 		goto stop;
@@ -93,8 +93,8 @@ struct opts *prog_start(const struct prog *p, int argc, char **argv,
 	}
 	d = prog_find(p->opts, "config");
 	if (p->config == PROG_CONFIG_FILE && d && opts_str(o, d->name) &&
-	    opts_parse_file(o, opts_str(o, d->name), NULL, NULL, &err)) {
-		fprintf(stderr, "%s: %s\n", p->name, err.msg);
+	    opts_parse_file(o, opts_str(o, d->name), NULL, NULL, err)) {
+		fprintf(stderr, "%s: %s\n", p->name, err);
 		*ret = PROG_USAGE;
 		goto stop;
 	}

@@ -48,13 +48,12 @@ struct prog {
 				 * operand is a usage error */
 };
 
-/* Rows of the options table for the standard options. log_key is the key
- * of the level: "log-level", or "log_level" where the config file spells
- * keys with '_' (tapless-syncd); both are --log-level on the command line. */
+/* Rows of the options table for the standard options: keys log_level and
+ * syslog in a config file, --log-level and --syslog on the command line. */
 #define PROG_OPT_SYSLOG \
 	{ "syslog", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "log to syslog instead of stderr", 0 }
-#define PROG_OPT_LOG_LEVEL(log_key) \
-	{ log_key, 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 }
+#define PROG_OPT_LOG_LEVEL \
+	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "err, warning, notice, info or debug", 0 }
 #define PROG_OPT_VERSION \
 	{ "version", 'V', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print the version and exit", OPT_CLI_ONLY }
 #define PROG_OPT_HELP \

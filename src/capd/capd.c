@@ -53,30 +53,30 @@ static const char *const capd_modes[] = { "auto", "hw", "sw", NULL };
 /* tcpdump's letters where tcpdump has one, so habits carry over. */
 static const struct opt_def capd_opts[] = {
 	{ "interface", 'i', OPT_LIST, NULL, 0, 0, NULL, "IFACE", "capture on IFACE", 0 },
-	{ "write-dir", 'w', OPT_STRING, ".", 0, 0, NULL, "DIR", "directory for the capture files", 0 },
+	{ "write_dir", 'w', OPT_STRING, ".", 0, 0, NULL, "DIR", "directory for the capture files", 0 },
 	{ "snaplen", 0, OPT_INT, "262144", 64, 262144, NULL, "BYTES", "bytes kept of each frame", OPT_OLD_LETTER('s') },
-	{ "buffer-size", 'B', OPT_INT, "32768", 1024, 4194304, NULL, "KIB", "kernel ring per interface and direction", 0 },
-	{ "file-size", 'C', OPT_INT, "0", 0, 1000000, NULL, "MB", "start a new file after MB million bytes (0: never)", 0 },
-	{ "rotate-seconds", 'G', OPT_DURATION, "0", 0, 86400 * 7, NULL, "TIME", "start a new file this often (0: never)", OPT_S },
+	{ "buffer_size", 'B', OPT_INT, "32768", 1024, 4194304, NULL, "KIB", "kernel ring per interface and direction", 0 },
+	{ "file_size", 'C', OPT_INT, "0", 0, 1000000, NULL, "MB", "start a new file after MB million bytes (0: never)", 0 },
+	{ "rotate_seconds", 'G', OPT_DURATION, "0", 0, 86400 * 7, NULL, "TIME", "start a new file this often (0: never)", OPT_S },
 	{ "count", 'n', OPT_INT, "0", 0, 1e15, NULL, "N", "stop after N frames (0: never)", OPT_OLD_LETTER('c') },
 	{ "duration", 0, OPT_DURATION, "0", 0, 86400 * 365, NULL, "TIME", "stop after TIME (0: never)", OPT_S },
-	{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", OPT_OLD_LETTER('p') },
+	{ "no_promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "do not put the interfaces in promiscuous mode", OPT_OLD_LETTER('p') },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, capd_modes, "MODE", "stamps on received frames: auto, hw or sw", 0 },
 	{ "hostname", 'H', OPT_STRING, NULL, 0, 0, NULL, "NAME", "host name written in the files (default: this host's)", 0 },
 	{ "prefix", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "file name prefix (default: the host name)", 0 },
-	{ "stats-interval", 0, OPT_DURATION, "10", 1, 3600, NULL, "TIME", "log kernel drops, and write the counters into the file, this often", OPT_S },
-	{ "heartbeat-ms", 0, OPT_DURATION, "50", 0, 60000, NULL, "TIME", "write a heartbeat (complete up to a time) this often, 0 or 10ms to 60s (0: none)", OPT_MS },
-	{ "iface-grace", 0, OPT_DURATION, "5", 0, 86400, NULL, "TIME", "exit when every interface has been gone this long", OPT_S },
-	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
-	{ "tx-group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
-	{ "stamp-cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
-	{ "stamp-ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
-	{ "sender-copy-only", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "of a frame that got a keyed sender stamp, write only the sender-stamped copy (not the captured one)", 0 },
-	{ "reorder-ms", 0, OPT_DURATION, "100", 1, 10000, NULL, "TIME", "hold frames this long to write them in time order", OPT_MS },
+	{ "stats_interval", 0, OPT_DURATION, "10", 1, 3600, NULL, "TIME", "log kernel drops, and write the counters into the file, this often", OPT_S },
+	{ "heartbeat_ms", 0, OPT_DURATION, "50", 0, 60000, NULL, "TIME", "write a heartbeat (complete up to a time) this often, 0 or 10ms to 60s (0: none)", OPT_MS },
+	{ "iface_grace", 0, OPT_DURATION, "5", 0, 86400, NULL, "TIME", "exit when every interface has been gone this long", OPT_S },
+	{ "tx_socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "take TX stamps of instrumented senders on this UNIX socket", 0 },
+	{ "tx_group", 0, OPT_STRING, NULL, 0, 0, NULL, "GROUP", "group whose members may hand over TX stamps", 0 },
+	{ "stamp_cgroup", 0, OPT_LIST, NULL, 0, 0, NULL, "PATH", "stamp every TCP send of the programs in cgroup v2 PATH (BPF, Linux >= 6.15)", 0 },
+	{ "stamp_ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "with --stamp-cgroup, only connections with an end on these ports (9001,9100-9199)", 0 },
+	{ "sender_copy_only", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "of a frame that got a keyed sender stamp, write only the sender-stamped copy (not the captured one)", 0 },
+	{ "reorder_ms", 0, OPT_DURATION, "100", 1, 10000, NULL, "TIME", "hold frames this long to write them in time order", OPT_MS },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER", "run as USER once the interfaces are open", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
-	PROG_OPT_LOG_LEVEL("log-level"),
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END
@@ -162,9 +162,9 @@ static int capd_configure(struct capd *d, struct opts *o, int argc,
 	char lock[4400], note[PIDFILE_NOTE_MAX];
 
 	nif = opts_list(o, "interface", &ifnames);
-	ncg = opts_list(o, "stamp-cgroup", &cgroups);
-	d->tx = opts_str(o, "tx-socket") || ncg;
-	d->sender_only = opts_flag(o, "sender-copy-only");
+	ncg = opts_list(o, "stamp_cgroup", &cgroups);
+	d->tx = opts_str(o, "tx_socket") || ncg;
+	d->sender_only = opts_flag(o, "sender_copy_only");
 	if (d->sender_only && !d->tx) {
 		fprintf(stderr, "tapless-capd: --sender-copy-only needs sender "
 			"stamps: --tx-socket or --stamp-cgroup\n");
@@ -175,25 +175,25 @@ static int capd_configure(struct capd *d, struct opts *o, int argc,
 			CAPD_MAX_IFACES);
 		return 1;
 	}
-	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write-dir"));
+	snprintf(d->dir, sizeof(d->dir), "%s", opts_str(o, "write_dir"));
 	if ((derr = mkpath_is_dir(d->dir))) {
 		fprintf(stderr, "tapless-capd: -w %s: %s%s\n", d->dir,
 			mkpath_why(derr), derr == -ENOENT ? " (create it first)" : "");
 		return 1;
 	}
-	if (opts_str(o, "tx-socket")) {
+	if (opts_str(o, "tx_socket")) {
 		/* Its directory, named as given (not the lock beside it, the
 		 * first file made there): a bad option, exit 1. */
 		char sdir[PATH_MAX];
 		const char *slash;
 
-		snprintf(sdir, sizeof(sdir), "%s", opts_str(o, "tx-socket"));
+		snprintf(sdir, sizeof(sdir), "%s", opts_str(o, "tx_socket"));
 		slash = strrchr(sdir, '/');
 		if (slash && slash != sdir) {
 			sdir[slash - sdir] = 0;
 			if ((derr = mkpath_is_dir(sdir))) {
 				fprintf(stderr, "tapless-capd: --tx-socket %s: "
-					"%s: %s\n", opts_str(o, "tx-socket"),
+					"%s: %s\n", opts_str(o, "tx_socket"),
 					sdir, mkpath_why(derr));
 				return 1;
 			}
@@ -206,35 +206,35 @@ static int capd_configure(struct capd *d, struct opts *o, int argc,
 	snprintf(d->prefix, sizeof(d->prefix), "%s",
 		 opts_str(o, "prefix") ? opts_str(o, "prefix") : d->host);
 	if (snprintf(note, sizeof(note), "writing %s/%s-*, TX stamps on %s",
-		     d->dir, d->prefix, opts_str(o, "tx-socket") ?
-		     opts_str(o, "tx-socket") : "-") >= (int)sizeof(note))
+		     d->dir, d->prefix, opts_str(o, "tx_socket") ?
+		     opts_str(o, "tx_socket") : "-") >= (int)sizeof(note))
 		note[sizeof(note) - 2] = '~';	/* cut short: say so */
 	snprintf(lock, sizeof(lock), "%s/%s.lock", d->dir, d->prefix);
 	if (capd_lock(out_lock, lock, "the output prefix", note) ||
-	    (opts_str(o, "tx-socket") &&
-	     (snprintf(lock, sizeof(lock), "%s.lock", opts_str(o, "tx-socket")),
+	    (opts_str(o, "tx_socket") &&
+	     (snprintf(lock, sizeof(lock), "%s.lock", opts_str(o, "tx_socket")),
 	      capd_lock(tx_lock, lock, "--tx-socket", note))))
 		return 2;
-	if (opts_ns(o, "heartbeat-ms") && opts_ns(o, "heartbeat-ms") < 10000000) {
+	if (opts_ns(o, "heartbeat_ms") && opts_ns(o, "heartbeat_ms") < 10000000) {
 		char hb[32];
 
-		opts_format_ns(hb, sizeof(hb), opts_ns(o, "heartbeat-ms"));
+		opts_format_ns(hb, sizeof(hb), opts_ns(o, "heartbeat_ms"));
 		fprintf(stderr, "tapless-capd: --heartbeat-ms: %s is out of "
 			"range: 0 (none) or 10ms to 60s\n", hb);
 		return 1;
 	}
-	d->limit_bytes = (uint64_t)opts_int(o, "file-size") * 1000000;
-	d->rotate_ns = opts_ns(o, "rotate-seconds");
+	d->limit_bytes = (uint64_t)opts_int(o, "file_size") * 1000000;
+	d->rotate_ns = opts_ns(o, "rotate_seconds");
 	d->max_frames = (uint64_t)opts_int(o, "count");
 	*filter = capd_filter(argc, argv, first);
 	/* The ring hands over a block of frames when it is full or this old:
 	 * under the reorder hold, or late frames of a quiet link would miss
 	 * their place. */
 	*block_ms = 100;
-	if (opts_ns(o, "reorder-ms") / 2000000 + 1 < *block_ms)
-		*block_ms = (int)(opts_ns(o, "reorder-ms") / 2000000 + 1);
-	d->hold_ns = opts_ns(o, "reorder-ms");
-	d->hb_every_ns = opts_ns(o, "heartbeat-ms");
+	if (opts_ns(o, "reorder_ms") / 2000000 + 1 < *block_ms)
+		*block_ms = (int)(opts_ns(o, "reorder_ms") / 2000000 + 1);
+	d->hold_ns = opts_ns(o, "reorder_ms");
+	d->hb_every_ns = opts_ns(o, "heartbeat_ms");
 	d->hb_back_ns = CAPD_HB_MARGIN_NS + 2 * *block_ms * 1000000LL +
 			d->hold_ns;
 	return 0;
@@ -254,9 +254,9 @@ static int capd_open_captures(struct capd *d, struct opts *o,
 			.ifname = ifnames[i],
 			.mode = modes[opts_enum(o, "mode")],
 			.snaplen = (uint32_t)opts_int(o, "snaplen"),
-			.buffer_kib = (uint32_t)opts_int(o, "buffer-size"),
+			.buffer_kib = (uint32_t)opts_int(o, "buffer_size"),
 			.filter = filter,
-			.promisc = !opts_flag(o, "no-promiscuous"),
+			.promisc = !opts_flag(o, "no_promiscuous"),
 			.timeout_ms = block_ms,
 		};
 		char err[CAPTURE_ERRBUF];
@@ -284,7 +284,7 @@ static int capd_open_captures(struct capd *d, struct opts *o,
 	/* Links that go down, disappear and come back are followed over
 	 * rtnetlink; without it, a removal is found by the capture's errors
 	 * and a return by trying every second. */
-	d->grace_ns = opts_ns(o, "iface-grace");
+	d->grace_ns = opts_ns(o, "iface_grace");
 	{
 		int werr = iface_watch_open(&d->watch);
 
@@ -300,17 +300,17 @@ static int capd_open_captures(struct capd *d, struct opts *o,
  * code. *tx_path: the socket to remove at the end. */
 static int capd_open_tx(struct capd *d, struct opts *o, const char **tx_path)
 {
-	const char *path = opts_str(o, "tx-socket");
+	const char *path = opts_str(o, "tx_socket");
 	int err;
 
 	if (!path)
 		return 0;
-	if (opts_str(o, "tx-group")) {
-		struct group *g = getgrnam(opts_str(o, "tx-group"));
+	if (opts_str(o, "tx_group")) {
+		struct group *g = getgrnam(opts_str(o, "tx_group"));
 
 		if (!g) {
 			fprintf(stderr, "tapless-capd: --tx-group: no group "
-				"'%s'\n", opts_str(o, "tx-group"));
+				"'%s'\n", opts_str(o, "tx_group"));
 			return 1;
 		}
 		d->tx_gid = g->gr_gid;
@@ -334,7 +334,7 @@ static int capd_open_tx(struct capd *d, struct opts *o, const char **tx_path)
 static int capd_open_buffers(struct capd *d, struct opts *o)
 {
 	const char *const *cgroups;
-	size_t ncg = opts_list(o, "stamp-cgroup", &cgroups);
+	size_t ncg = opts_list(o, "stamp_cgroup", &cgroups);
 
 	/* Always: the received and sent frames of an interface come from
 	 * two rings, a block of each at a time, so even without senders'
@@ -342,7 +342,7 @@ static int capd_open_buffers(struct capd *d, struct opts *o)
 	 * reply could be written before what it answers. */
 	int rerr = reorder_create(&d->ro, CAPD_REORDER_BYTES,
 				  CAPD_REORDER_ENTRIES, 1 + d->n,
-				  opts_ns(o, "reorder-ms"));
+				  opts_ns(o, "reorder_ms"));
 	if (rerr) {
 		fprintf(stderr, "tapless-capd: reorder buffer: %s\n",
 			strerror(-rerr));
@@ -355,7 +355,7 @@ static int capd_open_buffers(struct capd *d, struct opts *o)
 		 * for reordering: a pair made later could not be written in
 		 * time order any more. */
 		struct txmatch_config tc = {
-			.hold_ns = opts_ns(o, "reorder-ms"),
+			.hold_ns = opts_ns(o, "reorder_ms"),
 			.on_match = capd_tx_pair, .arg = d,
 		};
 		err = txmatch_create(&d->tm, &tc);
@@ -503,7 +503,7 @@ static void capd_run(struct capd *d, struct opts *o, const char *filter)
 	prog_signals(capd_signal, capd_signal);
 	if (opts_ns(o, "duration"))
 		end_ns = ts_now_mono() + opts_ns(o, "duration");
-	next_stats = ts_now_mono() + opts_ns(o, "stats-interval");
+	next_stats = ts_now_mono() + opts_ns(o, "stats_interval");
 	log_notice("capturing on %zu interface(s) into %s%s%s", nif, d->dir,
 		   filter[0] ? ", filter: " : "", filter);
 
@@ -511,8 +511,8 @@ static void capd_run(struct capd *d, struct opts *o, const char *filter)
 	 * what it holds and a new one opened; only a signal, --count or
 	 * --duration end it. */
 	if (d->ro)
-		poll_ms = (int)(opts_ns(o, "reorder-ms") / 4000000 + 1 < 100 ?
-				opts_ns(o, "reorder-ms") / 4000000 + 1 : 100);
+		poll_ms = (int)(opts_ns(o, "reorder_ms") / 4000000 + 1 < 100 ?
+				opts_ns(o, "reorder_ms") / 4000000 + 1 : 100);
 	d->hb_next = ts_now_mono();
 	while (!capd_stop) {
 		struct pollfd pfd[2 * CAPD_MAX_IFACES + 3 + CAPD_MAX_CLIENTS];
@@ -564,7 +564,7 @@ static void capd_run(struct capd *d, struct opts *o, const char *filter)
 			/* In the file as well, so a reader following it sees
 			 * drops as they happen. */
 			capd_write_stats(d, ts_now_real());
-			next_stats = now + opts_ns(o, "stats-interval");
+			next_stats = now + opts_ns(o, "stats_interval");
 		}
 		if ((d->max_frames && d->taken >= d->max_frames) ||
 		    (end_ns && now >= end_ns))

@@ -250,7 +250,7 @@ static void capd_bpf_conn(void *arg, const struct bpfstamp_conn *c)
 int capd_stamp_cgroups(struct capd *d, struct opts *o)
 {
 	const char *const *cgs;
-	size_t ncg = opts_list(o, "stamp-cgroup", &cgs);
+	size_t ncg = opts_list(o, "stamp_cgroup", &cgs);
 	struct bpfstamp_config bc = { .on_stamp = capd_bpf_stamp, .arg = d };
 	uint16_t *ports = NULL;
 	char err[512];
@@ -260,9 +260,9 @@ int capd_stamp_cgroups(struct capd *d, struct opts *o)
 		fprintf(stderr, "tapless-capd: --stamp-cgroup: %s\n", err);
 		return rc;
 	}
-	if (opts_str(o, "stamp-ports")) {
+	if (opts_str(o, "stamp_ports")) {
 		ports = xcalloc(65536, sizeof(*ports));
-		if (bpfstamp_parse_ports(opts_str(o, "stamp-ports"), ports,
+		if (bpfstamp_parse_ports(opts_str(o, "stamp_ports"), ports,
 					 &bc.n_ports, err, sizeof(err))) {
 			fprintf(stderr, "tapless-capd: --stamp-ports: %s\n", err);
 			rc = 1;
@@ -286,7 +286,7 @@ int capd_stamp_cgroups(struct capd *d, struct opts *o)
 	for (size_t i = 0; i < ncg; i++)
 		log_notice("stamping the TCP sends of cgroup %s%s%s", cgs[i],
 			   bc.n_ports ? ", ports " : "",
-			   bc.n_ports ? opts_str(o, "stamp-ports") : "");
+			   bc.n_ports ? opts_str(o, "stamp_ports") : "");
 	if (n > 0)
 		log_notice("--stamp-cgroup: armed %d connections that were up "
 			   "already", n);

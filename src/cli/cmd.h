@@ -54,14 +54,14 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n);
  * subcommand that reads them (their options tables take it whole), and
  * their values into a correlator's configuration. */
 #define CMD_INPUT_OPTS \
-	{ "utc-offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S", \
+	{ "utc_offset", 0, OPT_INT, NULL, 0, 1000, NULL, "S", \
 	  "TAI - UTC in seconds (else from the sync journals)", 0 }, \
 	{ "timescale", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=tai|utc", \
 	  "the timescale of host NAME's stamps, when its files do not say", 0 }, \
 	{ "hold", 0, OPT_DURATION, "200000000", 0, 60e9, NULL, "TIME", \
 	  "how long a TCP hole may stay open before its bytes count as lost", \
 	  OPT_NS }, \
-	{ "sync-max-age", 0, OPT_DURATION, "3000000000", 1, 3600e9, NULL, "TIME", \
+	{ "sync_max_age", 0, OPT_DURATION, "3000000000", 1, 3600e9, NULL, "TIME", \
 	  "how long a journal sample vouches for a clock", OPT_NS }
 struct corr_config;
 void cmd_input_config(const struct opts *o, struct corr_config *cfg);

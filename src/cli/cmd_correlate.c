@@ -26,7 +26,7 @@ static const struct opt_def correlate_opts[] = {
 	{ "pretty", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "indent JSON output", 0 },
 	{ "sync", 's', OPT_LIST, NULL, 0, 0, NULL, "NAME=JOURNAL",
 	  "the sync journal of host NAME (repeat per host)", 0 },
-	{ "tap-format", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=FORMAT",
+	{ "tap_format", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=FORMAT",
 	  "where input NAME's stamps are: a tap's trailer or header format, none (the records'), or auto (detected: the default)", 0 },
 	{ "calibration", 'k', OPT_LIST, NULL, 0, 0, NULL, "NAME=FILE",
 	  "host NAME's stamp calibration, tapless-calibration(5) (repeat per host)", 0 },
@@ -36,18 +36,18 @@ static const struct opt_def correlate_opts[] = {
 	  "a back-to-back run of host NAME, to subtract (repeat per host)", OPT_OLD_LETTER('b') },
 	{ "window", 0, OPT_DURATION, "1000000000", 1000, 3600e9, NULL, "TIME",
 	  "how long a message waits for its peers", OPT_OLD_LETTER('w') | OPT_NS },
-	{ "traffic-window", 0, OPT_DURATION, "1000000000", 1e6, 3600e9, NULL, "TIME",
+	{ "traffic_window", 0, OPT_DURATION, "1000000000", 1e6, 3600e9, NULL, "TIME",
 	  "window of the traffic's check on the clocks", OPT_NS },
-	{ "by-rate", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "by_rate", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "results per market data rate bucket", OPT_OLD_LETTER('r') },
 	{ "rates", 0, OPT_STRING, RATELIST_FTTC,
 	  0, 0, NULL, "LIST", "rate bucket centres, messages/s", 0 },
-	{ "first-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "first_byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "stamp of the frame with a message's first byte (default)", 0 },
-	{ "last-byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "last_byte", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "stamp of the frame with a message's last byte", 0 },
 	CMD_INPUT_OPTS,
-	{ "max-pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
+	{ "max_pending", 0, OPT_INT, "262144", 16, 1 << 26, NULL, "N",
 	  "messages waiting for their peers, at most", 0 },
 	{ "threads", 0, OPT_INT, "1", 0, 64, NULL, "N",
 	  "N threads in all: the first N-1 hosts' captures each read and parsed on its own (0: as many as cores; 1: one thread)", 0 },
@@ -59,19 +59,19 @@ static const struct opt_def correlate_opts[] = {
 	  "with --follow: results this often", OPT_S },
 	{ "stall", 0, OPT_DURATION, "2", 0.1, 3600, NULL, "TIME",
 	  "with --follow: a host without new data this long has stalled", OPT_S },
-	{ "flow-series", 0, OPT_INT, "1000", 0, 1000000, NULL, "N",
+	{ "flow_series", 0, OPT_INT, "1000", 0, 1000000, NULL, "N",
 	  "with --follow: per-flow metric series kept at most", 0 },
-	{ "from-oldest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "from_oldest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "with --follow: read the files already there first (default: start at the newest)", 0 },
 	{ "metrics", 0, OPT_STRING, NULL, 0, 0, NULL, "[ADDR:]PORT",
 	  "with --follow: serve Prometheus/OpenMetrics text (ADDR: localhost)", OPT_OLD_LETTER('m') },
 	{ "alert", 'a', OPT_LIST, NULL, 0, 0, NULL, "RULE",
 	  "with --follow: an alert rule, e.g. 'tick_to_trade.p99>50us' (repeat)", 0 },
-	{ "alert-for", 0, OPT_INT, "1", 1, 1000, NULL, "N",
+	{ "alert_for", 0, OPT_INT, "1", 1, 1000, NULL, "N",
 	  "intervals in breach before a rule fires", 0 },
-	{ "alert-clear", 0, OPT_INT, "3", 1, 1000, NULL, "N",
+	{ "alert_clear", 0, OPT_INT, "3", 1, 1000, NULL, "N",
 	  "intervals out of breach before a firing rule clears", 0 },
-	{ "alert-exec", 0, OPT_STRING, NULL, 0, 0, NULL, "CMD",
+	{ "alert_exec", 0, OPT_STRING, NULL, 0, 0, NULL, "CMD",
 	  "run CMD (sh -c) when a rule fires or clears", 0 },
 	{ "socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH",
 	  "with --follow: answer 'tapless status --socket PATH' here", 0 },
@@ -139,7 +139,7 @@ static int correlate_check(const struct correlate_cmd *r)
 			CORRELATE_SYNOPSIS);
 		return CMD_USAGE;
 	}
-	if (opts_flag(o, "first-byte") && opts_flag(o, "last-byte")) {
+	if (opts_flag(o, "first_byte") && opts_flag(o, "last_byte")) {
 		fprintf(stderr, "tapless correlate: --first-byte and --last-byte "
 			"exclude each other\n");
 		return CMD_USAGE;
@@ -185,16 +185,16 @@ static int correlate_configure(struct correlate_cmd *r)
 		cfg->threads = n > 0 ? (unsigned)n : 1;
 	}
 	cfg->follow = opts_flag(o, "follow");
-	cfg->from_oldest = opts_flag(o, "from-oldest");
+	cfg->from_oldest = opts_flag(o, "from_oldest");
 	cfg->interval_ns = opts_ns(o, "interval");
 	cfg->stall_ns = opts_ns(o, "stall");
-	cfg->flow_series = (unsigned)opts_int(o, "flow-series");
+	cfg->flow_series = (unsigned)opts_int(o, "flow_series");
 	cfg->window_ns = opts_ns(o, "window");
-	cfg->traffic_window_ns = opts_ns(o, "traffic-window");
+	cfg->traffic_window_ns = opts_ns(o, "traffic_window");
 	cmd_input_config(o, cfg);
-	cfg->max_pending = (unsigned)opts_int(o, "max-pending");
-	cfg->last_byte = opts_flag(o, "last-byte");
-	cfg->by_rate = opts_flag(o, "by-rate");
+	cfg->max_pending = (unsigned)opts_int(o, "max_pending");
+	cfg->last_byte = opts_flag(o, "last_byte");
+	cfg->by_rate = opts_flag(o, "by_rate");
 	if (correlate_rates(opts_str(o, "rates"), cfg, rerr, sizeof(rerr))) {
 		fprintf(stderr, "tapless correlate: --rates: %s\n", rerr);
 		return CMD_USAGE;

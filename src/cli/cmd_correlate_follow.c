@@ -189,15 +189,15 @@ int cmd_correlate_follow(struct corr *c, const struct opts *o, int fmt,
 
 	prog_signals(follow_signal, NULL);
 	f.started_real = nstime_now(CLOCK_REALTIME);
-	f.alert_exec = opts_str(o, "alert-exec");
+	f.alert_exec = opts_str(o, "alert_exec");
 
 	const char *const *rules;
 	size_t nrules = opts_list(o, "alert", &rules);
 	if (nrules) {
 		char aerr[ALERT_ERRBUF];
 
-		alert_set_create(&f.alerts, (unsigned)opts_int(o, "alert-for"),
-				 (unsigned)opts_int(o, "alert-clear"));
+		alert_set_create(&f.alerts, (unsigned)opts_int(o, "alert_for"),
+				 (unsigned)opts_int(o, "alert_clear"));
 		for (size_t i = 0; i < nrules; i++)
 			if (alert_add(f.alerts, rules[i], aerr)) {
 				fprintf(stderr, "tapless correlate: --alert: %s\n",

@@ -32,13 +32,13 @@ static const struct opt_def export_opts[] = {
 	  "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/", OPT_OLD_LETTER('c') },
 	{ "user", 'u', OPT_STRING, NULL, 0, 0, NULL, "USER",
 	  "ClickHouse user (else the URL's, else 'default')", 0 },
-	{ "password-file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	{ "password_file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "read the ClickHouse password from FILE (its first line)", 0 },
 	{ "table", 0, OPT_STRING, "tapless.records", 0, 0, NULL, "TABLE",
 	  "the table of records", 0 },
-	{ "txn-table", 0, OPT_STRING, "tapless.transactions", 0, 0, NULL,
+	{ "txn_table", 0, OPT_STRING, "tapless.transactions", 0, 0, NULL,
 	  "TABLE", "the table of the transactions each host computed", 0 },
-	{ "no-transactions", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "no_transactions", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "export records only", 0 },
 	{ "batch", 0, OPT_INT, "100000", 1, 10000000, NULL, "N",
 	  "rows per insert", OPT_OLD_LETTER('b') },
@@ -49,11 +49,11 @@ static const struct opt_def export_opts[] = {
 	  "else /var/lib/tapless/export)", 0 },
 	{ "fresh", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "ignore the state files: export everything again", 0 },
-	{ "retry-for", 0, OPT_DURATION, "0", 0, 1e7, NULL, "TIME",
+	{ "retry_for", 0, OPT_DURATION, "0", 0, 1e7, NULL, "TIME",
 	  "give up on a server down this long (0: wait for ever)", OPT_S },
 	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write records to FILE (- for stdout) instead of ClickHouse", 0 },
-	{ "txn-output", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
+	{ "txn_output", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "with --output: write the transactions to FILE", 0 },
 	{ "format", 0, OPT_ENUM, "tsv", 0, 0, (const char *const[]){
 	  "tsv", "json", NULL }, "FMT",
@@ -61,7 +61,7 @@ static const struct opt_def export_opts[] = {
 	  OPT_OLD_LETTER('f') },
 	{ "follow", 'F', OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "follow each host's directory as tapless-capd writes it", 0 },
-	{ "from-newest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "from_newest", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "with --follow and no state: start at the newest file, not the oldest", 0 },
 	{ "sync", 's', OPT_LIST, NULL, 0, 0, NULL, "NAME=JOURNAL",
 	  "the sync journal of host NAME (repeat per host)", 0 },
@@ -207,24 +207,24 @@ static int export_check(struct export_cmd *r)
 			return CMD_USAGE;
 		}
 	if (opts_str(o, "clickhouse") &&
-	    (opts_given(o, "txn-output") || opts_given(o, "format"))) {
+	    (opts_given(o, "txn_output") || opts_given(o, "format"))) {
 		fprintf(stderr, "tapless export: --txn-output and --format are "
 			"for --output\n");
 		return CMD_USAGE;
 	}
 	if (!opts_flag(o, "follow") && (opts_given(o, "flush") ||
-					opts_flag(o, "from-newest"))) {
+					opts_flag(o, "from_newest"))) {
 		fprintf(stderr, "tapless export: --flush and --from-newest need "
 			"--follow\n");
 		return CMD_USAGE;
 	}
-	if (opts_str(o, "password-file")) {
-		int x = export_read_password(opts_str(o, "password-file"),
+	if (opts_str(o, "password_file")) {
+		int x = export_read_password(opts_str(o, "password_file"),
 					     &r->password);
 
 		if (x) {
 			fprintf(stderr, "tapless export: --password-file %s: %s\n",
-				opts_str(o, "password-file"), strerror(-x));
+				opts_str(o, "password_file"), strerror(-x));
 			return CMD_USAGE;
 		}
 	}
@@ -240,7 +240,7 @@ static int export_reader(struct export_cmd *r)
 	int rc;
 
 	r->cfg.follow = opts_flag(o, "follow");
-	r->cfg.from_oldest = !opts_flag(o, "from-newest");
+	r->cfg.from_oldest = !opts_flag(o, "from_newest");
 	cmd_input_config(o, &r->cfg);
 	if (opts_str(o, "topology") &&
 	    topo_load(&r->topo, opts_str(o, "topology"), terr)) {
@@ -276,11 +276,11 @@ static int export_clickhouse(struct export_cmd *r)
 	ec->user = opts_str(o, "user");
 	ec->password = r->password;
 	ec->table = opts_str(o, "table");
-	ec->txn_table = opts_flag(o, "no-transactions") ? NULL :
-			opts_str(o, "txn-table");
+	ec->txn_table = opts_flag(o, "no_transactions") ? NULL :
+			opts_str(o, "txn_table");
 	ec->state_dir = r->state;
 	ec->fresh = opts_flag(o, "fresh");
-	ec->retry_for_ns = opts_ns(o, "retry-for");
+	ec->retry_for_ns = opts_ns(o, "retry_for");
 	return 0;
 }
 
@@ -313,22 +313,22 @@ static int export_files(struct export_cmd *r)
 		}
 		ec->out = r->out.f;
 	}
-	if (opts_str(o, "txn-output") && !opts_flag(o, "no-transactions") &&
+	if (opts_str(o, "txn_output") && !opts_flag(o, "no_transactions") &&
 	    r->cfg.follow) {
-		ec->txn_out = fopen(opts_str(o, "txn-output"), "a");
+		ec->txn_out = fopen(opts_str(o, "txn_output"), "a");
 		if (!ec->txn_out) {
 			fprintf(stderr, "tapless export: %s: %s\n",
-				opts_str(o, "txn-output"), strerror(errno));
+				opts_str(o, "txn_output"), strerror(errno));
 			return CMD_SYSTEM;
 		}
-	} else if (opts_str(o, "txn-output") &&
-		   !opts_flag(o, "no-transactions")) {
-		int x = wholefile_open(&r->tout, opts_str(o, "txn-output"));
+	} else if (opts_str(o, "txn_output") &&
+		   !opts_flag(o, "no_transactions")) {
+		int x = wholefile_open(&r->tout, opts_str(o, "txn_output"));
 
 		if (x) {
 			fprintf(stderr, "tapless export: %s: %s\n",
 				r->tout.tmp ? r->tout.tmp :
-				opts_str(o, "txn-output"), strerror(-x));
+				opts_str(o, "txn_output"), strerror(-x));
 			return CMD_SYSTEM;
 		}
 		ec->txn_out = r->tout.f;
@@ -345,7 +345,7 @@ static int export_writer(struct export_cmd *r)
 	ec->batch = (unsigned)opts_int(o, "batch");
 	ec->flush_ns = opts_ns(o, "flush");
 	ec->follow = r->cfg.follow;
-	ec->from_newest = opts_flag(o, "from-newest");
+	ec->from_newest = opts_flag(o, "from_newest");
 	ec->stop = &export_stop;
 	ec->note = export_log_note;
 	return opts_str(o, "clickhouse") ? export_clickhouse(r) :
@@ -440,7 +440,7 @@ static int export_finish(struct export_cmd *r, int rc)
 	if (ec->txn_out && !r->tout.f)
 		fclose(ec->txn_out);
 	rc = export_close(&r->out, opts_str(r->o, "output"), rc);
-	rc = export_close(&r->tout, opts_str(r->o, "txn-output"), rc);
+	rc = export_close(&r->tout, opts_str(r->o, "txn_output"), rc);
 	if (r->to_stdout)
 		fflush(stdout);
 	export_destroy(r->e);

@@ -20,7 +20,7 @@ int cmd_operands(const char *prog, struct opts *o, int argc, char **argv,
 	 * rest, until argv is used up. */
 	*nops = 0;
 	while (first < argc) {
-		struct opts_error oerr;
+		char oerr[OPTS_ERRBUF];
 		int rc;
 
 		if (argv[first][0] != '-' || !argv[first][1]) {
@@ -32,9 +32,9 @@ int cmd_operands(const char *prog, struct opts *o, int argc, char **argv,
 				operands[(*nops)++] = argv[first];
 			break;
 		}
-		rc = opts_parse_args(o, argc - first + 1, argv + first - 1, &oerr);
+		rc = opts_parse_args(o, argc - first + 1, argv + first - 1, oerr);
 		if (rc < 0) {
-			fprintf(stderr, "tapless %s: %s\n", prog, oerr.msg);
+			fprintf(stderr, "tapless %s: %s\n", prog, oerr);
 			return CMD_USAGE;
 		}
 		first += rc - 1;
@@ -143,10 +143,10 @@ int cmd_input_hosts(const char *prog, struct corr *c, char **args, int n)
 void cmd_input_config(const struct opts *o, struct corr_config *cfg)
 {
 	cfg->hold_ns = opts_ns(o, "hold");
-	cfg->sync_max_age_ns = opts_ns(o, "sync-max-age");
-	if (opts_given(o, "utc-offset")) {
+	cfg->sync_max_age_ns = opts_ns(o, "sync_max_age");
+	if (opts_given(o, "utc_offset")) {
 		cfg->utc_offset_known = true;
-		cfg->utc_offset_s = (int)opts_int(o, "utc-offset");
+		cfg->utc_offset_s = (int)opts_int(o, "utc_offset");
 	}
 }
 

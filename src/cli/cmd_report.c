@@ -24,9 +24,10 @@
 #include "report/report.h"
 
 static const struct opt_def report_opts[] = {
-	{ "out", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the report into DIR (default: RUNDIR/report)", 0 },
+	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write the report into DIR (default: RUNDIR/report)", 0 },
+	OPT_OLD_NAME("out"),	/* its name before --output everywhere */
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "print report.json on stdout instead of the summary", 0 },
-	{ "no-plots", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "write the plot scripts but do not run gnuplot", 0 },
+	{ "no_plots", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "write the plot scripts but do not run gnuplot", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -138,7 +139,7 @@ int cmd_report(int argc, char **argv)
 		opts_destroy(o);
 		return CMD_USAGE;
 	}
-	outdir = opts_str(o, "out");
+	outdir = opts_str(o, "output");
 	if (!outdir) {
 		snprintf(outbuf, sizeof(outbuf), "%s/report", dir);
 		outdir = outbuf;
@@ -149,7 +150,7 @@ int cmd_report(int argc, char **argv)
 		opts_destroy(o);
 		return CMD_SYSTEM;
 	}
-	rc = report_plots(r, outdir, !opts_flag(o, "no-plots"));
+	rc = report_plots(r, outdir, !opts_flag(o, "no_plots"));
 	if (report_write_index(r, outdir, err)) {
 		fprintf(stderr, "tapless report: %s\n", err);
 		rc = CMD_SYSTEM;

@@ -50,19 +50,19 @@ static const char *const ref_formats[] = { "auto", "none", "metawatch", "arista"
 static const struct opt_def validate_opts[] = {
 	{ "reference", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "reference capture of the same traffic (tap, capture card): pcap, pcapng or ERF", OPT_OLD_LETTER('r') },
-	{ "reference-format", 0, OPT_ENUM, "auto", 0, 0, ref_formats, "FORMAT",
+	{ "reference_format", 0, OPT_ENUM, "auto", 0, 0, ref_formats, "FORMAT",
 	  "where the reference's stamps are: auto (a tap's trailer or header, detected), none (its records'), or the tap's format", 0 },
 	{ "capture", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "the host's capture to check against --reference", OPT_OLD_LETTER('c') },
-	{ "reference-timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
+	{ "reference_timescale", 0, OPT_ENUM, "utc", 0, 0, timescales, NULL,
 	  "timescale of the reference's stamps, unless its file says", 0 },
-	{ "tai-offset", 0, OPT_INT, TAI_UTC_S_TEXT, 0, 1000, NULL, "S",
+	{ "tai_offset", 0, OPT_INT, TAI_UTC_S_TEXT, 0, 1000, NULL, "S",
 	  "TAI - UTC in seconds, to compare TAI stamps with UTC ones", 0 },
-	{ "match-window", 0, OPT_DURATION, "10000", 1, 60e6, NULL, "TIME",
+	{ "match_window", 0, OPT_DURATION, "10000", 1, 60e6, NULL, "TIME",
 	  "largest distance from the median offset at which a packet still matches", OPT_US },
 	{ "loopback", 0, OPT_STRING, NULL, 0, 0, NULL, "A:B",
 	  "send frames out port A to port B and back, on this host", OPT_OLD_LETTER('l') },
-	{ "one-way", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
+	{ "one_way", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL,
 	  "loopback from A to B only", 0 },
 	{ "stamps", 0, OPT_ENUM, "auto", 0, 0, stamp_modes, NULL,
 	  "loopback stamps: hardware when both ports have them (auto), or as asked", 0 },
@@ -70,13 +70,13 @@ static const struct opt_def validate_opts[] = {
 	  "loopback frames per direction", 0 },
 	{ "rate", 0, OPT_DOUBLE, "1000", 1, 1e6, NULL, "PPS",
 	  "loopback frames per second per direction", 0 },
-	{ "frame-len", 0, OPT_INT, "64", 60, 1514, NULL, "BYTES",
+	{ "frame_len", 0, OPT_INT, "64", 60, 1514, NULL, "BYTES",
 	  "loopback frame length without FCS", 0 },
-	{ "cable-m", 0, OPT_DOUBLE, NULL, 0, 1e5, NULL, "M",
+	{ "cable_m", 0, OPT_DOUBLE, NULL, 0, 1e5, NULL, "M",
 	  "cable between the loopback ports: its expected delay is M x --ns-per-m", 0 },
-	{ "ns-per-m", 0, OPT_DOUBLE, "4.9", 1, 10, NULL, "NS",
+	{ "ns_per_m", 0, OPT_DOUBLE, "4.9", 1, 10, NULL, "NS",
 	  "propagation delay of the cable per metre (fibre 4.9, copper DAC ~4.3)", 0 },
-	{ "expect-ns", 0, OPT_DURATION, NULL, 0, 1e9, NULL, "TIME",
+	{ "expect_ns", 0, OPT_DURATION, NULL, 0, 1e9, NULL, "TIME",
 	  "expected loopback one-way (a switch between the ports); overrides --cable-m", OPT_NS },
 	{ "calibration", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE",
 	  "write this host's stamp calibration from the loopback (tapless-calibration(5))", 0 },
@@ -84,7 +84,7 @@ static const struct opt_def validate_opts[] = {
 	  "the host named in --calibration's file (default: this host's name)", 0 },
 	{ "phc", 0, OPT_LIST, NULL, 0, 0, NULL, "N",
 	  "check /dev/ptpN only (repeatable; default every PHC)", 0 },
-	{ "no-phc", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "skip the PHC checks", 0 },
+	{ "no_phc", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "skip the PHC checks", 0 },
 	{ "duration", 'd', OPT_DURATION, "2", 0.1, 3600, NULL, "TIME",
 	  "how long to watch each PHC's offset to CLOCK_REALTIME", OPT_S },
 	{ "limit", 0, OPT_LIST, NULL, 0, 0, NULL, "NAME=WARN[,FAIL]",
@@ -169,7 +169,7 @@ static void run_phc(struct validate *v)
 	const char *const *want;
 	size_t nwant = opts_list(v->o, "phc", &want);
 
-	if (opts_flag(v->o, "no-phc")) {
+	if (opts_flag(v->o, "no_phc")) {
 		verdict_skip(new_check(v, "phc", NULL), "--no-phc given");
 		return;
 	}
@@ -316,13 +316,13 @@ static void run_loop(struct validate *v)
 	cfg.mode = (enum ts_mode)opts_enum(v->o, "stamps");
 	cfg.count = (unsigned)opts_int(v->o, "count");
 	cfg.rate_pps = opts_double(v->o, "rate");
-	cfg.frame_len = (unsigned)opts_int(v->o, "frame-len");
-	cfg.one_way = opts_flag(v->o, "one-way");
-	if (opts_given(v->o, "expect-ns"))
-		cfg.expect_ns = opts_ns(v->o, "expect-ns");
-	else if (opts_given(v->o, "cable-m"))
-		cfg.expect_ns = llround(opts_double(v->o, "cable-m") *
-					opts_double(v->o, "ns-per-m"));
+	cfg.frame_len = (unsigned)opts_int(v->o, "frame_len");
+	cfg.one_way = opts_flag(v->o, "one_way");
+	if (opts_given(v->o, "expect_ns"))
+		cfg.expect_ns = opts_ns(v->o, "expect_ns");
+	else if (opts_given(v->o, "cable_m"))
+		cfg.expect_ns = llround(opts_double(v->o, "cable_m") *
+					opts_double(v->o, "ns_per_m"));
 	rc = loopcheck_run(&cfg, &v->loop, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "tapless validate: loopback: %s\n", err);
@@ -385,14 +385,14 @@ static void run_ref(struct validate *v)
 	refcheck_config_init(&cfg);
 	cfg.host_path = host;
 	cfg.ref_path = ref;
-	cfg.ref_timescale = opts_enum(v->o, "reference-timescale") ?
+	cfg.ref_timescale = opts_enum(v->o, "reference_timescale") ?
 			    TS_SCALE_TAI : TS_SCALE_UTC;
-	cfg.tai_utc_ns = opts_int(v->o, "tai-offset") * NS_PER_S;
-	cfg.window_ns = opts_ns(v->o, "match-window");
+	cfg.tai_utc_ns = opts_int(v->o, "tai_offset") * NS_PER_S;
+	cfg.window_ns = opts_ns(v->o, "match_window");
 	{
 		enum tapfmt_kind k = TAPFMT_AUTO;
 
-		tapfmt_parse(ref_formats[opts_enum(v->o, "reference-format")], &k);
+		tapfmt_parse(ref_formats[opts_enum(v->o, "reference_format")], &k);
 		cfg.ref_format = k;
 	}
 	rc = refcheck_run(&cfg, &v->ref, err);
@@ -561,8 +561,8 @@ int cmd_validate(int argc, char **argv)
 				"--loopback A:B\n");
 			goto out;
 		}
-		if (!opts_given(v->o, "expect-ns") &&
-		    !opts_given(v->o, "cable-m")) {
+		if (!opts_given(v->o, "expect_ns") &&
+		    !opts_given(v->o, "cable_m")) {
 			fprintf(stderr, "tapless validate: --calibration needs "
 				"the loopback's true one-way: --expect-ns or "
 				"--cable-m\n");

@@ -75,7 +75,7 @@ static int cmd_help(int argc, char **argv)
 int cmd_options(const struct opt_def *defs, int argc, char **argv,
 		const char *synopsis, struct opts **out, int *first)
 {
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct opts *o;
 	int rc;
 
@@ -85,10 +85,10 @@ int cmd_options(const struct opt_def *defs, int argc, char **argv,
 		return -1;
 	}
 	o = opts_create(defs);
-	rc = opts_parse_args(o, argc, argv, &err);
+	rc = opts_parse_args(o, argc, argv, err);
 
 	if (rc < 0) {
-		fprintf(stderr, "tapless %s: %s\n", argv[0], err.msg);
+		fprintf(stderr, "tapless %s: %s\n", argv[0], err);
 		fprintf(stderr, "try 'tapless %s --help'\n", argv[0]);
 		opts_destroy(o);
 		return CMD_USAGE;

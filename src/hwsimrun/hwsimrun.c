@@ -28,10 +28,10 @@
 static const struct opt_def hwsim_opts[] = {
 	{ "host", 0, OPT_STRING, NULL, 0, 0, NULL, "NAME", "the simulated host: programs run with one name share its clocks", 0 },
 	{ "dir", 0, OPT_STRING, HWSIM_DEFAULT_DIR, 0, 0, NULL, "DIR", "where the hosts' state files are", 0 },
-	{ "phc-offset", 0, OPT_DURATION, NULL, -1e12, 1e12, NULL, "TIME", "a new host's PHCs start TIME from true time (default: drawn within 1 ms)", OPT_NS },
-	{ "phc-ppm", 0, OPT_DOUBLE, NULL, -1000, 1000, NULL, "PPM", "and run PPM fast (default: drawn within 50 ppm)", 0 },
-	{ "sys-offset", 0, OPT_DURATION, NULL, -1e12, 1e12, NULL, "TIME", "a new host's system clock starts TIME from true time (default: drawn within 1 ms)", OPT_NS },
-	{ "sys-ppm", 0, OPT_DOUBLE, NULL, -1000, 1000, NULL, "PPM", "and runs PPM fast (default: drawn within 50 ppm)", 0 },
+	{ "phc_offset", 0, OPT_DURATION, NULL, -1e12, 1e12, NULL, "TIME", "a new host's PHCs start TIME from true time (default: drawn within 1 ms)", OPT_NS },
+	{ "phc_ppm", 0, OPT_DOUBLE, NULL, -1000, 1000, NULL, "PPM", "and run PPM fast (default: drawn within 50 ppm)", 0 },
+	{ "sys_offset", 0, OPT_DURATION, NULL, -1e12, 1e12, NULL, "TIME", "a new host's system clock starts TIME from true time (default: drawn within 1 ms)", OPT_NS },
+	{ "sys_ppm", 0, OPT_DOUBLE, NULL, -1000, 1000, NULL, "PPM", "and runs PPM fast (default: drawn within 50 ppm)", 0 },
 	{ "quantum", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "a new host's PHC stamps are cut down to a multiple of TIME", OPT_NS },
 	{ "noise", 0, OPT_DURATION, "0", 0, 1e6, NULL, "TIME", "and carry noise of standard deviation TIME", OPT_NS },
 	{ "truth", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "run nothing: print each of the host's clocks against true time", 0 },
@@ -59,12 +59,12 @@ static const struct prog hwsim_prog = {
 static void hwsim_params_from(const struct opts *o, struct hwsim_params *p)
 {
 	*p = (struct hwsim_params){
-		.phc_offset_ns = opts_given(o, "phc-offset") ?
-			opts_ns(o, "phc-offset") : HWSIM_NONE,
-		.phc_ppm = opts_given(o, "phc-ppm") ? opts_double(o, "phc-ppm") : NAN,
-		.sys_offset_ns = opts_given(o, "sys-offset") ?
-			opts_ns(o, "sys-offset") : HWSIM_NONE,
-		.sys_ppm = opts_given(o, "sys-ppm") ? opts_double(o, "sys-ppm") : NAN,
+		.phc_offset_ns = opts_given(o, "phc_offset") ?
+			opts_ns(o, "phc_offset") : HWSIM_NONE,
+		.phc_ppm = opts_given(o, "phc_ppm") ? opts_double(o, "phc_ppm") : NAN,
+		.sys_offset_ns = opts_given(o, "sys_offset") ?
+			opts_ns(o, "sys_offset") : HWSIM_NONE,
+		.sys_ppm = opts_given(o, "sys_ppm") ? opts_double(o, "sys_ppm") : NAN,
 		.quantum_ns = opts_ns(o, "quantum"),
 		.noise_ns = opts_ns(o, "noise"),
 	};
@@ -75,13 +75,13 @@ static const char *hwsim_differs(const struct opts *o,
 				 const struct hwsim_params *want,
 				 const struct hwsim_params *have)
 {
-	if (opts_given(o, "phc-offset") && want->phc_offset_ns != have->phc_offset_ns)
+	if (opts_given(o, "phc_offset") && want->phc_offset_ns != have->phc_offset_ns)
 		return "--phc-offset";
-	if (opts_given(o, "phc-ppm") && want->phc_ppm != have->phc_ppm)
+	if (opts_given(o, "phc_ppm") && want->phc_ppm != have->phc_ppm)
 		return "--phc-ppm";
-	if (opts_given(o, "sys-offset") && want->sys_offset_ns != have->sys_offset_ns)
+	if (opts_given(o, "sys_offset") && want->sys_offset_ns != have->sys_offset_ns)
 		return "--sys-offset";
-	if (opts_given(o, "sys-ppm") && want->sys_ppm != have->sys_ppm)
+	if (opts_given(o, "sys_ppm") && want->sys_ppm != have->sys_ppm)
 		return "--sys-ppm";
 	if (opts_given(o, "quantum") && want->quantum_ns != have->quantum_ns)
 		return "--quantum";

@@ -115,7 +115,7 @@ int report_load(struct report **out, const char *dir, char err[REPORT_ERRBUF])
 		return report_fail(err, -ENOENT, "%s: no lab.conf: not a run "
 				   "directory of tapless lab (tapless report "
 				   "makes the tables and plots of 'tapless lab "
-				   "run --out DIR'; for captures of your own, "
+				   "run --output DIR'; for captures of your own, "
 				   "use tapless correlate)", dir);
 	}
 	rc = report_conf_load(r, path, err);

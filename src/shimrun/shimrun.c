@@ -23,12 +23,12 @@
 static const char *const modes[] = { "auto", "hw", "sw", NULL };
 
 static const struct opt_def stamp_opts[] = {
-	{ "tx-socket", 0, OPT_STRING, SHIM_DEFAULT_TX_SOCKET, 0, 0, NULL, "PATH", "tapless-capd's --tx-socket, where the stamps go", 0 },
+	{ "tx_socket", 0, OPT_STRING, SHIM_DEFAULT_TX_SOCKET, 0, 0, NULL, "PATH", "tapless-capd's --tx-socket, where the stamps go", 0 },
 	{ "ports", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "stamp only sockets with a local or remote port in LIST (9001,9100-9199)", 0 },
 	{ "peers", 0, OPT_STRING, NULL, 0, 0, NULL, "LIST", "stamp only sockets whose peer is in LIST (198.18.1.2,10.0.0.0/8,2001:db8::/32)", 0 },
 	{ "mode", 0, OPT_ENUM, "auto", 0, 0, modes, "MODE", "auto (hardware where the NIC stamps, else software), hw or sw", 0 },
-	{ "log-file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE", "the library's log lines go to FILE (appended) instead of the program's stderr", 0 },
-	PROG_OPT_LOG_LEVEL("log-level"),
+	{ "log_file", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE", "the library's log lines go to FILE (appended) instead of the program's stderr", 0 },
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tapless-stamp: --peers: %s\n", err);
 		goto out;
 	}
-	if (strlen(opts_str(o, "tx-socket")) >= 108) {
+	if (strlen(opts_str(o, "tx_socket")) >= 108) {
 		fprintf(stderr, "tapless-stamp: --tx-socket: path longer than "
 			"a UNIX socket's 107 bytes\n");
 		goto out;
@@ -93,12 +93,12 @@ int main(int argc, char **argv)
 			"path without ':' or blanks\n", lib);
 		goto out;
 	}
-	if (set(SHIM_ENV_TX_SOCKET, opts_str(o, "tx-socket")) ||
+	if (set(SHIM_ENV_TX_SOCKET, opts_str(o, "tx_socket")) ||
 	    set(SHIM_ENV_PORTS, opts_str(o, "ports")) ||
 	    set(SHIM_ENV_PEERS, opts_str(o, "peers")) ||
 	    set(SHIM_ENV_MODE, modes[opts_enum(o, "mode")]) ||
-	    set(SHIM_ENV_LOG_LEVEL, opts_str(o, "log-level")) ||
-	    set(SHIM_ENV_LOG_FILE, opts_str(o, "log-file")) || preload_first(lib)) {
+	    set(SHIM_ENV_LOG_LEVEL, opts_str(o, "log_level")) ||
+	    set(SHIM_ENV_LOG_FILE, opts_str(o, "log_file")) || preload_first(lib)) {
 		fprintf(stderr, "tapless-stamp: environment: %s\n", strerror(errno));
 		goto out;
 	}

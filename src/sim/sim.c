@@ -170,7 +170,7 @@ static struct event ev_pop(struct sim *s)
 static int sim_check(const struct sim_config *c, char *err, size_t len)
 {
 	if (!c->out_dir || !*c->out_dir)
-		return sim_fail(err, len, "--out: an output directory is needed");
+		return sim_fail(err, len, "--output: an output directory is needed");
 	if (!c->nrates)
 		return sim_fail(err, len, "--rates: no rate given");
 	for (unsigned i = 0; i < c->nrates; i++)

@@ -50,7 +50,7 @@ cal venue
 # sim NAME ARGS...: generate into $d/NAME, with the truth per message
 sim() {
 	n=$1; shift
-	$T sim --out "$d/$n" --truth-samples "$@" > "$d/$n.sim.log" 2>&1 ||
+	$T sim --output "$d/$n" --truth-samples "$@" > "$d/$n.sim.log" 2>&1 ||
 		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
 }
 
@@ -183,7 +183,7 @@ ge99 "$hold_in" "$hold_n" && fail "hold: drift limit $((DRIFT / 4)) ppb still co
 echo "test_bound_sim: holdover at $DRIFT ppb: $hold_ok; at $((DRIFT / 4)) ppb: $(pct "$hold_in" "$hold_n") %"
 
 # 3. The option's limits.
-$T sim --out "$d/x" --truth-samples --no-truth-stats > "$d/x.log" 2>&1 &&
+$T sim --output "$d/x" --truth-samples --no-truth-stats > "$d/x.log" 2>&1 &&
 	fail "--truth-samples with --no-truth-stats taken"
 grep -q -- "--truth-samples" "$d/x.log" || fail "x: message does not name --truth-samples: $(cat "$d/x.log")"
 

@@ -21,7 +21,7 @@ V=198.18.0.2
 # sim NAME ARGS...: generate into $d/NAME (10000 messages, 10 trades)
 sim() {
 	n=$1; shift
-	$T sim --out "$d/$n" --seed 30 --rate 20000 --duration 0.5 "$@" \
+	$T sim --output "$d/$n" --seed 30 --rate 20000 --duration 0.5 "$@" \
 		> "$d/$n.log" 2>&1 || { fail "$n: sim exit $?: $(cat "$d/$n.log")"; return 1; }
 }
 

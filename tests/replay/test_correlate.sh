@@ -18,7 +18,7 @@ T=${TAPLESS:-bin/tapless}
 # sim NAME ARGS...: generate into $d/NAME
 sim() {
 	n=$1; shift
-	$T sim --out "$d/$n" "$@" > "$d/$n.sim.log" 2>&1 ||
+	$T sim --output "$d/$n" "$@" > "$d/$n.sim.log" 2>&1 ||
 		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
 }
 

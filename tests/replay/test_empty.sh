@@ -28,7 +28,7 @@ run() {
 	fi
 }
 
-$T sim --out "$d/e" --rate 300 --duration 1 > "$d/sim.log" 2>&1 || fail "sim: $(cat "$d/sim.log")"
+$T sim --output "$d/e" --rate 300 --duration 1 > "$d/sim.log" 2>&1 || fail "sim: $(cat "$d/sim.log")"
 grep -q " 0 trades" "$d/sim.log" || fail "sim wrote trades: $(cat "$d/sim.log")"
 E=$d/e
 J="--sync algo=$E/algo.journal --sync venue=$E/venue.journal"
@@ -56,7 +56,7 @@ run single 1 $T correlate --json --topology "$E/topology" algo="$E/algo.pcapng"
 grep -q "nothing could be measured" "$d/single.err" || fail "single host: $(cat "$d/single.err")"
 
 # 3. A host whose capture starts after the run ends: no packets there.
-$T sim --out "$d/late" --rate 300 --duration 1 --start-late algo=2 > /dev/null 2>&1 || fail "sim late"
+$T sim --output "$d/late" --rate 300 --duration 1 --start-late algo=2 > /dev/null 2>&1 || fail "sim late"
 run late 1 $T correlate --json --topology "$d/late/topology" algo="$d/late/algo.pcapng" venue="$d/late/venue.pcapng"
 grep -q "algo: no packets" "$d/late.err" || fail "late capture: $(cat "$d/late.err")"
 

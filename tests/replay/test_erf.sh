@@ -20,7 +20,7 @@ if ! command -v tshark > /dev/null 2>&1; then
 fi
 
 S=$d/sim
-$T sim --out "$S" --rate 2000 -d 1 --seed 7 --tap algo \
+$T sim --output "$S" --rate 2000 -d 1 --seed 7 --tap algo \
 	--clock algo:offset=250,rate=300,noise=20 > "$d/sim.log" 2>&1 ||
 	{ echo "FAIL: sim: $(cat "$d/sim.log")"; exit 1; }
 TAP=$S/tap-algo.pcapng

@@ -18,7 +18,7 @@ set -u
 . tests/replay/lib.sh
 replay_setup follow-input
 
-$T sim --out "$d/sim" --seed 22 --rate 2000 --duration 3 > "$d/sim.log" 2>&1 ||
+$T sim --output "$d/sim" --seed 22 --rate 2000 --duration 3 > "$d/sim.log" 2>&1 ||
 	{ echo "FAIL: sim exit $?: $(cat "$d/sim.log")"; exit 1; }
 S=$d/sim
 

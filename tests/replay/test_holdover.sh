@@ -27,7 +27,7 @@ R=tests/replay
 DRIFT=20000
 THRESHOLD=20000
 
-$T sim --out "$d/sim" --seed 31 --rate 2000 --duration 4 --journal-interval 0.1 \
+$T sim --output "$d/sim" --seed 31 --rate 2000 --duration 4 --journal-interval 0.1 \
 	> "$d/sim.log" 2>&1 || { echo "FAIL: sim exit $?: $(cat "$d/sim.log")"; exit 1; }
 S=$d/sim
 python3 $R/holdover.py journal --drift $DRIFT --threshold $THRESHOLD \

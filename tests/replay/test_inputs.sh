@@ -12,6 +12,8 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 T=${TAPLESS:-bin/tapless}
 
+# --out: the old name of --output, still taken (deprecated); this line
+# proves it, every other uses --output.
 $T sim --out "$d/s" > "$d/sim.log" 2>&1 || { echo "FAIL: sim: $(cat "$d/sim.log")"; exit 1; }
 # The names the files record (the section's comment "host NAME"), read
 # with Wireshark's capinfos where it is installed, not by tapless.
@@ -39,7 +41,7 @@ $T correlate --json x="$d/a/eth1" "$d/b/eth1" > "$d/named.json" 2> "$d/named.err
 jq -e '[.inputs[].host] | sort == ["venue", "x"]' "$d/named.json" > /dev/null ||
 	fail "named: NAME= did not win: $(jq -c '[.inputs[]?.host]' "$d/named.json" 2>&1)"
 # Files that record no name (classic pcap): the directory's, as before.
-$T sim --out "$d/p" --format algo=pcap > "$d/simp.log" 2>&1 || fail "sim pcap: $(cat "$d/simp.log")"
+$T sim --output "$d/p" --format algo=pcap > "$d/simp.log" 2>&1 || fail "sim pcap: $(cat "$d/simp.log")"
 mkdir -p "$d/q/hostq" && cp "$d/p/algo.pcap" "$d/q/hostq/" || fail "no classic pcap from sim"
 $T correlate --json "$d/q/hostq" "$d/b/eth1" > "$d/fallback.json" 2> "$d/fallback.err"
 jq -e '[.inputs[].host] | sort == ["hostq", "venue"]' "$d/fallback.json" > /dev/null ||

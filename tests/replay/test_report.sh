@@ -24,8 +24,8 @@ R=$d/run
 
 mkdir -p "$R/journals"
 for rate in 1000 5000; do
-	$T sim --out "$d/sw/$rate" --rate $rate -d 2 --seed 21 > /dev/null 2>&1 &&
-	$T sim --out "$d/b2b/$rate" --rate $rate -d 2 --seed 21 --switch none > /dev/null 2>&1 ||
+	$T sim --output "$d/sw/$rate" --rate $rate -d 2 --seed 21 > /dev/null 2>&1 &&
+	$T sim --output "$d/b2b/$rate" --rate $rate -d 2 --seed 21 --switch none > /dev/null 2>&1 ||
 		{ fail "sim $rate"; continue; }
 	mkdir -p "$R/rate-$rate"
 	s=$d/sw/$rate; b=$d/b2b/$rate

@@ -16,7 +16,7 @@ START=1763900000
 # sim NAME ARGS...: generate into $d/NAME
 sim() {
 	n=$1; shift
-	$T sim --out "$d/$n" --start $START "$@" > "$d/$n.sim.log" 2>&1 ||
+	$T sim --output "$d/$n" --start $START "$@" > "$d/$n.sim.log" 2>&1 ||
 		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
 }
 
@@ -124,11 +124,11 @@ jq -e '.reference.venue.model.host_timescale == "utc" and .reference.venue.fit.r
 	"$d/c/truth.json" > /dev/null || fail "c: truth's reference.venue model"
 
 # 4. Bad tap and clock options name what is wrong.
-$T sim --out "$d/x" --tap broker > "$d/x.log" 2>&1 && fail "x: --tap broker accepted"
+$T sim --output "$d/x" --tap broker > "$d/x.log" 2>&1 && fail "x: --tap broker accepted"
 grep -q -- "--tap" "$d/x.log" || fail "x: message does not name --tap: $(cat "$d/x.log")"
-$T sim --out "$d/x" --clock tap:quantum=7.5001 > "$d/x.log" 2>&1 && fail "x: quantum=7.5001 accepted"
+$T sim --output "$d/x" --clock tap:quantum=7.5001 > "$d/x.log" 2>&1 && fail "x: quantum=7.5001 accepted"
 grep -q "quantum" "$d/x.log" || fail "x: message does not name quantum: $(cat "$d/x.log")"
-$T sim --out "$d/x" --clock algo:rate=2e6 > "$d/x.log" 2>&1 && fail "x: rate=2e6 accepted"
+$T sim --output "$d/x" --clock algo:rate=2e6 > "$d/x.log" 2>&1 && fail "x: rate=2e6 accepted"
 grep -q "rate" "$d/x.log" || fail "x: message does not name rate: $(cat "$d/x.log")"
 
 [ "$fails" -eq 0 ] && echo "ok: sim tap ($ntap frames; tshark, jq, awk)"

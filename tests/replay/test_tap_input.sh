@@ -12,7 +12,7 @@ fail() { echo "FAIL: tap_input: $*"; fails=$((fails + 1)); }
 T=${TAPLESS:-bin/tapless}
 
 # The algo's fibres tapped; the hosts on TAI, the tap on UTC.
-$T sim --out "$d/s" --tap algo --duration 2 > "$d/sim.log" 2>&1 ||
+$T sim --output "$d/s" --tap algo --duration 2 > "$d/sim.log" 2>&1 ||
 	{ echo "FAIL: tap_input: sim: $(cat "$d/sim.log")"; exit 1; }
 s=$d/s
 hosts="venue=$s/venue.pcapng algo=$s/algo.pcapng"

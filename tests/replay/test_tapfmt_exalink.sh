@@ -14,7 +14,7 @@ START=1763900000
 W=build/tools/exalinkwrite
 D="build/tools/capdump --tap exalink"
 
-$T sim --out "$d/s" --start $START --tap algo --duration 4 \
+$T sim --output "$d/s" --start $START --tap algo --duration 4 \
 	--clock tap:noise=0 > "$d/sim.log" 2>&1 || { echo "FAIL: sim: $(cat "$d/sim.log")"; exit 1; }
 build/tools/capdump "$d/s/tap-algo.pcapng" | grep -v '^iface' > "$d/orig" ||
 	{ echo "FAIL: capdump"; exit 1; }

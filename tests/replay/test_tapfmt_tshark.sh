@@ -24,7 +24,7 @@ for t in tapwrite capdump; do
 	[ -x $W/$t ] || { echo "FAIL: $W/$t not built (make all)"; exit 1; }
 done
 
-$T sim --out "$d/s" --start $START --tap algo --duration 2 --rate 500 \
+$T sim --output "$d/s" --start $START --tap algo --duration 2 --rate 500 \
 	--pure-acks 0.3 > "$d/sim.log" 2>&1 || { echo "FAIL: sim: $(cat "$d/sim.log")"; exit 1; }
 IN=$d/s/tap-algo.pcapng
 $W/capdump "$IN" | grep -v '^iface' | cut -d' ' -f1 > "$d/truth"

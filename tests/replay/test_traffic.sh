@@ -16,7 +16,7 @@ replay_setup traffic
 # sim NAME ARGS...: generate into $d/NAME
 sim() {
 	n=$1; shift
-	$T sim --out "$d/$n" --duration 3 "$@" > "$d/$n.sim.log" 2>&1 ||
+	$T sim --output "$d/$n" --duration 3 "$@" > "$d/$n.sim.log" 2>&1 ||
 		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
 }
 

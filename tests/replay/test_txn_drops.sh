@@ -21,7 +21,7 @@ replay_setup txndrops
 
 for p in 0.001 0.01 0.05; do
 	s=$d/$p
-	$T sim --out "$s" --seed 5 --rate 50000 --messages 50000 \
+	$T sim --output "$s" --seed 5 --rate 50000 --messages 50000 \
 		--capture-drop algo=$p > "$d/$p.sim" 2>&1 ||
 		{ fail "$p: sim exit $?: $(cat "$d/$p.sim")"; continue; }
 	J="-s algo=$s/algo.journal -s venue=$s/venue.journal"

@@ -40,7 +40,7 @@ fi
 
 # --- known error: a tap beside two host clocks -----------------------------
 S=$d/sim
-$T sim --out "$S" --rate 5000 -d 2 --seed 5 --tap algo --tap venue \
+$T sim --output "$S" --rate 5000 -d 2 --seed 5 --tap algo --tap venue \
 	--clock algo:offset=250,rate=300,noise=20 \
 	--clock venue:offset=-40,noise=6 > /dev/null 2> "$d/sim.err" ||
 	fail "sim with taps: $(cat "$d/sim.err")"
@@ -93,7 +93,7 @@ check "$d/cross.json" '[.checks[] | select(.check == "reference")][0].items | an
 	"another link: the directions disagree, said so"
 
 # --- no packet in common: another run's tap --------------------------------
-$T sim --out "$d/other" --rate 5000 -d 1 --seed 6 --tap algo > /dev/null 2>&1 || fail "sim seed 6"
+$T sim --output "$d/other" --rate 5000 -d 1 --seed 6 --tap algo > /dev/null 2>&1 || fail "sim seed 6"
 $T validate --no-phc --json --reference "$d/other/tap-algo.pcapng" --capture "$S/algo.pcapng" \
 	> "$d/other.json" 2>&1
 rc=$?
@@ -102,7 +102,7 @@ check "$d/other.json" '.reference.matched == 0 and ([.checks[] | select(.check =
 	"no packet in common, said so"
 
 # --- microsecond stamps ----------------------------------------------------
-$T sim --out "$d/us" --rate 2000 -d 1 --seed 5 --tap algo --format algo=pcap-us > /dev/null 2>&1 ||
+$T sim --output "$d/us" --rate 2000 -d 1 --seed 5 --tap algo --format algo=pcap-us > /dev/null 2>&1 ||
 	fail "sim pcap-us"
 $T validate --no-phc --json --reference "$d/us/tap-algo.pcapng" --capture "$d/us/algo.pcap" \
 	> "$d/us.json" 2>&1

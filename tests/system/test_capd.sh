@@ -107,6 +107,10 @@ bin/tapless-capd -i lo -w /nonexistent 2>"$out/e4"; [ $? -eq 1 ] && grep -q "/no
 bin/tapless-capd -i lo -w "$out" --tx-socket /nonexistent/tx.sock 2>"$out/e4b"; [ $? -eq 1 ] &&
 	grep -q -- "--tx-socket /nonexistent/tx.sock: /nonexistent: no such directory" "$out/e4b" ||
 	fail "--tx-socket in a missing directory: exit and message: $(cat "$out/e4b")"
+for k in write_dir write-dir; do	# either spelling of a key (HACKING.md)
+	printf '%s %s/nodir\n' "$k" "$out" > "$out/$k.conf"
+	bin/tapless-capd -f "$out/$k.conf" -i lo 2>"$out/e4$k"; [ $? -eq 1 ] && grep -q -- "-w $out/nodir: no such directory" "$out/e4$k" || fail "config key $k: $(cat "$out/e4$k")"
+done
 printf 'snaplen 10\n' > "$out/bad.conf"
 bin/tapless-capd -f "$out/bad.conf" -i lo 2>"$out/e5"; [ $? -eq 1 ] && grep -q "bad.conf:1: snaplen: 10 is out of range" "$out/e5" || fail "bad config: $(cat "$out/e5")"
 

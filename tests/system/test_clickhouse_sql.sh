@@ -199,7 +199,7 @@ if [ -x bin/tapless ]; then
 	F="algo=$E/algo.pcapng venue=$E/venue.pcapng"
 	echo "$CH_WRITER_PASSWORD" > "$W/password"
 	# shellcheck disable=SC2086
-	if bin/tapless sim --out "$E" --rate 20000 --duration 2 --seed 7 \
+	if bin/tapless sim --output "$E" --rate 20000 --duration 2 --seed 7 \
 		--unsync venue=0.8-1.2 --retransmit 0.01 --reorder 0.01 \
 		> "$W/sim.log" 2>&1 &&
 	   bin/tapless correlate --json $J $F > "$W/correlate.json" 2> "$W/correlate.err" &&

@@ -127,7 +127,7 @@ load_check() {
 sim() {
 	local n=$1
 	shift
-	$T sim --out "$d/$n" "$@" > "$d/$n.sim.log" 2>&1 ||
+	$T sim --output "$d/$n" "$@" > "$d/$n.sim.log" 2>&1 ||
 		{ fail "$n: sim exit $?: $(cat "$d/$n.sim.log")"; return 1; }
 }
 
@@ -607,7 +607,7 @@ jq -e '[.inputs[] | select(.host == "venue") | .bad_frames, .streams.bad_checksu
 # background, it runs while cases 6 and 7 do (mostly waits), and is
 # compared after 7.
 if [ "$(id -u)" -eq 0 ]; then
-	$T lab run --out "$d/lab" --rates 2000 --duration 2 --cal-duration 0 --no-report --clocks system \
+	$T lab run --output "$d/lab" --rates 2000 --duration 2 --cal-duration 0 --no-report --clocks system \
 		> "$d/lab.out" 2> "$d/lab.log" &
 	lp=$!
 	pids+=("$lp")

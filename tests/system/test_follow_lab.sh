@@ -119,7 +119,7 @@ prom /-/ready > /dev/null || die "prometheus not ready in 30 s: $(tail -5 "$tmp/
 
 # 2. The run, watched: the targets and the follower's status socket.
 bin/tapless lab run --id "$id" --follow --follow-metrics "$P1" --syncd-metrics "$P2" \
-	--rates "$RATES" --duration "$DURATION" --cal-duration 0 --no-report --out "$out" \
+	--rates "$RATES" --duration "$DURATION" --cal-duration 0 --no-report --output "$out" \
 	> "$tmp/run.out" 2> "$tmp/run.log" &
 run_pid=$!
 up_all=0 up_most=0 status_ok=0

@@ -42,7 +42,7 @@ done
 # A run directory for the report, from the simulator.
 R=$d/run
 mkdir -p "$R/rate-1000"
-bin/tapless sim --out "$d/sim" --rate 1000 -d 1 --seed 3 > /dev/null 2>&1 || fail "sim"
+bin/tapless sim --output "$d/sim" --rate 1000 -d 1 --seed 3 > /dev/null 2>&1 || fail "sim"
 bin/tapless correlate --json --samples "$R/rate-1000/samples.txt" -t "$d/sim/topology" \
 	venue="$d/sim/venue.pcapng" algo="$d/sim/algo.pcapng" > "$R/rate-1000/correlate.json" \
 	2> "$d/corr.err" || fail "correlate: $(cat "$d/corr.err")"

@@ -82,7 +82,7 @@ counts() {
 
 # 1. A whole run.
 r=$out/run
-bin/tapless lab run --out "$r" --rates 5000,20000 --duration 3 --cal-duration 1 > "$out/run.out" 2> "$out/run.log"
+bin/tapless lab run --output "$r" --rates 5000,20000 --duration 3 --cal-duration 1 > "$out/run.out" 2> "$out/run.log"
 rc=$?
 id=$(lab_id "$out/run.log")
 [ -n "$id" ] && labs+=("$id")
@@ -242,7 +242,7 @@ gone "$id"
 # The traffic check flags the pair: the market data's one-ways would be
 # negative with the clocks as close as the journals claim.
 a=$out/asym
-bin/tapless lab run --out "$a" --rates 1000 --duration 2 --cal-duration 0 --no-report --ptp-asymmetry -40000 \
+bin/tapless lab run --output "$a" --rates 1000 --duration 2 --cal-duration 0 --no-report --ptp-asymmetry -40000 \
 	> /dev/null 2> "$out/asym.log"
 rc=$?
 id=$(lab_id "$out/asym.log")
@@ -257,7 +257,7 @@ echo "lab: asymmetry fault: $(jq -c '.traffic.pairs[0] | {windows, flagged, firs
 gone "$id"
 
 # 2. A host's program dies mid-run: the run fails and cleans up.
-bin/tapless lab run --out "$out/killed" --rates 2000 --duration 30 --clocks system \
+bin/tapless lab run --output "$out/killed" --rates 2000 --duration 30 --clocks system \
 	> /dev/null 2> "$out/killed.log" &
 lp=$!
 for _ in $(seq 300); do
@@ -278,7 +278,7 @@ grep -q "rate 2000 through b2b failed" "$out/killed.log" || fail "killed: failur
 gone "$id"
 
 # 3. SIGTERM mid-run.
-bin/tapless lab run --out "$out/term" --rates 2000 --duration 30 --clocks system \
+bin/tapless lab run --output "$out/term" --rates 2000 --duration 30 --clocks system \
 	> /dev/null 2> "$out/term.log" &
 lp=$!
 for _ in $(seq 300); do grep -q "through b2b" "$out/term.log" && break; sleep 0.1; done
@@ -308,7 +308,7 @@ grep -q "switch emulator: busy-polls on CPU 1" "$out/up2.log" || fail "up 2 does
 sy=$(awk '$1 == "syncd" { print $2 }' "$TAPLESS_LAB_STATE/$id2/pids" | head -1)
 aff=$(taskset -pc "$sy" 2> /dev/null | sed 's/.*: //')
 [ -n "$aff" ] && [ "$aff" != "${aff/1/}" ] && fail "lab $id2: syncd may run on the switch's CPU 1 (affinity $aff)"
-bin/tapless lab run --id "$id2" --out "$out/in2" --rates 2000 --duration 2 --cal-duration 0 --gm-gone 1 \
+bin/tapless lab run --id "$id2" --output "$out/in2" --rates 2000 --duration 2 --cal-duration 0 --gm-gone 1 \
 	> /dev/null 2> "$out/in2.log" || fail "run in lab $id2: $(tail -3 "$out/in2.log")"
 # A host in holdover (issue 34), a fault with known truth: the algo's
 # NICs took no PTP message for 1 s of the run (--gm-gone). Its samples
@@ -327,10 +327,10 @@ counts "$out/in2/rate-2000/switch" 2000 2
 grep -q "^switch_mode store-and-forward" "$out/in2/lab.conf" || fail "run in lab $id2: not the lab's own switch"
 grep -q "^switch_cpu 1\$" "$out/in2/lab.conf" || fail "run in lab $id2: not the lab's switch CPU: $(grep switch_ "$out/in2/lab.conf")"
 grep -q "^clocks hwsim$" "$out/in2/lab.conf" || fail "run in lab $id2: not on its simulated clocks"
-bin/tapless lab run --id "$id2" --out "$out/in2b" --rates 2000 --duration 2 --clocks system \
+bin/tapless lab run --id "$id2" --output "$out/in2b" --rates 2000 --duration 2 --clocks system \
 	> /dev/null 2> "$out/in2b.log" && fail "run --clocks system in a lab up on hw succeeded"
 grep -q "runs on --clocks hw" "$out/in2b.log" || fail "run --clocks system in lab $id2: $(tail -2 "$out/in2b.log")"
-bin/tapless lab run --id "$id1" --out "$out/in1" --rates 2000 --duration 2 --cal-duration 2 \
+bin/tapless lab run --id "$id1" --output "$out/in1" --rates 2000 --duration 2 --cal-duration 2 \
 	> /dev/null 2> "$out/in1.log" || fail "run in lab $id1: $(tail -3 "$out/in1.log")"
 grep -q "^stamps software$" "$out/in1/lab.conf" && grep -q "^clocks system$" "$out/in1/lab.conf" ||
 	fail "run in lab $id1: not on the machine's clock"

@@ -34,7 +34,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 r=$out/run
 RATE=20000
 
-bin/tapless lab run --out "$r" --rates $RATE --duration 4 --cal-duration 0 --no-report --clocks system \
+bin/tapless lab run --output "$r" --rates $RATE --duration 4 --cal-duration 0 --no-report --clocks system \
 	--algo-capd-buffer 1024 > "$out/run.out" 2> "$out/run.log" &
 lab=$!
 # The run through the switch: stall the algo's capd a second into it.

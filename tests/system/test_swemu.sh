@@ -150,6 +150,19 @@ both() {
 	echo "swemu: $name ($*): residence mean $jmean ns, p50 $(jq '.pairs[0].residence_ns.p50' "$j") ns, p99 $(jq '.pairs[0].residence_ns.p99' "$j") ns"
 }
 
+# 0. A config file's keys in either spelling (HACKING.md, "Naming"): '_' as
+# documented, '-' as files written for older releases have them.
+for k in jitter_dist jitter-dist; do
+	printf '%s uniform\nlatency 5us\n' "$k" > "$out/$k.conf"
+	$swemu -f "$out/$k.conf" --show-model > "$out/$k.model" 2>&1 &&
+		grep -qx 'switch_jitter_dist uniform' "$out/$k.model" ||
+		fail "config key $k: $(cat "$out/$k.model")"
+done
+printf 'jitter-dist gaussian\n' > "$out/badkey.conf"
+$swemu -f "$out/badkey.conf" --show-model 2> "$out/badkey.err"
+[ $? -eq 1 ] && grep -q "badkey.conf:1: jitter-dist: 'gaussian' is not one of" "$out/badkey.err" ||
+	fail "bad config value: exit and message naming the key as written: $(cat "$out/badkey.err")"
+
 # 1. UDP at latency 0: both ways, counts, truth files; through the receive ring
 # (the default), through recvmsg, busy-polling on the last CPU, polling a
 # while after each frame.

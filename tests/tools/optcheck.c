@@ -1,7 +1,7 @@
 /* optcheck — one letter, one meaning, across every tapless program.
  *
  * Reads, on stdin, every program's options table as the programs print it
- * (PROGRAM<TAB>NAME<TAB>LETTER<TAB>OLD<TAB>TYPE: "NAME --list-options"
+ * (PROGRAM<TAB>NAME<TAB>LETTER<TAB>OLD<TAB>TYPE<TAB>KEY: "NAME --list-options"
  * with the program's name in front, as tests/optcheck feeds it), and the
  * letter table from the OPTION LETTERS section of tapless(8) given as the
  * argument; checks them with opts_letters_check(), so the rule it enforces
@@ -143,7 +143,7 @@ static int optcheck_read(void)
 int main(int argc, char **argv)
 {
 	struct opts_program list[MAX_PROGS];
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	size_t nopts = 0;
 
 	if (argc != 2) {
@@ -156,8 +156,8 @@ int main(int argc, char **argv)
 		list[i] = (struct opts_program){ progs[i].name, progs[i].defs };
 		nopts += progs[i].n;
 	}
-	if (opts_letters_check(list, nprogs, letters, nletters, &err)) {
-		fprintf(stderr, "optcheck: %s\n", err.msg);
+	if (opts_letters_check(list, nprogs, letters, nletters, err)) {
+		fprintf(stderr, "optcheck: %s\n", err);
 		return 1;
 	}
 	printf("optcheck: %zu programs, %zu options, %zu letters: "

@@ -50,7 +50,7 @@ static const struct opt_def tsx_recv_opts[] = {
 	{ "out", 'o', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write RX records to FILE", 0 },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, tsx_modes, "MODE", "stamp source: auto, hw or sw", 0 },
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface (for hardware stamps)", 0 },
-	{ "idle-ms", 0, OPT_INT, "3000", 1, 600000, NULL, "MS", "give up after MS without data", 0 },
+	{ "idle_ms", 0, OPT_INT, "3000", 1, 600000, NULL, "MS", "give up after MS without data", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -60,14 +60,14 @@ static const struct opt_def tsx_send_opts[] = {
 	{ "to", 't', OPT_STRING, NULL, 0, 0, NULL, "ADDR:PORT", "receiver", 0 },
 	{ "count", 'n', OPT_INT, "10000", 1, 100000000, NULL, "N", "messages to send", 0 },
 	{ "rate", 'r', OPT_INT, "10000", 1, 10000000, NULL, "N", "messages per second", 0 },
-	{ "min-size", 0, OPT_INT, "16", TSX_HDR, TSX_MAX, NULL, "BYTES", "smallest message", 0 },
-	{ "max-size", 0, OPT_INT, "1472", TSX_HDR, TSX_MAX, NULL, "BYTES", "largest message", 0 },
+	{ "min_size", 0, OPT_INT, "16", TSX_HDR, TSX_MAX, NULL, "BYTES", "smallest message", 0 },
+	{ "max_size", 0, OPT_INT, "1472", TSX_HDR, TSX_MAX, NULL, "BYTES", "largest message", 0 },
 	{ "seed", 0, OPT_INT, "1", 0, 4294967295.0, NULL, "N", "size sequence seed", 0 },
 	{ "cork", 0, OPT_INT, "0", 0, 1000, NULL, "N", "TCP: write N messages at a time under TCP_CORK, without MSG_EOR, so the kernel merges them", 0 },
 	{ "out", 'o', OPT_STRING, NULL, 0, 0, NULL, "FILE", "write TX records to FILE", 0 },
 	{ "mode", 'm', OPT_ENUM, "auto", 0, 0, tsx_modes, "MODE", "stamp source: auto, hw or sw", 0 },
 	{ "interface", 'i', OPT_STRING, NULL, 0, 0, NULL, "IFACE", "interface (for hardware stamps)", 0 },
-	{ "tx-socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "hand each sent frame and its stamp to tapless-capd at PATH (instead of --out)", 0 },
+	{ "tx_socket", 0, OPT_STRING, NULL, 0, 0, NULL, "PATH", "hand each sent frame and its stamp to tapless-capd at PATH (instead of --out)", 0 },
 	{ "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, NULL, "show this help", 0 },
 	OPT_END
 };
@@ -76,8 +76,8 @@ static const struct opt_def tsx_join_opts[] = {
 	{ "tx", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE", "sender's records", 0 },
 	{ "rx", 0, OPT_STRING, NULL, 0, 0, NULL, "FILE", "receiver's records", 0 },
 	{ "count", 'n', OPT_INT, NULL, 1, 100000000, NULL, "N", "messages that were sent", 0 },
-	{ "max-ns", 0, OPT_INT, "1000000", 1, 1e12, NULL, "NS", "largest acceptable one-way latency", 0 },
-	{ "bound-pct", 0, OPT_DOUBLE, "100", 50, 100, NULL, "P", "apply --max-ns to the Pth percentile (100: every message)", 0 },
+	{ "max_ns", 0, OPT_INT, "1000000", 1, 1e12, NULL, "NS", "largest acceptable one-way latency", 0 },
+	{ "bound_pct", 0, OPT_DOUBLE, "100", 50, 100, NULL, "P", "apply --max-ns to the Pth percentile (100: every message)", 0 },
 	{ "label", 0, OPT_STRING, "", 0, 0, NULL, "TEXT", "name of this exchange in the output", 0 },
 	{ "shared", 0, OPT_ENUM, "no", 0, 0, tsx_shared, "WHEN", "TX stamps shared by merged writes: no (none allowed), yes (some required), any", 0 },
 	{ "json", 'j', OPT_FLAG, NULL, 0, 0, NULL, NULL, "JSON output", 0 },
@@ -164,7 +164,7 @@ static int tsx_send(const struct opts *o)
 {
 	int proto = opts_enum(o, "proto"), cork = (int)opts_int(o, "cork");
 	long long count = opts_int(o, "count"), rate = opts_int(o, "rate");
-	int minsz = (int)opts_int(o, "min-size"), maxsz = (int)opts_int(o, "max-size");
+	int minsz = (int)opts_int(o, "min_size"), maxsz = (int)opts_int(o, "max_size");
 	uint32_t seed = (uint32_t)opts_int(o, "seed");
 	struct sockaddr_storage to;
 	struct ts_config cfg;
@@ -187,8 +187,8 @@ static int tsx_send(const struct opts *o)
 	}
 	if (tsx_addr(opts_str(o, "to"), &to, &tolen))
 		return 1;
-	if (!opts_str(o, "out") == !opts_str(o, "tx-socket") ||
-	    (opts_str(o, "tx-socket") && cork)) {
+	if (!opts_str(o, "out") == !opts_str(o, "tx_socket") ||
+	    (opts_str(o, "tx_socket") && cork)) {
 		fprintf(stderr, "tsx: give one of --out and --tx-socket (not "
 			"with --cork)\n");
 		return 1;
@@ -202,13 +202,13 @@ static int tsx_send(const struct opts *o)
 	cfg.rx = false;
 	if (tsx_stamps(fd, &cfg, &ts))
 		return 2;
-	if (opts_str(o, "tx-socket")) {
+	if (opts_str(o, "tx_socket")) {
 		struct sockcap_config scc = {
 			.ifindex = opts_str(o, "interface") ?
 				   if_nametoindex(opts_str(o, "interface")) : 0,
 		};
 
-		err = txsock_connect(&txc, opts_str(o, "tx-socket"));
+		err = txsock_connect(&txc, opts_str(o, "tx_socket"));
 		scc.txsock = txc;
 		if (!err)
 			err = sockcap_create(&sc, ts, fd, &scc);
@@ -293,7 +293,7 @@ static int tsx_send(const struct opts *o)
 		txsock_client_stats(txc, &ts_st);
 		fprintf(stderr, "tsx: handed %" PRIu64 " frames to %s (%" PRIu64
 			" dropped, %" PRIu64 " unstamped)%s%s\n", ts_st.sent,
-			opts_str(o, "tx-socket"), ts_st.dropped, ss.tx_unstamped,
+			opts_str(o, "tx_socket"), ts_st.dropped, ss.tx_unstamped,
 			sockcap_relative(sc) ? ", relative TCP sequence numbers" : "",
 			err ? ", not all delivered" : "");
 		sockcap_destroy(sc);
@@ -351,8 +351,8 @@ static int tsx_recv(const struct opts *o)
 {
 	int proto = opts_enum(o, "proto");
 	long long count = opts_int(o, "count"), got = 0, unstamped = 0;
-	struct timeval idle = { .tv_sec = opts_int(o, "idle-ms") / 1000,
-				.tv_usec = opts_int(o, "idle-ms") % 1000 * 1000 };
+	struct timeval idle = { .tv_sec = opts_int(o, "idle_ms") / 1000,
+				.tv_usec = opts_int(o, "idle_ms") % 1000 * 1000 };
 	struct sockaddr_storage at;
 	struct ts_config cfg;
 	struct ts_sock *ts = NULL;
@@ -515,8 +515,8 @@ static int tsx_load(const char *path, bool tx, struct tsx_row *rows, long long c
 
 static int tsx_join(const struct opts *o)
 {
-	long long count = opts_int(o, "count"), max_ns = opts_int(o, "max-ns");
-	double pct = opts_double(o, "bound-pct");
+	long long count = opts_int(o, "count"), max_ns = opts_int(o, "max_ns");
+	double pct = opts_double(o, "bound_pct");
 	long long no_tx = 0, no_rx = 0, lost = 0, shared = 0, neg = 0, over = 0, mixed = 0;
 	struct tsx_row *tx, *rx;
 	struct printer *p;
@@ -603,7 +603,7 @@ int main(int argc, char **argv)
 		{ "recv", tsx_recv_opts, tsx_recv },
 		{ "join", tsx_join_opts, tsx_join },
 	};
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 
 	log_init("tsx", false, LOG_NOTICE);
 	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -613,10 +613,10 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name))
 			continue;
 		o = opts_create(cmds[i].defs);
-		rc = opts_parse_args(o, argc - 1, argv + 1, &err);
+		rc = opts_parse_args(o, argc - 1, argv + 1, err);
 		if (rc < 0 || rc != argc - 1) {
 			fprintf(stderr, "tsx %s: %s\n", cmds[i].name,
-				rc < 0 ? err.msg : "unexpected operand");
+				rc < 0 ? err : "unexpected operand");
 			opts_destroy(o);
 			return 1;
 		}

@@ -25,7 +25,7 @@ static const struct opt_def defs[] = {
 	OPT_END
 };
 
-static int parse(struct opts *o, struct opts_error *err, ...)
+static int parse(struct opts *o, char *err, ...)
 {
 	char *argv[32] = { "prog" };
 	int argc = 1;
@@ -72,10 +72,10 @@ END_TEST
 START_TEST(command_line)
 {
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const char *const *items;
 
-	ck_assert_int_eq(parse(o, &err, "-i", "eth1", "--interface=eth2",
+	ck_assert_int_eq(parse(o, err, "-i", "eth1", "--interface=eth2",
 			       "--rate", "0x10", "-m", "sw", "--window=2.5",
 			       "-j", "--out", "/tmp/x", "tcp", "port", "9001",
 			       NULL), 12);
@@ -89,9 +89,9 @@ START_TEST(command_line)
 	ck_assert_str_eq(opts_str(o, "out"), "/tmp/x");
 	ck_assert(opts_given(o, "rate"));
 	/* "--" ends the options. */
-	ck_assert_int_eq(parse(o, &err, "-j", "--", "-r", NULL), 3);
+	ck_assert_int_eq(parse(o, err, "-j", "--", "-r", NULL), 3);
 	/* Unbounded: 0, 0 in the table. */
-	ck_assert_int_eq(parse(o, &err, "--offset", "-99999999999", NULL), 3);
+	ck_assert_int_eq(parse(o, err, "--offset", "-99999999999", NULL), 3);
 	ck_assert(opts_int(o, "offset") == -99999999999LL);
 	opts_destroy(o);
 }
@@ -118,11 +118,11 @@ START_TEST(command_line_errors)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct opts *o = opts_create(defs);
-		struct opts_error err = { "" };
+		char err[OPTS_ERRBUF] = "";
 
-		ck_assert_int_lt(parse(o, &err, cases[i].a, cases[i].b, NULL), 0);
-		ck_assert_msg(strstr(err.msg, cases[i].want), "case %zu: '%s'",
-			      i, err.msg);
+		ck_assert_int_lt(parse(o, err, cases[i].a, cases[i].b, NULL), 0);
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: '%s'",
+			      i, err);
 		opts_destroy(o);
 	}
 }
@@ -132,7 +132,7 @@ static int sections_seen;
 
 static int on_section(void *arg, const char *section, const char *key,
 		      const char *value, const char *path, int line,
-		      struct opts_error *err)
+		      char err[OPTS_ERRBUF])
 {
 	(void)arg;
 	(void)path;
@@ -143,7 +143,7 @@ static int on_section(void *arg, const char *section, const char *key,
 		return 0;
 	}
 	if (strcmp(key, "role")) {
-		snprintf(err->msg, sizeof(err->msg), "%d: bad key %s", line, key);
+		snprintf(err, OPTS_ERRBUF, "%d: bad key %s", line, key);
 		return -1;
 	}
 	ck_assert_str_eq(section, "eth1");
@@ -156,21 +156,21 @@ static int on_section(void *arg, const char *section, const char *key,
 START_TEST(config_file)
 {
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const char *const *items;
 	char *p = write_file("# tapless test\n\nrate 5000\n[global]\n"
 			     "journal_dir /srv/j # not a comment\n"
 			     "[eth1]\nrole client\n");
 
 	sections_seen = 0;
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, p) && strstr(err.msg, ":6: [eth1] is not allowed"),
-		      "%s", err.msg);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, p) && strstr(err, ":6: [eth1] is not allowed"),
+		      "%s", err);
 	unlink(p);
 
 	p = write_file("rate 5000\njournal_dir /srv/j # not a comment\n"
 		       "interface eth3\njson yes\n[eth1]\nrole client\n");
-	ck_assert_int_eq(opts_parse_file(o, p, on_section, NULL, &err), 0);
+	ck_assert_int_eq(opts_parse_file(o, p, on_section, NULL, err), 0);
 	ck_assert_int_eq(sections_seen, 2);
 	ck_assert_int_eq(opts_int(o, "rate"), 5000);
 	ck_assert_str_eq(opts_str(o, "journal_dir"), "/srv/j # not a comment");
@@ -196,22 +196,22 @@ START_TEST(config_file_errors)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct opts *o = opts_create(defs);
-		struct opts_error err = { "" };
+		char err[OPTS_ERRBUF] = "";
 		char *p = write_file(cases[i].text);
 
-		ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), -EINVAL);
-		ck_assert_msg(strstr(err.msg, p) && strstr(err.msg, cases[i].want),
-			      "case %zu: '%s'", i, err.msg);
+		ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+		ck_assert_msg(strstr(err, p) && strstr(err, cases[i].want),
+			      "case %zu: '%s'", i, err);
 		unlink(p);
 		opts_destroy(o);
 	}
 	{
 		struct opts *o = opts_create(defs);
-		struct opts_error err;
+		char err[OPTS_ERRBUF];
 
 		ck_assert_int_eq(opts_parse_file(o, "/nonexistent/tapless.conf",
-						 NULL, NULL, &err), -ENOENT);
-		ck_assert(strstr(err.msg, "/nonexistent/tapless.conf"));
+						 NULL, NULL, err), -ENOENT);
+		ck_assert(strstr(err, "/nonexistent/tapless.conf"));
 		opts_destroy(o);
 	}
 }
@@ -220,7 +220,7 @@ END_TEST
 START_TEST(long_line)
 {
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	char *text = malloc(10000);
 	char *p;
 
@@ -228,8 +228,8 @@ START_TEST(long_line)
 	memset(text + 4, 'x', 9000);
 	strcpy(text + 9004, "\n");
 	p = write_file(text);
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, ":1: line longer"), "%s", err.msg);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: line longer"), "%s", err);
 	unlink(p);
 	free(text);
 	opts_destroy(o);
@@ -242,12 +242,12 @@ END_TEST
 START_TEST(lines)
 {
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	char *p = write_file("# first\ninterface eth1\n\nrate 5000\n"
 			     "interface eth2\nrate 6000\nwindow 1\n");
 
-	ck_assert_int_eq(parse(o, &err, "--window", "2", NULL), 3);
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(parse(o, err, "--window", "2", NULL), 3);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
 	ck_assert_int_eq(opts_line(o, "interface", 0), 2);
 	ck_assert_int_eq(opts_line(o, "interface", 1), 5);
 	ck_assert_int_eq(opts_line(o, "interface", 2), 0);	/* no such item */
@@ -256,7 +256,7 @@ START_TEST(lines)
 	ck_assert_int_eq(opts_line(o, "mode", 0), 0);		/* default */
 	ck_assert_int_eq(opts_line(o, "nonesuch", 0), 0);
 	/* A list the command line gives replaces the file's, lines too. */
-	ck_assert_int_eq(parse(o, &err, "-i", "eth7", NULL), 3);
+	ck_assert_int_eq(parse(o, err, "-i", "eth7", NULL), 3);
 	ck_assert_int_eq(opts_line(o, "interface", 0), 0);
 	unlink(p);
 	opts_destroy(o);
@@ -266,14 +266,14 @@ END_TEST
 START_TEST(precedence)
 {
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const char *const *items;
 	char *p = write_file("rate 5000\nmode hw\ninterface eth9\nwindow 1\n");
 
 	/* Command line first (as programs do, to learn -f), then the file:
 	 * the file fills in only what the command line left alone. */
-	ck_assert_int_eq(parse(o, &err, "--rate", "7", "-i", "eth1", NULL), 5);
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(parse(o, err, "--rate", "7", "-i", "eth1", NULL), 5);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
 	ck_assert_int_eq(opts_int(o, "rate"), 7);
 	ck_assert_int_eq(opts_enum(o, "mode"), 1);
 	ck_assert(opts_double(o, "window") == 1);
@@ -283,15 +283,15 @@ START_TEST(precedence)
 
 	/* File first, then the command line: same result. */
 	o = opts_create(defs);
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
-	ck_assert_int_eq(parse(o, &err, "--rate", "7", "-i", "eth1", NULL), 5);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
+	ck_assert_int_eq(parse(o, err, "--rate", "7", "-i", "eth1", NULL), 5);
 	ck_assert_int_eq(opts_int(o, "rate"), 7);
 	ck_assert_uint_eq(opts_list(o, "interface", &items), 1);
 	ck_assert_str_eq(items[0], "eth1");
 	/* opts_set_value as the file would: the command line still wins. */
-	ck_assert_int_eq(opts_set_value(o, "rate", "9", false, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "rate", "9", false, err), 0);
 	ck_assert_int_eq(opts_int(o, "rate"), 7);
-	ck_assert_int_eq(opts_set_value(o, "nope", "9", true, &err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "nope", "9", true, err), -EINVAL);
 	unlink(p);
 	opts_destroy(o);
 }
@@ -324,20 +324,20 @@ START_TEST(usage_lists_everything)
 }
 END_TEST
 
-/* Keys with '_' (a file's spelling, linuxptp's) are hyphenated on the
- * command line; the old underscore spelling is still taken there. */
+/* One name, two spellings: '_' in a file (linuxptp's), '-' on the command
+ * line; each place takes the other spelling too. */
 static const struct opt_def udefs[] = {
 	{ "sync_threshold", 0, OPT_INT, "1000", 1, 1e9, NULL, "NS", "in sync below NS", 0 },
 	{ "free_running", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "measure only", 0 },
 	{ "log_level", 'l', OPT_STRING, "notice", 0, 0, NULL, "LEVEL", "level", 0 },
-	{ "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check only", OPT_CLI_ONLY },
+	{ "dry_run", 'n', OPT_FLAG, NULL, 0, 0, NULL, NULL, "check only", OPT_CLI_ONLY },
 	OPT_END
 };
 
 START_TEST(hyphens)
 {
 	struct opts *o = opts_create(udefs);
-	struct opts_error err = { "" };
+	char err[OPTS_ERRBUF] = "";
 	char name[OPTS_NAME_MAX], small[5], *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -351,43 +351,38 @@ START_TEST(hyphens)
 	ck_assert_str_eq(small, "log-");
 
 	/* Hyphens on the command line; the program asks by key. */
-	ck_assert_int_eq(parse(o, &err, "--sync-threshold", "5", "--free-running",
+	ck_assert_int_eq(parse(o, err, "--sync-threshold", "5", "--free-running",
 			       "--log-level=debug", "-n", NULL), 6);
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 5);
 	ck_assert(opts_flag(o, "free_running"));
 	ck_assert_str_eq(opts_str(o, "log_level"), "debug");
-	ck_assert(opts_flag(o, "dry-run"));
+	ck_assert(opts_flag(o, "dry_run"));
 	/* The underscore spelling: the same option. */
-	ck_assert_int_eq(parse(o, &err, "--sync_threshold=7", "--log_level",
+	ck_assert_int_eq(parse(o, err, "--sync_threshold=7", "--log_level",
 			       "info", NULL), 4);
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 7);
 	ck_assert_str_eq(opts_str(o, "log_level"), "info");
 	/* Two spellings of one option make no abbreviation ambiguous. */
-	ck_assert_int_eq(parse(o, &err, "--sync", "8", NULL), 3);
+	ck_assert_int_eq(parse(o, err, "--sync", "8", NULL), 3);
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 8);
 	opts_destroy(o);
 
 	/* Messages name the option as the command line spells it, whichever
 	 * spelling was typed. */
 	o = opts_create(udefs);
-	ck_assert_int_lt(parse(o, &err, "--sync_threshold", "0", NULL), 0);
-	ck_assert_str_eq(err.msg, "--sync-threshold: 0 is out of range [1, 1000000000]");
-	ck_assert_int_lt(parse(o, &err, "--sync-threshold", NULL), 0);
-	ck_assert_str_eq(err.msg, "option '--sync-threshold' needs an argument");
-	ck_assert_int_lt(parse(o, &err, "--free-running=1", NULL), 0);
-	ck_assert_int_lt(parse(o, &err, "--dry_run", NULL), 0);
-	ck_assert_str_eq(err.msg, "unknown option '--dry_run'");
+	ck_assert_int_lt(parse(o, err, "--sync_threshold", "0", NULL), 0);
+	ck_assert_str_eq(err, "--sync-threshold: 0 is out of range [1, 1000000000]");
+	ck_assert_int_lt(parse(o, err, "--sync-threshold", NULL), 0);
+	ck_assert_str_eq(err, "option '--sync-threshold' needs an argument");
+	ck_assert_int_lt(parse(o, err, "--free-running=1", NULL), 0);
+	ck_assert_int_lt(parse(o, err, "--dry-runs", NULL), 0);
+	ck_assert_str_eq(err, "unknown option '--dry-runs'");
 
-	/* A file keeps the key: underscores, and only them. */
+	/* A file spells the key with underscores. */
 	p = write_file("sync_threshold 9\nfree_running 1\n");
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
 	ck_assert_int_eq(opts_int(o, "sync_threshold"), 9);
 	ck_assert(opts_flag(o, "free_running"));
-	unlink(p);
-	p = write_file("sync-threshold 9\n");
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, ":1: unknown option 'sync-threshold'"),
-		      "%s", err.msg);
 	unlink(p);
 	opts_destroy(o);
 
@@ -405,18 +400,116 @@ END_TEST
 
 /* A daemon re-reading its file starts from fresh options and takes the
  * command line's values again: they keep winning over the file. */
+/* A file may spell a key with dashes (tapless-capd's and tapless-swemu's
+ * files did): the same key, and messages quote it as the file wrote it. */
+START_TEST(dashed_keys)
+{
+	struct opts *o = opts_create(udefs);
+	char err[OPTS_ERRBUF] = "";
+	char *p;
+
+	p = write_file("sync-threshold 9\nfree-running 1\nlog_level info\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
+	ck_assert_int_eq(opts_int(o, "sync_threshold"), 9);
+	ck_assert_int_eq(opts_line(o, "sync_threshold", 0), 1);
+	ck_assert(opts_flag(o, "free_running"));
+	ck_assert_str_eq(opts_str(o, "log_level"), "info");
+	ck_assert(opts_given(o, "sync-threshold"));
+	unlink(p);
+
+	p = write_file("sync-threshold 0\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: sync-threshold: 0 is out of range"),
+		      "%s", err);
+	unlink(p);
+	p = write_file("dry-run 1\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: 'dry-run' is only allowed on the command "
+			     "line"), "%s", err);
+	unlink(p);
+	/* Only '-' and '_' are one: other near names stay unknown. */
+	p = write_file("sync.threshold 9\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: unknown option 'sync.threshold'"),
+		      "%s", err);
+	unlink(p);
+	opts_destroy(o);
+
+	ck_assert(opts_name_eq("write_dir", "write-dir"));
+	ck_assert(opts_name_eq("a-b_c", "a_b-c"));
+	ck_assert(!opts_name_eq("write_dir", "write_di"));
+	ck_assert(!opts_name_eq("write_dir", "writedir"));
+}
+END_TEST
+
+/* An old long name (OPT_OLD_NAME) sets the row before it, is shown in
+ * --help, and is no row of its own anywhere else. */
+static const struct opt_def adefs[] = {
+	{ "output", 'o', OPT_STRING, NULL, 0, 0, NULL, "DIR", "write into DIR", 0 },
+	OPT_OLD_NAME("out"),
+	{ "seed", 0, OPT_INT, "1", 0, 100, NULL, "N", "seed", 0 },
+	OPT_END
+};
+
+START_TEST(old_names)
+{
+	struct opts *o = opts_create(adefs);
+	char err[OPTS_ERRBUF] = "";
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(parse(o, err, "--out", "d1", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d1");
+	ck_assert(opts_given(o, "output"));
+	ck_assert_int_eq(parse(o, err, "--out=d2", "--seed", "5", NULL), 4);
+	ck_assert_str_eq(opts_str(o, "output"), "d2");
+	ck_assert_int_eq(opts_int(o, "seed"), 5);
+	ck_assert_int_eq(parse(o, err, "--output", "d3", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d3");
+	ck_assert_int_eq(parse(o, err, "-o", "d4", NULL), 3);
+	ck_assert_str_eq(opts_str(o, "output"), "d4");
+	/* A message names the spelling typed. */
+	ck_assert_int_lt(parse(o, err, "--out", NULL), 0);
+	ck_assert_str_eq(err, "option '--out' needs an argument");
+	ck_assert(!opts_has(o, "out"));
+	/* Not a key of a file. */
+	p = write_file("out d5\n");
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: unknown option 'out'"), "%s", err);
+	unlink(p);
+	opts_destroy(o);
+
+	f = open_memstream(&buf, &len);
+	opts_usage(f, adefs);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "-o, --output DIR") &&
+		      strstr(buf, "write into DIR (also --out, deprecated)\n"),
+		      "%s", buf);
+	ck_assert_msg(!strstr(buf, "  --out "), "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	opts_print_table(f, adefs);
+	fclose(f);
+	ck_assert_str_eq(buf, "output\to\t-\tstring\toutput\n"
+			 "seed\t-\t-\tint\tseed\n");
+	free(buf);
+}
+END_TEST
+
 START_TEST(copy_cli)
 {
 	struct opts *cli = opts_create(defs), *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const char *const *items;
 	char *p;
 
-	ck_assert_int_ge(parse(cli, &err, "-r", "7", "-i", "eth1", "-i", "eth2",
+	ck_assert_int_ge(parse(cli, err, "-r", "7", "-i", "eth1", "-i", "eth2",
 			       "-w", "/srv", NULL), 0);
 	opts_copy_cli(o, cli);
 	p = write_file("rate 9\nout /tmp\nwindow 2\ninterface eth9\n");
-	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, &err), 0);
+	ck_assert_int_eq(opts_parse_file(o, p, NULL, NULL, err), 0);
 	unlink(p);
 	ck_assert_int_eq(opts_int(o, "rate"), 7);
 	ck_assert_str_eq(opts_str(o, "out"), "/srv");
@@ -446,7 +539,7 @@ static const struct opt_def tdefs[] = {
 };
 
 static long long ns_of(const char *name, const char *text, int *rc,
-		       struct opts_error *err)
+		       char err[OPTS_ERRBUF])
 {
 	struct opts *o = opts_create(tdefs);
 	long long ns = -42;
@@ -484,7 +577,7 @@ START_TEST(durations)
 		{ "skew", "-500ns", -500 },
 		{ "free", "100000000s", 100000000000000000LL },
 	};
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct opts *o;
 	int rc;
 
@@ -493,8 +586,8 @@ START_TEST(durations)
 
 		if (!strcmp(ok[k].text, "100ns"))
 			continue;
-		got = ns_of(ok[k].name, ok[k].text, &rc, &err);
-		ck_assert_msg(rc == 0, "%s %s: %s", ok[k].name, ok[k].text, err.msg);
+		got = ns_of(ok[k].name, ok[k].text, &rc, err);
+		ck_assert_msg(rc == 0, "%s %s: %s", ok[k].name, ok[k].text, err);
 		ck_assert_msg(got == want, "%s %s: %lld, not %lld", ok[k].name,
 			      ok[k].text, got, want);
 	}
@@ -505,11 +598,11 @@ START_TEST(durations)
 	ck_assert_int_eq(opts_ns(o, "interval"), 1000000000);
 	ck_assert_int_eq(opts_ns(o, "spin"), 20000);
 	/* On the command line, through the long name and the letter. */
-	ck_assert_int_eq(parse(o, &err, "--window", "250us", "--timeout-ms",
+	ck_assert_int_eq(parse(o, err, "--window", "250us", "--timeout-ms",
 			       "1s", NULL), 5);
 	ck_assert_int_eq(opts_ns(o, "window"), 250000);
 	ck_assert_int_eq(opts_ns(o, "timeout_ms"), 1000000000);
-	ck_assert_int_eq(parse(o, &err, "-w", "2ms", NULL), 3);
+	ck_assert_int_eq(parse(o, err, "-w", "2ms", NULL), 3);
 	ck_assert_int_eq(opts_ns(o, "window"), 2000000);
 	opts_destroy(o);
 }
@@ -543,22 +636,22 @@ START_TEST(duration_errors)
 		{ "free", "153722868m", "is too large" },
 		{ "skew", "-1001", "out of range [-1us, 1us]" },
 	};
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	int rc;
 
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		err.msg[0] = 0;
-		ns_of(bad[k].name, bad[k].text, &rc, &err);
+		err[0] = 0;
+		ns_of(bad[k].name, bad[k].text, &rc, err);
 		ck_assert_msg(rc == -EINVAL, "%s '%s' taken", bad[k].name, bad[k].text);
-		ck_assert_msg(strstr(err.msg, bad[k].msg), "%s '%s': %s",
-			      bad[k].name, bad[k].text, err.msg);
+		ck_assert_msg(strstr(err, bad[k].msg), "%s '%s': %s",
+			      bad[k].name, bad[k].text, err);
 	}
 	/* The message names the option as the command line spells it. */
 	{
 		struct opts *o = opts_create(tdefs);
 
-		ck_assert_int_eq(parse(o, &err, "--window", "5parsecs", NULL), -EINVAL);
-		ck_assert_str_eq(err.msg, "--window: '5parsecs' is not a duration "
+		ck_assert_int_eq(parse(o, err, "--window", "5parsecs", NULL), -EINVAL);
+		ck_assert_str_eq(err, "--window: '5parsecs' is not a duration "
 				 "(a number with ns, us, ms, s or m)");
 		opts_destroy(o);
 	}
@@ -593,29 +686,29 @@ END_TEST
 START_TEST(int_forms)
 {
 	struct opts *o = opts_create(tdefs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 
-	ck_assert_int_eq(opts_set_value(o, "big", "1e+15", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "big", "1e+15", true, err), 0);
 	ck_assert_int_eq(opts_int(o, "big"), 1000000000000000LL);
-	ck_assert_int_eq(opts_set_value(o, "big", "2.5e3", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "big", "2.5e3", true, err), 0);
 	ck_assert_int_eq(opts_int(o, "big"), 2500);
-	ck_assert_int_eq(opts_set_value(o, "big", "7.0", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "big", "7.0", true, err), 0);
 	ck_assert_int_eq(opts_int(o, "big"), 7);
-	ck_assert_int_eq(opts_set_value(o, "neg", "-1e0", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "neg", "-1e0", true, err), 0);
 	ck_assert_int_eq(opts_int(o, "neg"), -1);
-	ck_assert_int_eq(opts_set_value(o, "big", "0x10", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "big", "0x10", true, err), 0);
 	ck_assert_int_eq(opts_int(o, "big"), 16);
-	ck_assert_int_eq(opts_set_value(o, "big", "1.5", true, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "big: '1.5' is not a whole number");
-	ck_assert_int_eq(opts_set_value(o, "big", "2e15", true, &err), -EINVAL);
-	ck_assert(strstr(err.msg, "out of range [0, 1e+15]"));
-	ck_assert_int_eq(opts_set_value(o, "big", "1e30", true, &err), -EINVAL);
-	ck_assert(strstr(err.msg, "too large"));
-	ck_assert_int_eq(opts_set_value(o, "big", "1e", true, &err), -EINVAL);
-	ck_assert(strstr(err.msg, "not a number"));
-	ck_assert_int_eq(opts_set_value(o, "big", "1e5x", true, &err), -EINVAL);
-	ck_assert_int_eq(opts_set_value(o, "big", "nan", true, &err), -EINVAL);
-	ck_assert_int_eq(opts_set_value(o, "big", "1.5e", true, &err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "big", "1.5", true, err), -EINVAL);
+	ck_assert_str_eq(err, "big: '1.5' is not a whole number");
+	ck_assert_int_eq(opts_set_value(o, "big", "2e15", true, err), -EINVAL);
+	ck_assert(strstr(err, "out of range [0, 1e+15]"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e30", true, err), -EINVAL);
+	ck_assert(strstr(err, "too large"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e", true, err), -EINVAL);
+	ck_assert(strstr(err, "not a number"));
+	ck_assert_int_eq(opts_set_value(o, "big", "1e5x", true, err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "big", "nan", true, err), -EINVAL);
+	ck_assert_int_eq(opts_set_value(o, "big", "1.5e", true, err), -EINVAL);
 	opts_destroy(o);
 }
 END_TEST
@@ -648,7 +741,7 @@ static void help_forms_parse(const struct opt_def *table)
 			for (int t = 0; t < 2; t++) {
 				char val[2][64] = { "", "" };
 				struct opts *o;
-				struct opts_error err;
+				char err[OPTS_ERRBUF];
 
 				q = strstr(line, tags[t]);
 				if (!q)
@@ -665,9 +758,9 @@ static void help_forms_parse(const struct opt_def *table)
 				for (int k = 0; k < 2 && *val[k]; k++) {
 					o = opts_create(table);
 					ck_assert_msg(opts_set_value(o, d->name, val[k], true,
-								     &err) == 0,
+								     err) == 0,
 						      "--%s %s (from '%s'): %s", cli,
-						      val[k], line, err.msg);
+						      val[k], line, err);
 					opts_destroy(o);
 					checked++;
 				}
@@ -696,16 +789,16 @@ static const struct opt_def odefs[] = {
 START_TEST(old_letters)
 {
 	struct opts *o = opts_create(odefs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	ck_assert_int_eq(parse(o, &err, "-m", "9100", "-s", "/x", "-p", NULL), 6);
+	ck_assert_int_eq(parse(o, err, "-m", "9100", "-s", "/x", "-p", NULL), 6);
 	ck_assert_str_eq(opts_str(o, "metrics"), "9100");
 	ck_assert_str_eq(opts_str(o, "socket"), "/x");
 	ck_assert(opts_flag(o, "pretty"));
-	ck_assert_int_eq(parse(o, &err, "-x", NULL), -EINVAL);
+	ck_assert_int_eq(parse(o, err, "-x", NULL), -EINVAL);
 	opts_destroy(o);
 	f = open_memstream(&buf, &len);
 	opts_usage(f, odefs);
@@ -717,8 +810,9 @@ START_TEST(old_letters)
 	f = open_memstream(&buf, &len);
 	opts_print_table(f, odefs);
 	fclose(f);
-	ck_assert_str_eq(buf, "pretty\tp\t-\tflag\nmetrics\t-\tm\tstring\n"
-			 "socket\t-\ts\tstring\n");
+	ck_assert_str_eq(buf, "pretty\tp\t-\tflag\tpretty\n"
+			 "metrics\t-\tm\tstring\tmetrics\n"
+			 "socket\t-\ts\tstring\tsocket\n");
 	free(buf);
 }
 END_TEST
@@ -727,13 +821,13 @@ END_TEST
 START_TEST(letters)
 {
 	static const struct opt_def capd[] = {
-		{ "no-promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
-		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		{ "no_promiscuous", 'p', OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", 0 },
+		{ "write_dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
 		OPT_END
 	};
 	static const struct opt_def capd_old[] = {
-		{ "no-promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
-		{ "write-dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
+		{ "no_promiscuous", 0, OPT_FLAG, NULL, 0, 0, NULL, NULL, "x", OPT_OLD_LETTER('p') },
+		{ "write_dir", 'w', OPT_STRING, NULL, 0, 0, NULL, "DIR", "x", 0 },
 		OPT_END
 	};
 	static const struct opt_def probe[] = {
@@ -754,26 +848,26 @@ START_TEST(letters)
 	struct opts_program progs[2] = {
 		{ "tapless-capd", capd }, { "tapless-algo", probe },
 	};
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 
 	/* No letter table: -w (and -p) each have two meanings. */
-	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "-w has two meanings: --write-dir in "
+	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, err), -EINVAL);
+	ck_assert_str_eq(err, "-w has two meanings: --write-dir in "
 			 "tapless-capd, --write in tapless-algo");
 	/* The table makes -w one meaning; -p is still two. */
-	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, "tapless-capd: -p is --no-promiscuous"),
-		      "%s", err.msg);
+	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, err), -EINVAL);
+	ck_assert_msg(strstr(err, "tapless-capd: -p is --no-promiscuous"),
+		      "%s", err);
 	/* With -p an old letter of capd's, noted as such: clean. */
 	progs[0].defs = capd_old;
-	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, &err), 0);
+	ck_assert_int_eq(opts_letters_check(progs, 2, table, 2, err), 0);
 	/* ...but not without the table's word for -w. */
-	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, &err), -EINVAL);
-	ck_assert(strstr(err.msg, "-w has two meanings"));
+	ck_assert_int_eq(opts_letters_check(progs, 2, NULL, 0, err), -EINVAL);
+	ck_assert(strstr(err, "-w has two meanings"));
 	/* An old letter must not clash inside its own program. */
 	progs[0] = (struct opts_program){ "tapless-pingpong", self_clash };
-	ck_assert_int_eq(opts_letters_check(progs, 1, table, 2, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "tapless-pingpong: old letter -p of --proto is "
+	ck_assert_int_eq(opts_letters_check(progs, 1, table, 2, err), -EINVAL);
+	ck_assert_str_eq(err, "tapless-pingpong: old letter -p of --proto is "
 			 "also --pretty");
 }
 END_TEST
@@ -793,6 +887,8 @@ static Suite *opts_suite(void)
 	tcase_add_test(t, copy_cli);
 	tcase_add_test(t, lines);
 	tcase_add_test(t, hyphens);
+	tcase_add_test(t, dashed_keys);
+	tcase_add_test(t, old_names);
 	tcase_add_test(t, usage_lists_everything);
 	tcase_add_test(t, durations);
 	tcase_add_test(t, duration_errors);

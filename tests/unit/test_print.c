@@ -441,10 +441,10 @@ static enum print_format from_args(const struct opt_def *defs, unsigned *flags,
 	char *argv[] = { "prog", (char *)a, (char *)b, NULL };
 	int argc = 1 + !!a + !!b;
 	struct opts *o = opts_create(defs);
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	enum print_format f;
 
-	ck_assert_int_eq(opts_parse_args(o, argc, argv, &err), argc);
+	ck_assert_int_eq(opts_parse_args(o, argc, argv, err), argc);
 	f = print_format_from_opts(o, flags);
 	opts_destroy(o);
 	return f;

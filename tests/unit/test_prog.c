@@ -19,7 +19,7 @@ static const struct opt_def defs[] = {
 	{ "run_dir", 0, OPT_STRING, "/run/x", 0, 0, NULL, "DIR", "where", 0 },
 	{ "config", 'f', OPT_STRING, NULL, 0, 0, NULL, "FILE", "read options from FILE", OPT_CLI_ONLY },
 	PROG_OPT_SYSLOG,
-	PROG_OPT_LOG_LEVEL("log_level"),
+	PROG_OPT_LOG_LEVEL,
 	PROG_OPT_VERSION,
 	PROG_OPT_HELP,
 	OPT_END

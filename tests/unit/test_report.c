@@ -224,7 +224,7 @@ START_TEST(conf_missing)
 		 "tapless lab", dir);
 	ck_assert_int_eq(report_load(&r, dir, err), -ENOENT);
 	ck_assert_msg(!strncmp(err, want, strlen(want)) &&
-		      strstr(err, "tapless lab run --out DIR"), "%s", err);
+		      strstr(err, "tapless lab run --output DIR"), "%s", err);
 	snprintf(other, sizeof(other), "%s/none", dir);
 	snprintf(want, sizeof(want), "%s: No such file or directory", other);
 	ck_assert_int_eq(report_load(&r, other, err), -ENOENT);

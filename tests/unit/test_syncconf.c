@@ -25,7 +25,7 @@ static void teardown(void)
 	unit_rmdir(dir);
 }
 
-static int load(struct syncconf *c, const char *text, struct opts_error *err)
+static int load(struct syncconf *c, const char *text, char err[OPTS_ERRBUF])
 {
 	struct opts *o = opts_create(syncconf_opts);
 	int rc;
@@ -48,10 +48,10 @@ static const char minimal[] =
 START_TEST(minimal_file)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const struct syncconf_port *p;
 
-	ck_assert_int_eq(load(&c, minimal, &err), 0);
+	ck_assert_int_eq(load(&c, minimal, err), 0);
 	ck_assert_uint_eq(c.nports, 1);
 	p = syncconf_port(&c, "eth1");
 	ck_assert_ptr_nonnull(p);
@@ -71,7 +71,7 @@ END_TEST
 START_TEST(port_settings)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	const struct syncconf_port *p;
 
 	ck_assert_int_eq(load(&c, "profile g8275.1\n"
@@ -79,7 +79,7 @@ START_TEST(port_settings)
 			      "sync_interval -4\ndelay_mechanism P2P\n"
 			      "ptp4l_option tx_timestamp_timeout 10\n"
 			      "[eth2]\n"		/* empty: all defaults */
-			      "[eth3]\ndomain 7\nprofile enterprise\n", &err), 0);
+			      "[eth3]\ndomain 7\nprofile enterprise\n", err), 0);
 	ck_assert_uint_eq(c.nports, 3);
 	p = &c.port[0];
 	ck_assert_int_eq(p->role, SYNCCONF_SERVER);
@@ -131,14 +131,14 @@ START_TEST(bad_files)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct syncconf c;
-		struct opts_error err = { "" };
-		int rc = load(&c, cases[i].text, &err);
+		char err[OPTS_ERRBUF] = "";
+		int rc = load(&c, cases[i].text, err);
 
 		if (!rc)
 			syncconf_free(&c);
 		ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
-		ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, cases[i].want),
-			      "case %zu: '%s'", i, err.msg);
+		ck_assert_msg(strstr(err, path) && strstr(err, cases[i].want),
+			      "case %zu: '%s'", i, err);
 	}
 }
 END_TEST
@@ -164,16 +164,16 @@ START_TEST(option_lines)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct syncconf c;
-		struct opts_error err = { "" };
+		char err[OPTS_ERRBUF] = "";
 		char want[512];
-		int rc = load(&c, cases[i].text, &err);
+		int rc = load(&c, cases[i].text, err);
 
 		if (!rc)
 			syncconf_free(&c);
 		snprintf(want, sizeof(want), "%s%s", path, cases[i].want);
 		ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
-		ck_assert_msg(!strncmp(err.msg, want, strlen(want)),
-			      "case %zu: '%s', want '%s'", i, err.msg, want);
+		ck_assert_msg(!strncmp(err, want, strlen(want)),
+			      "case %zu: '%s', want '%s'", i, err, want);
 	}
 }
 END_TEST
@@ -182,14 +182,14 @@ END_TEST
 START_TEST(option_cli)
 {
 	struct syncconf c;
-	struct opts_error err = { "" };
+	char err[OPTS_ERRBUF] = "";
 	struct opts *o = opts_create(syncconf_opts);
 
 	ck_assert_int_eq(opts_set_value(o, "ptp4l_option", "uds_address /x",
-					true, &err), 0);
+					true, err), 0);
 	unit_write_file(path, "[eth1]\n");
-	ck_assert_int_eq(syncconf_load(&c, o, path, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "command line --ptp4l-option: ptp4l_option "
+	ck_assert_int_eq(syncconf_load(&c, o, path, err), -EINVAL);
+	ck_assert_str_eq(err, "command line --ptp4l-option: ptp4l_option "
 			 "uds_address: tapless-syncd sets it itself");
 	opts_destroy(o);
 }
@@ -198,12 +198,12 @@ END_TEST
 START_TEST(missing_file)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct opts *o = opts_create(syncconf_opts);
 
-	ck_assert_int_eq(syncconf_load(&c, o, "/nonexistent/tapless.conf", &err),
+	ck_assert_int_eq(syncconf_load(&c, o, "/nonexistent/tapless.conf", err),
 			 -ENOENT);
-	ck_assert(strstr(err.msg, "/nonexistent/tapless.conf"));
+	ck_assert(strstr(err, "/nonexistent/tapless.conf"));
 	opts_destroy(o);
 }
 END_TEST
@@ -211,12 +211,12 @@ END_TEST
 START_TEST(cli_wins)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct opts *o = opts_create(syncconf_opts);
 
-	ck_assert_int_eq(opts_set_value(o, "domain", "5", true, &err), 0);
+	ck_assert_int_eq(opts_set_value(o, "domain", "5", true, err), 0);
 	unit_write_file(path, "domain 3\n[eth1]\n");
-	ck_assert_int_eq(syncconf_load(&c, o, path, &err), 0);
+	ck_assert_int_eq(syncconf_load(&c, o, path, err), 0);
 	ck_assert_int_eq(opts_int(c.opts, "domain"), 5);
 	syncconf_free(&c);
 }
@@ -257,7 +257,7 @@ static int count_key(const char *text, const char *key)
 START_TEST(plan_software)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct ptpgen_plan plan;
 	struct ptpgen_port_info info[2] = { { -1, false }, { -1, false } };
 	const struct ptpgen_instance *in;
@@ -265,8 +265,8 @@ START_TEST(plan_software)
 
 	ck_assert_int_eq(load(&c, "free_running 1\nrun_dir /tmp/x\n"
 			      "[veth0]\nrole client\nsync_interval -3\n"
-			      "[veth1]\nrole client\n", &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
+			      "[veth1]\nrole client\n", err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), 0);
 	ck_assert_uint_eq(plan.ninst, 1);		/* both on sys */
 	ck_assert_uint_eq(plan.nphc2sys, 0);		/* no PHC, free running */
 	in = &plan.inst[0];
@@ -292,7 +292,7 @@ END_TEST
 START_TEST(plan_hardware)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct ptpgen_plan plan;
 	/* eth1, eth2 on phc0 (a dual-port NIC), eth3 on phc1 with no PTP,
 	 * eth4 software-only. */
@@ -304,8 +304,8 @@ START_TEST(plan_hardware)
 	ck_assert_int_eq(load(&c, "profile g8275.1\n"
 			      "[eth1]\nrole client\n[eth2]\nrole server\n"
 			      "[eth3]\nrole none\n[eth4]\nrole server\n"
-			      "time_stamping software\ndomain 24\n", &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
+			      "time_stamping software\ndomain 24\n", err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), 0);
 	ck_assert_uint_eq(plan.ninst, 2);
 	ck_assert_str_eq(plan.inst[0].clock, "phc0");
 	ck_assert(plan.inst[0].hw);
@@ -339,9 +339,9 @@ START_TEST(plan_hardware)
 	syncconf_free(&c);
 
 	/* Without it: phc2sys -a -r on phc0's ptp4l as well. */
-	ck_assert_int_eq(load(&c, "[eth1]\nrole client\n[eth3]\nrole none\n", &err), 0);
+	ck_assert_int_eq(load(&c, "[eth1]\nrole client\n[eth3]\nrole none\n", err), 0);
 	info[1] = info[2];
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), 0);
 	ck_assert_uint_eq(plan.nphc2sys, 2);
 	ck_assert(plan.phc2sys_sys);
 	ck_assert_str_eq(plan.phc2sys[0].proc.argv[1], "-a");
@@ -358,26 +358,26 @@ END_TEST
 START_TEST(plan_conflicts)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct ptpgen_plan plan;
 	struct ptpgen_port_info info[2] = { { 0, true }, { 0, true } };
 	struct ptpgen_port_info none[1] = { { -1, false } };
 
-	ck_assert_int_eq(load(&c, "[eth1]\nrole client\n[eth2]\ndomain 5\n", &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, ":3: [eth2] shares phc0 with [eth1] (line 1)"),
-		      "%s", err.msg);
+	ck_assert_int_eq(load(&c, "[eth1]\nrole client\n[eth2]\ndomain 5\n", err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":3: [eth2] shares phc0 with [eth1] (line 1)"),
+		      "%s", err);
 	syncconf_free(&c);
 
-	ck_assert_int_eq(load(&c, "[eth1]\ntime_stamping hardware\n", &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, none, &err), -EINVAL);
-	ck_assert_msg(strstr(err.msg, ":1: [eth1] time_stamping hardware"),
-		      "%s", err.msg);
+	ck_assert_int_eq(load(&c, "[eth1]\ntime_stamping hardware\n", err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, none, err), -EINVAL);
+	ck_assert_msg(strstr(err, ":1: [eth1] time_stamping hardware"),
+		      "%s", err);
 	syncconf_free(&c);
 
 	/* free_running: no phc2sys even with PHCs. */
-	ck_assert_int_eq(load(&c, "free_running 1\n[eth1]\n[eth2]\n", &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
+	ck_assert_int_eq(load(&c, "free_running 1\n[eth1]\n[eth2]\n", err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), 0);
 	ck_assert_uint_eq(plan.nphc2sys, 0);
 	ptpgen_plan_free(&plan);
 	syncconf_free(&c);
@@ -387,7 +387,7 @@ END_TEST
 START_TEST(write_whole)
 {
 	struct syncconf c;
-	struct opts_error err;
+	char err[OPTS_ERRBUF];
 	struct ptpgen_plan plan;
 	struct ptpgen_port_info info[1] = { { -1, false } };
 	char rd[128], buf[8192];
@@ -395,9 +395,9 @@ START_TEST(write_whole)
 	size_t n;
 
 	snprintf(rd, sizeof(rd), "run_dir %s\n[eth1]\n", dir);
-	ck_assert_int_eq(load(&c, rd, &err), 0);
-	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, &err), 0);
-	ck_assert_int_eq(ptpgen_write(&plan, &err), 0);
+	ck_assert_int_eq(load(&c, rd, err), 0);
+	ck_assert_int_eq(ptpgen_plan(&plan, &c, info, err), 0);
+	ck_assert_int_eq(ptpgen_write(&plan, err), 0);
 	f = fopen(plan.inst[0].cfg_path, "r");
 	ck_assert_ptr_nonnull(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -409,8 +409,8 @@ START_TEST(write_whole)
 	/* A run_dir that is not there: the error names the file. */
 	snprintf(plan.inst[0].cfg_path, sizeof(plan.inst[0].cfg_path),
 		 "%s/nodir/x.cfg", dir);
-	ck_assert_int_eq(ptpgen_write(&plan, &err), -ENOENT);
-	ck_assert(strstr(err.msg, "nodir/x.cfg"));
+	ck_assert_int_eq(ptpgen_write(&plan, err), -ENOENT);
+	ck_assert(strstr(err, "nodir/x.cfg"));
 	ptpgen_plan_free(&plan);
 	syncconf_free(&c);
 }
