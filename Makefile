@@ -81,10 +81,12 @@ SHIM_LIB := bin/libtapless-stamp.so
 # tapless-hwsim: the wrapper, and the preload library that simulates a
 # host's NIC clocks and stamps (src/hwsimlib), built like the shim's from
 # position-independent objects: its own sources and the simulated host's
-# state (src/hwsim), nothing else of libtapless.a.
+# state (src/hwsim) and the errbuf_set() its messages go through, nothing
+# else of libtapless.a.
 HWSIMRUN_SRCS := $(wildcard src/hwsimrun/*.c)
 HWSIM_LIB_SRCS := $(wildcard src/hwsimlib/*.c) \
-	$(filter-out src/hwsim/hwsim_truth.c,$(wildcard src/hwsim/*.c))
+	$(filter-out src/hwsim/hwsim_truth.c,$(wildcard src/hwsim/*.c)) \
+	src/base/errbuf.c
 HWSIM_LIB := bin/libtapless-hwsim.so
 
 # capd --stamp-cgroup: the BPF program src/bpf/stamp.bpf.c, compiled by

@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	hwsim_params_from(o, &want);
-	if (hwsim_host_open(&h, dir, host, !control, &want, err, sizeof(err))) {
+	if (hwsim_host_open(&h, dir, host, !control, &want, err)) {
 		fprintf(stderr, "tapless-hwsim: %s\n", err);
 		goto out;
 	}

@@ -45,10 +45,9 @@ static int report_parse_rates(struct report *r, const char *val,
 			      const char *where, char *err)
 {
 	struct ratelist rl;
-	char why[256];
+	char why[RATELIST_ERRBUF];
 
-	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why,
-			   sizeof(why)))
+	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why))
 		return report_fail(err, -EINVAL, "%s: rates: %s", where, why);
 	for (unsigned i = 0; i < rl.n; i++) {
 		struct report_rate *rt = &r->rate[r->nrates++];
@@ -77,7 +76,7 @@ static int report_parse_md(struct report *r, const char *val, const char *where,
 	memcpy(spec, val, n + 1);
 	if (any)
 		spec[n - 1] = '0';
-	if (addrport_parse(spec, NULL, &ss, &len, NULL, 0))
+	if (addrport_parse(spec, NULL, &ss, &len, NULL))
 		goto bad;
 	if (ss.ss_family == AF_INET) {
 		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;

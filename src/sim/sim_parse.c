@@ -32,11 +32,11 @@ int sim_parse_rates(struct sim_config *c, const char *text, char *err,
 		    size_t len)
 {
 	struct ratelist rl;
-	char why[160];
+	char why[RATELIST_ERRBUF];
 
-	if (ratelist_parse(&rl, text, SIM_MAX_RATES, RATELIST_WHOLE, why,
-			   sizeof(why)))
-		return sim_fail(err, len, "--rates: %s", why);
+	/* The message is cut where it always was (a 160-byte buffer). */
+	if (ratelist_parse(&rl, text, SIM_MAX_RATES, RATELIST_WHOLE, why))
+		return sim_fail(err, len, "--rates: %.159s", why);
 	for (unsigned i = 0; i < rl.n; i++) {
 		if (rl.rate[i] > SIM_MAX_RATE)
 			return sim_fail(err, len, "--rates: %.0f is more than "
