@@ -513,7 +513,7 @@ static struct report_clock *report_clock(struct report *r, const char *host,
 
 void report_journals_load(struct report *r)
 {
-	char pattern[PATH_MAX + 32], errbuf[JOURNAL_ERRBUF];
+	char pattern[PATH_MAX + 32], err[JOURNAL_ERRBUF];
 	bool first = true;
 	glob_t g;
 
@@ -530,8 +530,8 @@ void report_journals_load(struct report *r)
 		char host[REPORT_NAME];
 		int rc;
 
-		if (journal_open(&j, path, errbuf)) {
-			report_notef(r, true, "%s", errbuf);
+		if (journal_open(&j, path, err)) {
+			report_notef(r, true, "%s", err);
 			continue;
 		}
 		/* The file's name is the contract's HOST; the header's name
