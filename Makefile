@@ -76,7 +76,7 @@ PINGPONG_SRCS := $(wildcard probes/pingpong/*.c)
 SHIMRUN_SRCS := $(wildcard src/shimrun/*.c)
 SHIM_SRCS := $(wildcard src/shim/*.c)
 SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c src/base/hmap.c \
-	src/base/xalloc.c
+	src/base/xalloc.c src/base/errbuf.c
 SHIM_LIB := bin/libtapless-stamp.so
 # tapless-hwsim: the wrapper, and the preload library that simulates a
 # host's NIC clocks and stamps (src/hwsimlib), built like the shim's from

@@ -42,7 +42,7 @@ static bool report_double(const char *s, double *v)
 }
 
 static int report_parse_rates(struct report *r, const char *val,
-			      const char *where, char *err)
+			      const char *where, char err[REPORT_ERRBUF])
 {
 	struct ratelist rl;
 	char why[RATELIST_ERRBUF];
@@ -59,7 +59,7 @@ static int report_parse_rates(struct report *r, const char *val,
 }
 
 static int report_parse_md(struct report *r, const char *val, const char *where,
-			   char *err)
+			   char err[REPORT_ERRBUF])
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -102,7 +102,7 @@ bad:
 
 /* Check a known key's value; set what the report derives from it. */
 static int report_conf_value(struct report *r, const char *key, char *val,
-			     const char *where, char *err)
+			     const char *where, char err[REPORT_ERRBUF])
 {
 	double d;
 
@@ -176,7 +176,8 @@ static char *conf_split(char *line, char **val)
 	return key;
 }
 
-int report_conf_load(struct report *r, const char *path, char *err)
+int report_conf_load(struct report *r, const char *path,
+		     char err[REPORT_ERRBUF])
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL, where[PATH_MAX + 32];
