@@ -267,7 +267,7 @@ static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
 {
 	struct tapfmt_stamp s;
 	struct tapfmt_frame f;
-	char why[160] = "";
+	char why[TAPFMT_WHYBUF] = "";
 	int rc;
 
 	if (!cap_tap_frame(r, pkt))
@@ -275,7 +275,7 @@ static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
 	r->records++;
 	memset(&s, 0, sizeof(s));
 	cap_tap_frame_of(pkt, &f);
-	rc = r->tap_ops->decode(r->tap_state, &f, &s, why, sizeof(why));
+	rc = r->tap_ops->decode(r->tap_state, &f, &s, why);
 	if (rc == TAPFMT_STAMPED && (s.tail_len > pkt->caplen ||
 				      s.head_off + s.head_len > pkt->caplen - s.tail_len)) {
 		rc = -EBADMSG;
