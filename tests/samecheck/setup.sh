@@ -10,3 +10,5 @@ set -e
 	--clock algo:offset=300,rate=2 -o s3 >/dev/null 2>&1
 printf 'host algo 198.18.0.1\nhost venue\n' >bad.topology
 printf 'garbage\n' >bad.pcapng
+# A simulated host, for lines that must find one (its file holds times).
+"$B/tapless-hwsim" --host x --dir h true >/dev/null 2>&1
