@@ -58,7 +58,8 @@ int probe_listen(const char *spec, char err[PROBE_ERRBUF])
 	return fd;
 fail:
 	rc = -errno;
-	errbuf_set(err, PROBE_ERRBUF, rc, "listen on %s: %s", spec, strerror(errno));
+	errbuf_set(err, PROBE_ERRBUF, rc,
+		   "listen on %s: %s", spec, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -91,7 +92,8 @@ int probe_connect(const char *spec, int wait_ms, char err[PROBE_ERRBUF])
 		usleep(50000);
 	}
 	rc = -errno;
-	errbuf_set(err, PROBE_ERRBUF, rc, "connect to %s: %s", spec, strerror(errno));
+	errbuf_set(err, PROBE_ERRBUF, rc,
+		   "connect to %s: %s", spec, strerror(errno));
 	return rc;
 }
 
@@ -174,7 +176,7 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		char why[200];
 
 		errbuf_set(err, PROBE_ERRBUF, rc, "%s: stamps: %s", name,
-			 hwtstamp_why(x->ifname, rc, why, sizeof(why)));
+			   hwtstamp_why(x->ifname, rc, why, sizeof(why)));
 		goto fail;
 	}
 	{
@@ -194,7 +196,8 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		if (!rc)
 			rc = pcapng_add_iface(x->w, &ifc, &scc.id_rx);
 		if (rc) {
-			errbuf_set(err, PROBE_ERRBUF, rc, "%s: capture file: %s", name, strerror(-rc));
+			errbuf_set(err, PROBE_ERRBUF, rc,
+				   "%s: capture file: %s", name, strerror(-rc));
 			goto fail;
 		}
 	}
@@ -204,7 +207,8 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	if (!rc)
 		rc = fixsess_create(&c->fs, fc, &io);
 	if (rc) {
-		errbuf_set(err, PROBE_ERRBUF, rc, "%s: %s", name, strerror(-rc));
+		errbuf_set(err, PROBE_ERRBUF, rc,
+			   "%s: %s", name, strerror(-rc));
 		goto fail;
 	}
 	return 0;
@@ -355,8 +359,9 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 	x->mode = opts_enum(o, "mode");
 	x->ifname = opts_str(o, "interface");
 	if (opts_int(o, "cpu") >= 0 && (rc = probe_pin((int)opts_int(o, "cpu")))) {
-		errbuf_set(err, PROBE_ERRBUF, rc, "--cpu %lld: %s", opts_int(o, "cpu"),
-			 strerror(-rc));
+		errbuf_set(err, PROBE_ERRBUF, rc,
+			   "--cpu %lld: %s", opts_int(o, "cpu"),
+			   strerror(-rc));
 		return rc;
 	}
 	if (opts_str(o, "write")) {
@@ -368,8 +373,9 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 		host[sizeof(host) - 1] = 0;
 		rc = pcapng_open(&x->w, opts_str(o, "write"), &sec);
 		if (rc) {
-			errbuf_set(err, PROBE_ERRBUF, rc, "%s: %s", opts_str(o, "write"),
-				 strerror(-rc));
+			errbuf_set(err, PROBE_ERRBUF, rc,
+				   "%s: %s", opts_str(o, "write"),
+				   strerror(-rc));
 			return rc;
 		}
 	}
@@ -377,7 +383,7 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 		rc = txsock_connect(&x->txc, opts_str(o, "tx-socket"));
 		if (rc) {
 			errbuf_set(err, PROBE_ERRBUF, rc, "--tx-socket %s: %s",
-				 opts_str(o, "tx-socket"), strerror(-rc));
+				   opts_str(o, "tx-socket"), strerror(-rc));
 			probe_finish(x);
 			return rc;
 		}

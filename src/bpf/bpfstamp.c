@@ -206,19 +206,22 @@ static int bpfstamp_load(struct bpfstamp *b, size_t ring, bool iter,
 	b->skel = stamp__open();
 	if (!b->skel) {
 		rc = -errno;
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "opening the BPF program: %s",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "opening the BPF program: %s",
 				  strerror(-rc));
 	}
 	b->skel->rodata->port_filter = b->port_filter;
 	b->skel->rodata->wake_bytes = ring / 4;
 	rc = bpf_map__set_max_entries(b->skel->maps.ring, (uint32_t)ring);
 	if (rc)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "sizing the ring buffer: %s",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "sizing the ring buffer: %s",
 				  strerror(-rc));
 	bpf_program__set_autoload(b->skel->progs.stamp_arm_existing, iter);
 	rc = stamp__load(b->skel);
 	if (rc)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "loading the BPF %s: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "loading the BPF %s: %s (%s)",
 				  iter ? "programs" : "program", strerror(-rc),
 				  bpfstamp_why());
 	return 0;
@@ -234,14 +237,16 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 
 	*out = NULL;
 	if (!cfg->on_stamp)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL, "no stamp callback");
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
+				  "no stamp callback");
 	if (ring < (size_t)page || (ring & (ring - 1)) || ring > (1u << 30))
 		return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
 				  "ring buffer of %zu bytes: a power of two "
 				  "from %ld bytes to 1 GiB", ring, page);
 	b = calloc(1, sizeof(*b));
 	if (!b)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOMEM, "out of memory");
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOMEM,
+				  "out of memory");
 	b->on_stamp = cfg->on_stamp;
 	b->arg = cfg->arg;
 	b->port_filter = cfg->n_ports > 0;
@@ -263,7 +268,8 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 		if (bpf_map__update_elem(b->skel->maps.ports, &port,
 					 sizeof(port), &on, sizeof(on), 0)) {
 			rc = -errno;
-			errbuf_set(err, BPFSTAMP_ERRBUF, rc, "port %u: %s", port,
+			errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				   "port %u: %s", port,
 				   strerror(-rc));
 			goto fail;
 		}
@@ -272,7 +278,8 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 				 bpfstamp_record, b, NULL);
 	if (!b->rb) {
 		rc = -errno;
-		errbuf_set(err, BPFSTAMP_ERRBUF, rc, "ring buffer: %s", strerror(-rc));
+		errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+			   "ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
 	b->tai_ns = bpfstamp_tai_offset();
@@ -294,7 +301,8 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path,
 	int fd, rc;
 
 	if (b->n_links == BPFSTAMP_MAX_CGROUPS)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -E2BIG, "%s: more than %d "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -E2BIG,
+				  "%s: more than %d "
 				  "cgroups", path, BPFSTAMP_MAX_CGROUPS);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -308,7 +316,8 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path,
 	}
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		close(fd);
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "%s: not a cgroup v2 "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "%s: not a cgroup v2 "
 				  "directory (BPF programs attach to cgroup "
 				  "v2 only)", path);
 	}
@@ -318,7 +327,8 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path,
 	/* The link holds the cgroup; our descriptor is not needed. */
 	close(fd);
 	if (!link)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "%s: attaching: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "%s: attaching: %s (%s)",
 				  path, strerror(-rc), bpfstamp_why());
 	/* The cgroup's id is its directory's inode number (kernfs). */
 	id = (uint64_t)st.st_ino;
@@ -351,13 +361,15 @@ int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
 					NULL);
 	if (!link) {
 		rc = -errno;
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "TCP iterator: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "TCP iterator: %s (%s)",
 				  strerror(-rc), bpfstamp_why());
 	}
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
 		rc = -errno;
-		errbuf_set(err, BPFSTAMP_ERRBUF, rc, "TCP iterator: %s", strerror(-rc));
+		errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+			   "TCP iterator: %s", strerror(-rc));
 		goto out;
 	}
 	for (;;) {

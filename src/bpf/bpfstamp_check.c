@@ -126,26 +126,31 @@ int bpfstamp_check(char err[BPFSTAMP_ERRBUF])
 #endif
 	rc = bpfstamp_btf_has(BPFSTAMP_BTF, BPFSTAMP_KFUNC);
 	if (rc == -ENOENT)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "kernel %s has no BTF "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s has no BTF "
 				  "(%s; CONFIG_DEBUG_INFO_BTF)" BPFSTAMP_FALLBACK,
 				  un.release, BPFSTAMP_BTF);
 	if (rc < 0)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "reading %s: %s"
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "reading %s: %s"
 				  BPFSTAMP_FALLBACK, BPFSTAMP_BTF, strerror(-rc));
 	if (rc == 0)
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "kernel %s lacks BPF TX "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s lacks BPF TX "
 				  "timestamping (the %s kfunc, Linux 6.15 or "
 				  "later)" BPFSTAMP_FALLBACK, un.release,
 				  BPFSTAMP_KFUNC);
 	if (!bpfstamp_cgroup2())
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "kernel %s has no cgroup "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s has no cgroup "
 				  "v2 (BPF programs attach to cgroup v2 only)"
 				  BPFSTAMP_FALLBACK, un.release);
 	caps = bpfstamp_caps();
 	if (!(caps & (1ull << CAP_SYS_ADMIN_)) &&
 	    (!(caps & (1ull << CAP_BPF_)) || !(caps & (1ull << CAP_PERFMON_)) ||
 	     !(caps & (1ull << CAP_NET_ADMIN_))))
-		return errbuf_set(err, BPFSTAMP_ERRBUF, -EPERM, "this process lacks "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -EPERM,
+				  "this process lacks "
 				  "CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (or "
 				  "CAP_SYS_ADMIN): run it as root or grant them");
 	return 0;

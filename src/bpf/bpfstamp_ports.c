@@ -24,7 +24,8 @@ static long bpfstamp_port(const char *s, const char **end)
 static int bpfstamp_ports_bad(const char *list, const char *at,
 			      char err[BPFSTAMP_ERRBUF])
 {
-	return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL, "'%s': byte %zu: expected a "
+	return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
+			  "'%s': byte %zu: expected a "
 			  "port (1 to 65535) or a range (9100-9199), "
 			  "separated by commas", list, (size_t)(at - list) + 1);
 }

@@ -144,7 +144,8 @@ static int capset_add_dir(struct capset *s, const char *dir,
 	}
 	free(names);
 	if (!rc && !added)
-		rc = errbuf_set(err, CAP_ERRBUF, -ENOENT, "%s: no .pcapng, .pcap "
+		rc = errbuf_set(err, CAP_ERRBUF, -ENOENT,
+				"%s: no .pcapng, .pcap "
 				"or .part file", dir);
 	return rc;
 }
