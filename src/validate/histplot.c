@@ -138,7 +138,7 @@ int histplot_draw(const char *dir, const char *name, const char *title,
 		  size_t ns, char err[HISTPLOT_ERRBUF])
 {
 	char tdir[PATH_MAX], tpath[PATH_MAX + 32], path[PATH_MAX + 64];
-	char script[PATH_MAX], msg[1024];
+	char script[PATH_MAX], msg[GNUPLOT_MSGBUF];
 	int64_t lo, hi, width;
 	int nbins, rc;
 	size_t with = 0;
@@ -175,7 +175,7 @@ int histplot_draw(const char *dir, const char *name, const char *title,
 	if (rc)
 		return fail(err, rc, "writing", path);
 	snprintf(script, sizeof(script), "%s.gp", name);
-	rc = gnuplot_run(dir, script, msg, sizeof(msg));
+	rc = gnuplot_run(dir, script, msg);
 	if (rc == -ENOENT)
 		errbuf_set(err, HISTPLOT_ERRBUF, rc,
 			   "gnuplot not found in PATH (Debian: apt-get "
