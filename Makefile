@@ -76,15 +76,17 @@ PINGPONG_SRCS := $(wildcard probes/pingpong/*.c)
 SHIMRUN_SRCS := $(wildcard src/shimrun/*.c)
 SHIM_SRCS := $(wildcard src/shim/*.c)
 SHIM_LIB_SRCS := src/live/txsock.c src/files/frame.c src/base/log.c src/base/hmap.c \
-	src/base/xalloc.c
+	src/base/xalloc.c src/base/errbuf.c
 SHIM_LIB := bin/libtapless-stamp.so
 # tapless-hwsim: the wrapper, and the preload library that simulates a
 # host's NIC clocks and stamps (src/hwsimlib), built like the shim's from
 # position-independent objects: its own sources and the simulated host's
-# state (src/hwsim), nothing else of libtapless.a.
+# state (src/hwsim) and the errbuf_set() its messages go through, nothing
+# else of libtapless.a.
 HWSIMRUN_SRCS := $(wildcard src/hwsimrun/*.c)
 HWSIM_LIB_SRCS := $(wildcard src/hwsimlib/*.c) \
-	$(filter-out src/hwsim/hwsim_truth.c,$(wildcard src/hwsim/*.c))
+	$(filter-out src/hwsim/hwsim_truth.c,$(wildcard src/hwsim/*.c)) \
+	src/base/errbuf.c
 HWSIM_LIB := bin/libtapless-hwsim.so
 
 # capd --stamp-cgroup: the BPF program src/bpf/stamp.bpf.c, compiled by

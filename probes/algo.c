@@ -199,15 +199,13 @@ static int algo_connect(struct algo *a, const struct opts *o,
 	struct probe_conn *conn[2] = { &a->md, &a->ord };
 	static const char *const names[2] = { "md", "orders" };
 	int64_t end;
-	char err[256];
+	char err[PROBE_ERRBUF];
 
 	for (int i = 0; i < 2; i++) {
 		int fd = probe_connect(opts_str(o, i ? "ord" : "md"),
-				       (int)(opts_ns(o, "connect_timeout") / 1000000),
-				       err, sizeof(err));
+				       (int)(opts_ns(o, "connect_timeout") / 1000000), err);
 
-		if (fd < 0 || probe_conn_open(conn[i], names[i], fd, x, &fc, err,
-					      sizeof(err))) {
+		if (fd < 0 || probe_conn_open(conn[i], names[i], fd, x, &fc, err)) {
 			log_err("%s", err);
 			return -EIO;
 		}
@@ -288,7 +286,7 @@ int main(int argc, char **argv)
 	struct algo *a = xcalloc(1, sizeof(*a));
 	struct probe_ctx x = { 0 };
 	int rc = 1, first;
-	char err[256];
+	char err[PROBE_ERRBUF];
 
 	a->md.fd = a->ord.fd = -1;
 	o = prog_start(&algo_prog, argc, argv, &first);
@@ -297,7 +295,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	a->qty = opts_int(o, "qty");
-	if (probe_start(&x, o, prog_version(), err, sizeof(err))) {
+	if (probe_start(&x, o, prog_version(), err)) {
 		fprintf(stderr, "tapless-algo: %s\n", err);
 		rc = 2;
 		goto out;

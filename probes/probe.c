@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/addrport.h"
+#include "base/errbuf.h"
 #include "fix/fixsess.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -32,13 +33,16 @@
 
 const char *const probe_modes[] = { "auto", "hw", "sw", NULL };
 
-int probe_listen(const char *spec, char *err, size_t errlen)
+/* addrport_parse() writes into the caller's buffer. */
+_Static_assert(PROBE_ERRBUF >= ADDRPORT_ERRBUF, "PROBE_ERRBUF too small");
+
+int probe_listen(const char *spec, char err[PROBE_ERRBUF])
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1, rc;
 
-	if (addrport_parse(spec, NULL, &ss, &len, err, errlen))
+	if (addrport_parse(spec, NULL, &ss, &len, err))
 		return -EINVAL;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -54,20 +58,21 @@ int probe_listen(const char *spec, char *err, size_t errlen)
 	return fd;
 fail:
 	rc = -errno;
-	snprintf(err, errlen, "listen on %s: %s", spec, strerror(errno));
+	errbuf_set(err, PROBE_ERRBUF, rc,
+		   "listen on %s: %s", spec, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
 
-int probe_connect(const char *spec, int wait_ms, char *err, size_t errlen)
+int probe_connect(const char *spec, int wait_ms, char err[PROBE_ERRBUF])
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	struct timespec t0, t;
 	int fd, rc;
 
-	if (addrport_parse(spec, NULL, &ss, &len, err, errlen))
+	if (addrport_parse(spec, NULL, &ss, &len, err))
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -87,7 +92,8 @@ int probe_connect(const char *spec, int wait_ms, char *err, size_t errlen)
 		usleep(50000);
 	}
 	rc = -errno;
-	snprintf(err, errlen, "connect to %s: %s", spec, strerror(errno));
+	errbuf_set(err, PROBE_ERRBUF, rc,
+		   "connect to %s: %s", spec, strerror(errno));
 	return rc;
 }
 
@@ -144,7 +150,7 @@ static int io_wait_send(void *ctx, int timeout_ms)
 
 int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		    const struct probe_ctx *x, const struct fixsess_config *fc,
-		    char *err, size_t errlen)
+		    char err[PROBE_ERRBUF])
 {
 	struct fixsess_io io = { io_send, io_recv, io_wait_send, c };
 	struct sockcap_config scc = { .w = x->w, .txsock = x->txc };
@@ -169,8 +175,8 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	if (rc) {
 		char why[200];
 
-		snprintf(err, errlen, "%s: stamps: %s", name,
-			 hwtstamp_why(x->ifname, rc, why, sizeof(why)));
+		errbuf_set(err, PROBE_ERRBUF, rc, "%s: stamps: %s", name,
+			   hwtstamp_why(x->ifname, rc, why, sizeof(why)));
 		goto fail;
 	}
 	{
@@ -190,7 +196,8 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		if (!rc)
 			rc = pcapng_add_iface(x->w, &ifc, &scc.id_rx);
 		if (rc) {
-			snprintf(err, errlen, "%s: capture file: %s", name, strerror(-rc));
+			errbuf_set(err, PROBE_ERRBUF, rc,
+				   "%s: capture file: %s", name, strerror(-rc));
 			goto fail;
 		}
 	}
@@ -200,7 +207,8 @@ int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 	if (!rc)
 		rc = fixsess_create(&c->fs, fc, &io);
 	if (rc) {
-		snprintf(err, errlen, "%s: %s", name, strerror(-rc));
+		errbuf_set(err, PROBE_ERRBUF, rc,
+			   "%s: %s", name, strerror(-rc));
 		goto fail;
 	}
 	return 0;
@@ -343,7 +351,7 @@ uint64_t probe_conn_print(struct printer *p, const struct probe_conn *c)
 }
 
 int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
-		char *err, size_t errlen)
+		char err[PROBE_ERRBUF])
 {
 	int rc;
 
@@ -351,8 +359,9 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 	x->mode = opts_enum(o, "mode");
 	x->ifname = opts_str(o, "interface");
 	if (opts_int(o, "cpu") >= 0 && (rc = probe_pin((int)opts_int(o, "cpu")))) {
-		snprintf(err, errlen, "--cpu %lld: %s", opts_int(o, "cpu"),
-			 strerror(-rc));
+		errbuf_set(err, PROBE_ERRBUF, rc,
+			   "--cpu %lld: %s", opts_int(o, "cpu"),
+			   strerror(-rc));
 		return rc;
 	}
 	if (opts_str(o, "write")) {
@@ -364,16 +373,17 @@ int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
 		host[sizeof(host) - 1] = 0;
 		rc = pcapng_open(&x->w, opts_str(o, "write"), &sec);
 		if (rc) {
-			snprintf(err, errlen, "%s: %s", opts_str(o, "write"),
-				 strerror(-rc));
+			errbuf_set(err, PROBE_ERRBUF, rc,
+				   "%s: %s", opts_str(o, "write"),
+				   strerror(-rc));
 			return rc;
 		}
 	}
 	if (opts_str(o, "tx_socket")) {
 		rc = txsock_connect(&x->txc, opts_str(o, "tx_socket"));
 		if (rc) {
-			snprintf(err, errlen, "--tx-socket %s: %s",
-				 opts_str(o, "tx_socket"), strerror(-rc));
+			errbuf_set(err, PROBE_ERRBUF, rc, "--tx-socket %s: %s",
+				   opts_str(o, "tx_socket"), strerror(-rc));
 			probe_finish(x);
 			return rc;
 		}

@@ -25,6 +25,9 @@ struct sockcap;
 struct ts_sock;
 struct txsock_client;
 
+/* A probe_*() message: an address, a path or an option and why. */
+#define PROBE_ERRBUF 256
+
 /* Option rows every FIX probe has, for its opt_def table (opts.h), after
  * its own: the sessions' addresses, recording, stamping and output, and
  * the standard ones (PROG_OPT_*: include base/prog.h). */
@@ -61,17 +64,17 @@ struct probe_conn {
 
 /* A listening TCP socket at spec with software RX stamping switched on
  * (ts_listen_enable). Returns the fd or -errno; err says what failed. */
-int probe_listen(const char *spec, char *err, size_t errlen);
+int probe_listen(const char *spec, char err[PROBE_ERRBUF]);
 
 /* Connect to spec, retrying for up to wait_ms while nobody listens yet (the
  * venue may start after the algo). Returns the fd or -errno. */
-int probe_connect(const char *spec, int wait_ms, char *err, size_t errlen);
+int probe_connect(const char *spec, int wait_ms, char err[PROBE_ERRBUF]);
 
 /* Stamp, record and run a FIX session on the connected fd (taken over: it
  * is closed by probe_conn_close). Returns 0 or -errno with err set. */
 int probe_conn_open(struct probe_conn *c, const char *name, int fd,
 		    const struct probe_ctx *x, const struct fixsess_config *fc,
-		    char *err, size_t errlen);
+		    char err[PROBE_ERRBUF]);
 void probe_conn_close(struct probe_conn *c);
 
 /* fixsess_read() on c, logging why the session ended when it did (a
@@ -111,7 +114,7 @@ uint64_t probe_tx_print(struct printer *p, struct probe_ctx *x);
  * the --write file (appl in its section header) and the --tx-socket
  * client. Returns 0 or -errno with err set. */
 int probe_start(struct probe_ctx *x, const struct opts *o, const char *appl,
-		char *err, size_t errlen);
+		char err[PROBE_ERRBUF]);
 
 /* Close the file under its final name and hand capd what is queued.
  * Returns 0 or -errno (the file could not be completed). */

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/errbuf.h"
 #include "base/hist.h"
 #include "base/hmap.h"
 #include "base/log.h"
@@ -63,6 +64,7 @@
 
 #define SWEMU_VERSION prog_version()	/* "tapless-swemu VERSION" */
 #define SWEMU_MAX_PORTS 16
+#define SWEMU_ERRBUF 512	/* a start-up message: a port, a call, why */
 #define SWEMU_BATCH 64		/* frames read from one port per round */
 #define SWEMU_MAC_MAX 4096	/* learned addresses, at most */
 #define SWEMU_RCVBUF (8 << 20)	/* receive buffer or ring per port, bytes */
@@ -200,25 +202,24 @@ static void swemu_signal(int sig)
 /* A port's packet socket, stamped, not yet bound: nothing is queued on it
  * until swemu_port_start(), which needs every port's MTU first. */
 static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout,
-			   uint32_t window, char *err, size_t len)
+			   uint32_t window, char err[SWEMU_ERRBUF])
 {
 	struct ts_config cfg;
 	struct ifreq ifr;
 	int one = 1, rc;
 
 	p->ifindex = (int)if_nametoindex(p->name);
-	if (!p->ifindex) {
-		snprintf(err, len, "--port %s: no such interface", p->name);
-		return -ENODEV;
-	}
+	if (!p->ifindex)
+		return errbuf_set(err, SWEMU_ERRBUF, -ENODEV,
+				  "--port %s: no such interface", p->name);
 	/* Protocol 0: no frame is queued until bind() names the interface. */
 	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (p->fd < 0) {
 		rc = -errno;
-		snprintf(err, len, "%s: packet socket: %s%s", p->name, strerror(errno),
-			 errno == EPERM ? " (tapless-swemu needs CAP_NET_RAW: run it "
-			 "as root or give it the capability)" : "");
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: packet socket: %s%s", p->name, strerror(errno),
+				  errno == EPERM ? " (tapless-swemu needs CAP_NET_RAW: run it "
+				  "as root or give it the capability)" : "");
 	}
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->name);
@@ -236,12 +237,12 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 	if (rc) {
 		char why[200];
 
-		snprintf(err, len, "%s: stamping: %s%s", p->name,
-			 hwtstamp_why(p->name, rc, why, sizeof(why)),
-			 rc == -ENODEV ? " (no PHC or no hardware stamping: try "
-			 "--stamps sw)" : rc == -EPROTONOSUPPORT ? " (this kernel "
-			 "does not stamp packet sockets)" : "");
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: stamping: %s%s", p->name,
+				  hwtstamp_why(p->name, rc, why, sizeof(why)),
+				  rc == -ENODEV ? " (no PHC or no hardware stamping: try "
+				  "--stamps sw)" : rc == -EPROTONOSUPPORT ? " (this kernel "
+				  "does not stamp packet sockets)" : "");
 	}
 	ts_sock_info(p->ts, &p->info);
 	{
@@ -255,9 +256,9 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 	/* Our own sends are not traffic to switch (Linux 4.20+). */
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one))) {
 		rc = -errno;
-		snprintf(err, len, "%s: PACKET_IGNORE_OUTGOING: %s", p->name,
-			 strerror(errno));
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: PACKET_IGNORE_OUTGOING: %s", p->name,
+				  strerror(errno));
 	}
 	return 0;
 }
@@ -265,7 +266,7 @@ static int swemu_port_open(struct swemu_port *p, int mode, int64_t stamp_timeout
 /* Receive on the port: the ring or the socket's buffer, sized for frames of
  * slot bytes, then bind, then promiscuous mode. */
 static int swemu_port_start(struct swemu_port *p, enum swemu_io io, size_t slot,
-			    char *err, size_t len)
+			    char err[SWEMU_ERRBUF])
 {
 	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
@@ -283,15 +284,14 @@ static int swemu_port_start(struct swemu_port *p, enum swemu_io io, size_t slot,
 		rc = pktring_create(&p->ring, p->fd, slot,
 				    (unsigned)(SWEMU_RCVBUF / (slot + 128)), true,
 				    p->info.source == TS_SOURCE_HW);
-		if (rc) {
-			snprintf(err, len, "%s: receive ring: %s", p->name,
-				 strerror(-rc));
-			return rc;
-		}
+		if (rc)
+			return errbuf_set(err, SWEMU_ERRBUF, rc,
+					  "%s: receive ring: %s", p->name,
+					  strerror(-rc));
 	} else if (setsockopt(p->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
 		rc = -errno;
-		snprintf(err, len, "%s: PACKET_VNET_HDR: %s", p->name, strerror(errno));
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: PACKET_VNET_HDR: %s", p->name, strerror(errno));
 	}
 	/* A burst must wait in the socket, not be dropped, while we sleep;
 	 * with the ring, the buffer still holds the TX stamps (the error
@@ -301,22 +301,21 @@ static int swemu_port_start(struct swemu_port *p, enum swemu_io io, size_t slot,
 	sll.sll_ifindex = p->ifindex;
 	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll))) {
 		rc = -errno;
-		snprintf(err, len, "%s: bind: %s", p->name, strerror(errno));
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: bind: %s", p->name, strerror(errno));
 	}
 	mr.mr_ifindex = p->ifindex;
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
 		rc = -errno;
-		snprintf(err, len, "%s: promiscuous mode: %s", p->name, strerror(errno));
-		return rc;
+		return errbuf_set(err, SWEMU_ERRBUF, rc,
+				  "%s: promiscuous mode: %s", p->name, strerror(errno));
 	}
 	if (p->info.source == TS_SOURCE_HW) {
 		rc = phc_open(&p->phc, p->info.phc);
-		if (rc) {
-			snprintf(err, len, "%s: /dev/ptp%d: %s", p->name, p->info.phc,
-				 strerror(-rc));
-			return rc;
-		}
+		if (rc)
+			return errbuf_set(err, SWEMU_ERRBUF, rc,
+					  "%s: /dev/ptp%d: %s", p->name, p->info.phc,
+					  strerror(-rc));
 	}
 	return 0;
 }
@@ -990,7 +989,7 @@ static void swemu_summary(struct swemu *d, const struct opts *o, const char *pre
 
 /* The model: the preset, then every option given explicitly over it. */
 static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
-			      const char **preset, char *err, size_t len)
+			      const char **preset, char err[SWEMU_ERRBUF])
 {
 	uint64_t seed = (uint64_t)opts_int(o, "seed");
 	double bps;
@@ -1000,13 +999,14 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 		const struct swmodel_preset *p = swmodel_preset_find(*preset);
 
 		if (!p) {
-			int k = snprintf(err, len, "--preset: no model '%s'; the "
-					 "presets are", *preset);
+			int k = snprintf(err, SWEMU_ERRBUF, "--preset: no model "
+					 "'%s'; the presets are", *preset);
 
+			/* The list appended, cut where the buffer ends. */
 			for (int i = 0; i < SWMODEL_PRESET_COUNT && k > 0 &&
-			     (size_t)k < len; i++)
-				k += snprintf(err + k, len - (size_t)k, " %s",
-					      swmodel_presets[i].name);
+			     k < SWEMU_ERRBUF; i++)
+				k += snprintf(err + k, SWEMU_ERRBUF - (size_t)k,
+					      " %s", swmodel_presets[i].name);
 			return -EINVAL;
 		}
 		swmodel_config_preset(mc, p, seed);
@@ -1022,11 +1022,10 @@ static int swemu_model_config(const struct opts *o, struct swmodel_config *mc,
 	if (!*preset || opts_given(o, "jitter"))
 		mc->jitter_ns = (double)opts_ns(o, "jitter");
 	mc->dist = (enum swmodel_dist)opts_enum(o, "jitter_dist");
-	if (topo_parse_speed(opts_str(o, "speed"), &bps)) {
-		snprintf(err, len, "--speed: '%s' is not a speed like 100M, 1G, "
-			 "10G, 25G, 40G or 100G", opts_str(o, "speed"));
-		return -EINVAL;
-	}
+	if (topo_parse_speed(opts_str(o, "speed"), &bps))
+		return errbuf_set(err, SWEMU_ERRBUF, -EINVAL,
+				  "--speed: '%s' is not a speed like 100M, 1G, "
+				  "10G, 25G, 40G or 100G", opts_str(o, "speed"));
 	mc->speed_bps = bps;
 	return 0;
 }
@@ -1045,10 +1044,10 @@ struct swemu_setup {
  * status. */
 static int swemu_show_model(const struct opts *o, struct swemu_setup *su)
 {
-	char err[512];
+	char err[SWEMU_ERRBUF];
 
 	/* For scripts (tapless lab's lab.conf): no port needed. */
-	if (swemu_model_config(o, &su->mc, &su->preset, err, sizeof(err))) {
+	if (swemu_model_config(o, &su->mc, &su->preset, err)) {
 		fprintf(stderr, "tapless-swemu: %s\n", err);
 		return 1;
 	}
@@ -1067,7 +1066,7 @@ static int swemu_show_model(const struct opts *o, struct swemu_setup *su)
 static int swemu_configure(struct swemu *d, const struct opts *o,
 			   struct swemu_setup *su)
 {
-	char err[512];
+	char err[SWEMU_ERRBUF];
 
 	su->nport = opts_list(o, "port", &su->names);
 	if (su->nport < 2 || su->nport > SWEMU_MAX_PORTS) {
@@ -1088,7 +1087,7 @@ static int swemu_configure(struct swemu *d, const struct opts *o,
 				return 1;
 			}
 	}
-	if (swemu_model_config(o, &su->mc, &su->preset, err, sizeof(err))) {
+	if (swemu_model_config(o, &su->mc, &su->preset, err)) {
 		fprintf(stderr, "tapless-swemu: %s\n", err);
 		return 1;
 	}
@@ -1134,7 +1133,7 @@ static int swemu_open_ports(struct swemu *d, const struct opts *o,
 			    const struct swemu_setup *su)
 {
 	static const int modes[] = { TS_MODE_AUTO, TS_MODE_HW, TS_MODE_SW };
-	char err[512];
+	char err[SWEMU_ERRBUF];
 	unsigned maxmtu = 0;
 	int err_no;
 
@@ -1145,7 +1144,7 @@ static int swemu_open_ports(struct swemu *d, const struct opts *o,
 		d->n++;
 		err_no = swemu_port_open(p, modes[opts_enum(o, "stamps")],
 					 opts_ns(o, "stamp_timeout_ms"),
-					 d->cap, err, sizeof(err));
+					 d->cap, err);
 		if (err_no) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
 			return err_no == -ENODEV ? 1 : 2;
@@ -1160,8 +1159,7 @@ static int swemu_open_ports(struct swemu *d, const struct opts *o,
 	d->slot_bytes = ((size_t)maxmtu + ETH_HLEN + 4 + 63) & ~(size_t)63;
 	d->rxbuf = xmalloc(SWEMU_VNET + d->slot_bytes);
 	for (unsigned i = 0; i < d->n; i++) {
-		if (swemu_port_start(&d->port[i], d->io, d->slot_bytes, err,
-				     sizeof(err))) {
+		if (swemu_port_start(&d->port[i], d->io, d->slot_bytes, err)) {
 			fprintf(stderr, "tapless-swemu: %s\n", err);
 			return 2;
 		}

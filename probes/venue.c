@@ -388,7 +388,7 @@ static int venue_pend_read(struct venue *v, struct venue_pending *q,
 	size_t skip, len;
 	ssize_t n;
 	int k, one = 1;
-	char err[256];
+	char err[PROBE_ERRBUF];
 
 	n = recv(q->fd, v->peek, v->peek_cap, MSG_PEEK | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -433,8 +433,7 @@ static int venue_pend_read(struct venue *v, struct venue_pending *q,
 		return 0;
 	}
 	setsockopt(q->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
-	k = probe_conn_open(c, venue_port_names[q->port], q->fd, x, fc, err,
-			    sizeof(err));
+	k = probe_conn_open(c, venue_port_names[q->port], q->fd, x, fc, err);
 	q->fd = -1;	/* the session's now, or closed by probe_conn_open */
 	if (k) {
 		log_err("%s", err);
@@ -712,7 +711,7 @@ int main(int argc, char **argv)
 	struct venue *v = xcalloc(1, sizeof(*v));
 	struct probe_ctx x = { 0 };
 	int lfd[2] = { -1, -1 }, rc = 1, first;
-	char err[256];
+	char err[PROBE_ERRBUF];
 
 	v->md.fd = v->ord.fd = -1;
 	for (int i = 0; i < VENUE_MAX_PENDING; i++)
@@ -728,7 +727,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
-		lfd[i] = probe_listen(opts_str(o, i ? "ord" : "md"), err, sizeof(err));
+		lfd[i] = probe_listen(opts_str(o, i ? "ord" : "md"), err);
 		if (lfd[i] < 0) {
 			fprintf(stderr, "tapless-venue: %s\n", err);
 			rc = lfd[i] == -EINVAL ? 1 : 2;
@@ -737,7 +736,7 @@ int main(int argc, char **argv)
 		/* Connections are taken until none is left (venue_take). */
 		fcntl(lfd[i], F_SETFL, fcntl(lfd[i], F_GETFL) | O_NONBLOCK);
 	}
-	if (probe_start(&x, o, prog_version(), err, sizeof(err))) {
+	if (probe_start(&x, o, prog_version(), err)) {
 		fprintf(stderr, "tapless-venue: %s\n", err);
 		rc = 2;
 		goto out;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
 #define BOUND_MAX_CLOCKS 16
@@ -48,7 +49,7 @@ struct bound {
 	int utc_offset;
 	unsigned samples, events, bad, holdover;
 	bool torn;
-	char err[JOURNAL_ERRBUF];
+	char err[BOUND_ERRBUF];	/* bound_error(): the first bad line */
 	char host[64];
 	char *path;
 	struct journal_reader *r;	/* the file read, kept open: one removed
@@ -175,8 +176,8 @@ static void bound_read(struct bound *b)
 		if (ret < 0) {
 			b->bad++;
 			if (!b->err[0])
-				snprintf(b->err, sizeof(b->err), "%s",
-					 journal_error(b->r));
+				errbuf_set(b->err, BOUND_ERRBUF, ret, "%s",
+					   journal_error(b->r));
 			continue;
 		}
 		if (rec.type == JOURNAL_EVENT)
@@ -213,18 +214,17 @@ static void bound_read(struct bound *b)
 }
 
 /* Open b->path from its beginning, and note which file it is. */
-static int bound_reopen(struct bound *b, char errbuf[JOURNAL_ERRBUF])
+static int bound_reopen(struct bound *b, char err[BOUND_ERRBUF])
 {
 	struct stat st;
 	int ret;
 
-	ret = journal_open(&b->r, b->path, errbuf);
+	ret = journal_open(&b->r, b->path, err);
 	if (ret)
 		return ret;
 	if (fstat(journal_fd(b->r), &st) < 0) {
-		ret = -errno;
-		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", b->path,
-			 strerror(-ret));
+		ret = errbuf_set(err, BOUND_ERRBUF, -errno, "%s: %s", b->path,
+				 strerror(errno));
 		journal_close(b->r);
 		b->r = NULL;
 		return ret;
@@ -235,7 +235,7 @@ static int bound_reopen(struct bound *b, char errbuf[JOURNAL_ERRBUF])
 }
 
 int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
-	       char errbuf[JOURNAL_ERRBUF])
+	       char err[BOUND_ERRBUF])
 {
 	struct bound *b;
 	int ret;
@@ -244,7 +244,7 @@ int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
 	b = xcalloc(1, sizeof(*b));
 	b->max_age = max_age_ns;
 	b->path = xstrdup(path);
-	ret = bound_reopen(b, errbuf);
+	ret = bound_reopen(b, err);
 	if (ret) {
 		bound_destroy(b);
 		return ret;
@@ -254,7 +254,7 @@ int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
 	return 0;
 }
 
-int bound_refresh(struct bound *b, char errbuf[JOURNAL_ERRBUF])
+int bound_refresh(struct bound *b, char err[BOUND_ERRBUF])
 {
 	unsigned before = b->samples;
 	struct stat st, cur;
@@ -281,13 +281,11 @@ int bound_refresh(struct bound *b, char errbuf[JOURNAL_ERRBUF])
 			}
 		}
 	}
-	if (ret) {
-		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", b->path,
-			 strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errbuf_set(err, BOUND_ERRBUF, ret, "%s: %s", b->path,
+				  strerror(-ret));
 	if (!b->r) {
-		ret = bound_reopen(b, errbuf);
+		ret = bound_reopen(b, err);
 		if (ret)
 			return ret;
 		bound_read(b);

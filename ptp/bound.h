@@ -38,13 +38,16 @@ enum bound_state {
  * writer, edited by hand): tapless-syncd's largest default. */
 #define BOUND_DEFAULT_DRIFT_PPB 100000
 
+/* A bound_*() message: journal_open()'s, or the path and why. */
+#define BOUND_ERRBUF JOURNAL_ERRBUF
+
 /* Read path to its end. Bad lines are skipped and counted
  * (bound_bad_lines(); the first one's message in bound_error()); a last
  * line without its newline is not read (bound_torn()). The file stays
- * open for bound_refresh(). Returns 0, or -errno with errbuf naming the
+ * open for bound_refresh(). Returns 0, or -errno with err naming the
  * path when it cannot be read. */
 int bound_open(struct bound **out, const char *path, int64_t max_age_ns,
-	       char errbuf[JOURNAL_ERRBUF]);
+	       char err[BOUND_ERRBUF]);
 void bound_destroy(struct bound *b);
 
 /* Read what was appended to the journal since the last read, from where
@@ -58,11 +61,11 @@ void bound_destroy(struct bound *b);
  * held instead. Samples already read are kept, and samples older
  * than the newest of their clock are sorted in: they judge the moments
  * from their time on, as bound_open() of the whole file would have them.
- * Returns the number of samples read (>= 0), or -errno with errbuf naming
+ * Returns the number of samples read (>= 0), or -errno with err naming
  * the path when it cannot be opened now (-ENOENT between a removal and
  * the next file: a later refresh picks that one up), the samples read
  * from the file held being kept all the same. */
-int bound_refresh(struct bound *b, char errbuf[JOURNAL_ERRBUF]);
+int bound_refresh(struct bound *b, char err[BOUND_ERRBUF]);
 
 /* Free the samples that no lookup at or after before_ns needs: of each
  * clock's samples at or before it, only the last is kept. Lookups before

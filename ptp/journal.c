@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/errbuf.h"
 #include "base/print.h"
 #include "base/xalloc.h"
 
@@ -382,19 +383,16 @@ int journal_parse_line(const char *line, struct journal_record *rec,
 }
 
 int journal_open(struct journal_reader **out, const char *path,
-		 char errbuf[JOURNAL_ERRBUF])
+		 char err[JOURNAL_ERRBUF])
 {
 	struct journal_reader *r;
 	FILE *f;
 
 	*out = NULL;
 	f = fopen(path, "re");
-	if (!f) {
-		int e = errno;
-
-		snprintf(errbuf, JOURNAL_ERRBUF, "%s: %s", path, strerror(e));
-		return -e;
-	}
+	if (!f)
+		return errbuf_set(err, JOURNAL_ERRBUF, -errno, "%s: %s", path,
+				  strerror(errno));
 	r = xcalloc(1, sizeof(*r));
 	r->f = f;
 	r->path = xstrdup(path);
@@ -448,10 +446,10 @@ int journal_next(struct journal_reader *r, struct journal_record *rec)
 		r->off += (uint64_t)n + 1;
 		if (n > JOURNAL_LINE_MAX || nul) {
 			r->bad++;
-			snprintf(r->err, sizeof(r->err), "%s:%u: %s", r->path,
-				 r->line, nul ? "NUL byte in line" :
-				 "line too long");
-			return -EBADMSG;
+			return errbuf_set(r->err, JOURNAL_ERRBUF, -EBADMSG,
+					  "%s:%u: %s", r->path, r->line,
+					  nul ? "NUL byte in line" :
+					  "line too long");
 		}
 		if (r->line == 1 && !strncmp(r->buf, "# tapless-journal ", 18)) {
 			const char *h = strstr(r->buf, " host ");
@@ -465,9 +463,8 @@ int journal_next(struct journal_reader *r, struct journal_record *rec)
 			continue;
 		if (ret < 0) {
 			r->bad++;
-			snprintf(r->err, sizeof(r->err), "%s:%u: %s", r->path,
-				 r->line, why);
-			return ret;
+			return errbuf_set(r->err, JOURNAL_ERRBUF, ret,
+					  "%s:%u: %s", r->path, r->line, why);
 		}
 		return 1;
 	}

@@ -122,9 +122,9 @@ int journal_writer_rotate(struct journal_writer *w, int64_t ts_ns,
 int journal_format_sample(char *buf, unsigned len,
 			  const struct journal_sample *s);
 
-/* Read a journal. Returns 0, or -errno with errbuf naming the path. */
+/* Read a journal. Returns 0, or -errno with err naming the path. */
 int journal_open(struct journal_reader **out, const char *path,
-		 char errbuf[JOURNAL_ERRBUF]);
+		 char err[JOURNAL_ERRBUF]);
 /* The next record: 1 with *rec filled, 0 at the end (a torn last line is
  * not a record), or -EBADMSG for a line that is not one: journal_error()
  * says "PATH:LINE: why", and the next call reads the line after. */

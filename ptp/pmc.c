@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/errbuf.h"
 #include "ptp/mgmt.h"
 #include "base/xalloc.h"
 
@@ -25,7 +26,7 @@ struct pmc {
 	struct sockaddr_un server;
 	struct sockaddr_un client;
 	struct mgmt_hdr hdr;	/* seq is the next one to use */
-	char err[96];
+	char err[PMC_ERRBUF];	/* pmc_error() */
 	uint8_t buf[PMC_MAX_DGRAM + 1];
 };
 
@@ -193,16 +194,14 @@ int pmc_recv(struct pmc *p, struct mgmt_msg *msg)
 			break;
 	}
 	if (n > PMC_MAX_DGRAM) {
-		snprintf(p->err, sizeof(p->err),
-			 "byte %d: datagram of %zd bytes, over %d",
-			 PMC_MAX_DGRAM, n, PMC_MAX_DGRAM);
-		return -EBADMSG;
+		return errbuf_set(p->err, PMC_ERRBUF, -EBADMSG,
+				  "byte %d: datagram of %zd bytes, over %d",
+				  PMC_MAX_DGRAM, n, PMC_MAX_DGRAM);
 	}
 	ret = mgmt_decode(p->buf, (size_t)n, msg);
 	if (ret) {
-		snprintf(p->err, sizeof(p->err), "byte %zu: %s",
-			 msg->err_offset, msg->why);
-		return ret;
+		return errbuf_set(p->err, PMC_ERRBUF, ret, "byte %zu: %s",
+				  msg->err_offset, msg->why);
 	}
 	return 1;
 }

@@ -86,7 +86,9 @@ int pmc_subscribe(struct pmc *p, uint16_t duration_s, uint64_t events);
  * another -errno from recvfrom(). */
 int pmc_recv(struct pmc *p, struct mgmt_msg *msg);
 
-/* The last -EBADMSG's "byte N: why". */
+/* The last -EBADMSG's "byte N: why", kept in a buffer of PMC_ERRBUF
+ * bytes. */
+#define PMC_ERRBUF 96
 const char *pmc_error(const struct pmc *p);
 
 /* Close the socket and remove client_path. NULL is allowed. */

@@ -102,9 +102,9 @@ int pp_decode(const uint8_t *b, size_t n, bool stream, size_t max,
 int pp_parse_addr(const char *opt, const char *spec,
 		  struct sockaddr_storage *ss, socklen_t *len)
 {
-	char err[256];
+	char err[ADDRPORT_ERRBUF];
 
-	if (!addrport_parse(spec, NULL, ss, len, err, sizeof(err)))
+	if (!addrport_parse(spec, NULL, ss, len, err))
 		return 0;
 	log_err("--%s %s", opt, err);
 	return -1;

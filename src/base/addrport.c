@@ -12,7 +12,7 @@
 #define HOST_MAX 128	/* an IPv6 address, a scope name, room to spare */
 
 /* Every error of this module is bad input. */
-#define bad(err, errlen, ...) errbuf_set(err, errlen, -EINVAL, __VA_ARGS__)
+#define bad(err, ...) errbuf_set(err, ADDRPORT_ERRBUF, -EINVAL, __VA_ARGS__)
 
 /* Decimal digits only (getaddrinfo would take " 80" and "+80", and wrap
  * 65616 to 80), 0 to 65535. */
@@ -35,7 +35,7 @@ static int parse_port(const char *s, unsigned short *port)
 
 int addrport_parse(const char *spec, const char *default_addr,
 		   struct sockaddr_storage *ss, socklen_t *len,
-		   char *err, size_t errlen)
+		   char err[ADDRPORT_ERRBUF])
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST };
 	struct addrinfo *ai;
@@ -45,49 +45,49 @@ int addrport_parse(const char *spec, const char *default_addr,
 	size_t hl;
 
 	if (!spec || !*spec)
-		return bad(err, errlen, "empty address (expected ADDR:PORT)");
+		return bad(err, "empty address (expected ADDR:PORT)");
 	if (spec[0] == '[') {
 		const char *close = strchr(spec, ']');
 
 		if (!close || close[1] != ':')
-			return bad(err, errlen, "'%s': expected [IPV6]:PORT", spec);
+			return bad(err, "'%s': expected [IPV6]:PORT", spec);
 		host = spec + 1;
 		hl = (size_t)(close - host);
 		port = close + 2;
 		if (!hl)
-			return bad(err, errlen, "'%s': no address in '[]'", spec);
+			return bad(err, "'%s': no address in '[]'", spec);
 	} else {
 		const char *colon = strrchr(spec, ':');
 
 		if (!colon && !default_addr)
-			return bad(err, errlen, "'%s': no port (expected "
+			return bad(err, "'%s': no port (expected "
 				   "ADDR:PORT)", spec);
 		host = spec;
 		hl = colon ? (size_t)(colon - spec) : 0;
 		port = colon ? colon + 1 : spec;
 	}
 	if (parse_port(port, &pn))
-		return bad(err, errlen, "'%s': port '%s' is not a number from "
+		return bad(err, "'%s': port '%s' is not a number from "
 			   "0 to 65535", spec, port);
 	if (!hl) {
 		if (!default_addr)
-			return bad(err, errlen, "'%s': no address (expected "
+			return bad(err, "'%s': no address (expected "
 				   "ADDR:PORT)", spec);
 		host = default_addr;
 		hl = strlen(default_addr);
 	}
 	if (hl >= sizeof(hbuf))
-		return bad(err, errlen, "'%s': address '%.*s' is too long",
+		return bad(err, "'%s': address '%.*s' is too long",
 			   spec, (int)hl, host);
 	memcpy(hbuf, host, hl);
 	hbuf[hl] = 0;
 	if (getaddrinfo(hbuf, NULL, &hints, &ai))
-		return bad(err, errlen, "'%s': '%s' is not a numeric IPv4 or "
+		return bad(err, "'%s': '%s' is not a numeric IPv4 or "
 			   "IPv6 address", spec, hbuf);
 	if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
 	    ai->ai_addrlen > sizeof(*ss)) {
 		freeaddrinfo(ai);
-		return bad(err, errlen, "'%s': '%s' is not an IPv4 or IPv6 "
+		return bad(err, "'%s': '%s' is not an IPv4 or IPv6 "
 			   "address", spec, hbuf);
 	}
 	memset(ss, 0, sizeof(*ss));

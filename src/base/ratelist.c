@@ -12,7 +12,7 @@
 #include "base/errbuf.h"
 
 /* Every error of this module is bad input. */
-#define bad(err, errlen, ...) errbuf_set(err, errlen, -EINVAL, __VA_ARGS__)
+#define bad(err, ...) errbuf_set(err, RATELIST_ERRBUF, -EINVAL, __VA_ARGS__)
 
 /* One item, s[0..n) with spaces trimmed: its rate, or false. */
 static bool parse_rate(const char *s, size_t n, unsigned flags, double *out)
@@ -48,7 +48,7 @@ static bool parse_rate(const char *s, size_t n, unsigned flags, double *out)
 }
 
 int ratelist_parse(struct ratelist *rl, const char *text, unsigned max,
-		   unsigned flags, char *err, size_t errlen)
+		   unsigned flags, char err[RATELIST_ERRBUF])
 {
 	const char *p = text ? text : "";
 
@@ -64,20 +64,20 @@ int ratelist_parse(struct ratelist *rl, const char *text, unsigned max,
 		while (b > a && isspace((unsigned char)p[b - 1]))
 			b--;
 		if (a == b && !rl->n && !p[k])
-			return bad(err, errlen, "no rate given");
+			return bad(err, "no rate given");
 		if (a == b)
-			return bad(err, errlen, "'%s': an empty item", text);
+			return bad(err, "'%s': an empty item", text);
 		if (rl->n == max)
-			return bad(err, errlen, "more than %u rates in '%s'",
+			return bad(err, "more than %u rates in '%s'",
 				   max, text);
 		if (!parse_rate(p + a, b - a, flags, &v))
-			return bad(err, errlen, "'%.*s' is not a rate (%s messages/s "
+			return bad(err, "'%.*s' is not a rate (%s messages/s "
 				   "up to 1e9, k or M after it: 500, 71k, 0.1M)",
 				   (int)(b - a), p + a,
 				   flags & RATELIST_WHOLE ? "whole" : "positive");
 		for (unsigned i = 0; i < rl->n; i++)
 			if (rl->rate[i] == v)
-				return bad(err, errlen, "'%.*s' twice (%g)",
+				return bad(err, "'%.*s' twice (%g)",
 					   (int)(b - a), p + a, v);
 		rl->rate[rl->n++] = v;
 		if (!p[k])
@@ -88,7 +88,7 @@ int ratelist_parse(struct ratelist *rl, const char *text, unsigned max,
 
 void ratelist_fttc(struct ratelist *rl)
 {
-	if (ratelist_parse(rl, RATELIST_FTTC, 0, RATELIST_WHOLE, NULL, 0))
+	if (ratelist_parse(rl, RATELIST_FTTC, 0, RATELIST_WHOLE, NULL))
 		abort();	/* a constant: cannot happen */
 }
 

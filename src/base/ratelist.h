@@ -17,6 +17,7 @@
 
 #define RATELIST_MAX 64		/* rates in one list, at most */
 #define RATELIST_MAX_RATE 1e9	/* messages/s, at most */
+#define RATELIST_ERRBUF 256	/* a message quoting an item or the list */
 
 /* Flags of ratelist_parse(). */
 #define RATELIST_WHOLE 1u	/* whole numbers only (1.5k yes, 2.5 no) */
@@ -27,10 +28,10 @@ struct ratelist {
 };
 
 /* Parse text into *rl. max: most rates the caller takes (0 or more than
- * RATELIST_MAX: RATELIST_MAX). Returns 0, or -EINVAL with err (errlen
- * bytes, may be NULL) quoting the item at fault; *rl is then undefined. */
+ * RATELIST_MAX: RATELIST_MAX). Returns 0, or -EINVAL with err (may be
+ * NULL) quoting the item at fault; *rl is then undefined. */
 int ratelist_parse(struct ratelist *rl, const char *text, unsigned max,
-		   unsigned flags, char *err, size_t errlen);
+		   unsigned flags, char err[RATELIST_ERRBUF]);
 
 /* *rl = RATELIST_FTTC, parsed. */
 void ratelist_fttc(struct ratelist *rl);

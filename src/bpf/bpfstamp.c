@@ -63,7 +63,9 @@ struct bpfstamp {
 	} phc[BPFSTAMP_PHC_CACHE];
 	unsigned phc_next;
 	bool port_filter;
-	char no_iter[256];	/* why the kernel refused the iterator */
+	/* Why the kernel refused the iterator; quoted by
+	 * bpfstamp_arm_existing() cut at 255 bytes, as it always was. */
+	char no_iter[BPFSTAMP_ERRBUF];
 };
 
 /* libbpf's last complaint, for the error message: the library never
@@ -195,7 +197,7 @@ static int bpfstamp_record(void *ctx, void *data, size_t len)
 
 /* Open and load the object, with or without the iterator. */
 static int bpfstamp_load(struct bpfstamp *b, size_t ring, bool iter,
-			 char *err, size_t errlen)
+			 char err[BPFSTAMP_ERRBUF])
 {
 	int rc;
 
@@ -204,26 +206,29 @@ static int bpfstamp_load(struct bpfstamp *b, size_t ring, bool iter,
 	b->skel = stamp__open();
 	if (!b->skel) {
 		rc = -errno;
-		return errbuf_set(err, errlen, rc, "opening the BPF program: %s",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "opening the BPF program: %s",
 				  strerror(-rc));
 	}
 	b->skel->rodata->port_filter = b->port_filter;
 	b->skel->rodata->wake_bytes = ring / 4;
 	rc = bpf_map__set_max_entries(b->skel->maps.ring, (uint32_t)ring);
 	if (rc)
-		return errbuf_set(err, errlen, rc, "sizing the ring buffer: %s",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "sizing the ring buffer: %s",
 				  strerror(-rc));
 	bpf_program__set_autoload(b->skel->progs.stamp_arm_existing, iter);
 	rc = stamp__load(b->skel);
 	if (rc)
-		return errbuf_set(err, errlen, rc, "loading the BPF %s: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "loading the BPF %s: %s (%s)",
 				  iter ? "programs" : "program", strerror(-rc),
 				  bpfstamp_why());
 	return 0;
 }
 
 int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
-		  char *err, size_t errlen)
+		  char err[BPFSTAMP_ERRBUF])
 {
 	size_t ring = cfg->ring_bytes ? cfg->ring_bytes : BPFSTAMP_RING_DEFAULT;
 	long page = sysconf(_SC_PAGESIZE);
@@ -232,14 +237,16 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 
 	*out = NULL;
 	if (!cfg->on_stamp)
-		return errbuf_set(err, errlen, -EINVAL, "no stamp callback");
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
+				  "no stamp callback");
 	if (ring < (size_t)page || (ring & (ring - 1)) || ring > (1u << 30))
-		return errbuf_set(err, errlen, -EINVAL,
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
 				  "ring buffer of %zu bytes: a power of two "
 				  "from %ld bytes to 1 GiB", ring, page);
 	b = calloc(1, sizeof(*b));
 	if (!b)
-		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOMEM,
+				  "out of memory");
 	b->on_stamp = cfg->on_stamp;
 	b->arg = cfg->arg;
 	b->port_filter = cfg->n_ports > 0;
@@ -247,9 +254,9 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 
 	/* With the iterator first; a kernel that refuses it can still stamp
 	 * every connection made from now on, so then without it. */
-	rc = bpfstamp_load(b, ring, true, b->no_iter, sizeof(b->no_iter));
+	rc = bpfstamp_load(b, ring, true, b->no_iter);
 	if (rc)
-		rc = bpfstamp_load(b, ring, false, err, errlen);
+		rc = bpfstamp_load(b, ring, false, err);
 	else
 		b->no_iter[0] = '\0';
 	if (rc)
@@ -261,7 +268,8 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 		if (bpf_map__update_elem(b->skel->maps.ports, &port,
 					 sizeof(port), &on, sizeof(on), 0)) {
 			rc = -errno;
-			errbuf_set(err, errlen, rc, "port %u: %s", port,
+			errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				   "port %u: %s", port,
 				   strerror(-rc));
 			goto fail;
 		}
@@ -270,7 +278,8 @@ int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
 				 bpfstamp_record, b, NULL);
 	if (!b->rb) {
 		rc = -errno;
-		errbuf_set(err, errlen, rc, "ring buffer: %s", strerror(-rc));
+		errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+			   "ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
 	b->tai_ns = bpfstamp_tai_offset();
@@ -281,8 +290,8 @@ fail:
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
-		    size_t errlen)
+int bpfstamp_attach(struct bpfstamp *b, const char *path,
+		    char err[BPFSTAMP_ERRBUF])
 {
 	struct bpf_link *link;
 	struct statfs sfs;
@@ -292,21 +301,23 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
 	int fd, rc;
 
 	if (b->n_links == BPFSTAMP_MAX_CGROUPS)
-		return errbuf_set(err, errlen, -E2BIG, "%s: more than %d "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -E2BIG,
+				  "%s: more than %d "
 				  "cgroups", path, BPFSTAMP_MAX_CGROUPS);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errbuf_set(err, errlen, -errno, "%s: %s", path,
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -errno, "%s: %s", path,
 				  strerror(errno));
 	if (fstatfs(fd, &sfs) || fstat(fd, &st)) {
 		rc = -errno;
 		close(fd);
-		return errbuf_set(err, errlen, rc, "%s: %s", path,
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "%s: %s", path,
 				  strerror(-rc));
 	}
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		close(fd);
-		return errbuf_set(err, errlen, -ENOTSUP, "%s: not a cgroup v2 "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "%s: not a cgroup v2 "
 				  "directory (BPF programs attach to cgroup "
 				  "v2 only)", path);
 	}
@@ -316,7 +327,8 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
 	/* The link holds the cgroup; our descriptor is not needed. */
 	close(fd);
 	if (!link)
-		return errbuf_set(err, errlen, rc, "%s: attaching: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "%s: attaching: %s (%s)",
 				  path, strerror(-rc), bpfstamp_why());
 	/* The cgroup's id is its directory's inode number (kernfs). */
 	id = (uint64_t)st.st_ino;
@@ -324,7 +336,7 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
 				 sizeof(on), 0)) {
 		rc = -errno;
 		bpf_link__destroy(link);
-		return errbuf_set(err, errlen, rc, "%s: %s", path,
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc, "%s: %s", path,
 				  strerror(-rc));
 	}
 	b->links[b->n_links++] = link;
@@ -332,7 +344,7 @@ int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
 }
 
 int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
-			  void *arg, char *err, size_t errlen)
+			  void *arg, char err[BPFSTAMP_ERRBUF])
 {
 	struct bpf_link *link;
 	struct stamp_conn c;
@@ -341,20 +353,23 @@ int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
 	ssize_t n;
 
 	if (b->no_iter[0])
-		return errbuf_set(err, errlen, -ENOTSUP, "the kernel refused "
-				  "the TCP iterator: %s", b->no_iter);
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "the kernel "
+				  "refused the TCP iterator: %.255s",
+				  b->no_iter);
 	bpfstamp_libbpf_msg[0] = '\0';
 	link = bpf_program__attach_iter(b->skel->progs.stamp_arm_existing,
 					NULL);
 	if (!link) {
 		rc = -errno;
-		return errbuf_set(err, errlen, rc, "TCP iterator: %s (%s)",
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "TCP iterator: %s (%s)",
 				  strerror(-rc), bpfstamp_why());
 	}
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
 		rc = -errno;
-		errbuf_set(err, errlen, rc, "TCP iterator: %s", strerror(-rc));
+		errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+			   "TCP iterator: %s", strerror(-rc));
 		goto out;
 	}
 	for (;;) {
@@ -363,7 +378,7 @@ int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			errbuf_set(err, errlen, rc, "TCP iterator: %s",
+			errbuf_set(err, BPFSTAMP_ERRBUF, rc, "TCP iterator: %s",
 				   strerror(-rc));
 			goto out;
 		}

@@ -30,16 +30,20 @@
 struct bpfstamp;
 struct txsock_rec;
 
-/* Whether this host can stamp cgroups: 0, or -errno with the reason in why
+/* Room for any bpfstamp_*() message: a path or a port list, the reason,
+ * and libbpf's or the kernel's words. */
+#define BPFSTAMP_ERRBUF 512
+
+/* Whether this host can stamp cgroups: 0, or -errno with the reason in err
  * (a sentence naming what is missing: built without BPF, no kernel BTF,
  * a kernel older than 6.15, no cgroup v2, missing capabilities). */
-int bpfstamp_check(char *why, size_t len);
+int bpfstamp_check(char err[BPFSTAMP_ERRBUF]);
 
 /* Parse a list of ports and ranges ("9001,9100-9199") into ports (room
  * for 65535; duplicates once) and *n. Returns 0, or -EINVAL with err
  * naming the byte where it goes wrong. */
 int bpfstamp_parse_ports(const char *list, uint16_t *ports, unsigned *n,
-			 char *err, size_t errlen);
+			 char err[BPFSTAMP_ERRBUF]);
 
 /* One stamp, as a keyed record (r->key); valid during the call only. */
 typedef void (*bpfstamp_fn)(void *arg, const struct txsock_rec *r);
@@ -57,13 +61,13 @@ struct bpfstamp_config {
 /* Load the program. Returns 0, or -errno with a message in err (the
  * kernel's or libbpf's reason where there is one). */
 int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
-		  char *err, size_t errlen);
+		  char err[BPFSTAMP_ERRBUF]);
 
 /* Attach to the cgroup v2 directory path (and so to everything below it).
  * At most BPFSTAMP_MAX_CGROUPS. Returns 0, or -errno with a message. */
 #define BPFSTAMP_MAX_CGROUPS 16
-int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
-		    size_t errlen);
+int bpfstamp_attach(struct bpfstamp *b, const char *path,
+		    char err[BPFSTAMP_ERRBUF]);
 
 /* A connection that was up before the program was attached. */
 struct bpfstamp_conn {
@@ -80,7 +84,7 @@ typedef void (*bpfstamp_conn_fn)(void *arg, const struct bpfstamp_conn *c);
  * found. Returns how many were armed, or -errno with a message (the kernel
  * refused the iterator: then none is armed). */
 int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
-			  void *arg, char *err, size_t errlen);
+			  void *arg, char err[BPFSTAMP_ERRBUF]);
 
 /* A descriptor that polls readable once a quarter of the ring buffer is
  * full. The program wakes no reader per stamp (on a VM a wakeup costs the

@@ -108,7 +108,7 @@ static uint64_t bpfstamp_caps(void)
 	return caps;
 }
 
-int bpfstamp_check(char *why, size_t len)
+int bpfstamp_check(char err[BPFSTAMP_ERRBUF])
 {
 	enum { CAP_NET_ADMIN_ = 12, CAP_SYS_ADMIN_ = 21, CAP_PERFMON_ = 38,
 	       CAP_BPF_ = 39 };
@@ -119,33 +119,38 @@ int bpfstamp_check(char *why, size_t len)
 	if (uname(&un))
 		snprintf(un.release, sizeof(un.release), "?");
 #ifndef TAPLESS_HAVE_BPF
-	return errbuf_set(why, len, -ENOTSUP, "this tapless was built without "
-			  "the BPF program (clang, bpftool, libbpf-dev or the "
-			  "build host's kernel BTF were missing at build "
-			  "time)" BPFSTAMP_FALLBACK);
+	return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP, "this tapless was "
+			  "built without the BPF program (clang, bpftool, "
+			  "libbpf-dev or the build host's kernel BTF were "
+			  "missing at build time)" BPFSTAMP_FALLBACK);
 #endif
 	rc = bpfstamp_btf_has(BPFSTAMP_BTF, BPFSTAMP_KFUNC);
 	if (rc == -ENOENT)
-		return errbuf_set(why, len, -ENOTSUP, "kernel %s has no BTF "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s has no BTF "
 				  "(%s; CONFIG_DEBUG_INFO_BTF)" BPFSTAMP_FALLBACK,
 				  un.release, BPFSTAMP_BTF);
 	if (rc < 0)
-		return errbuf_set(why, len, rc, "reading %s: %s" BPFSTAMP_FALLBACK,
-				  BPFSTAMP_BTF, strerror(-rc));
+		return errbuf_set(err, BPFSTAMP_ERRBUF, rc,
+				  "reading %s: %s"
+				  BPFSTAMP_FALLBACK, BPFSTAMP_BTF, strerror(-rc));
 	if (rc == 0)
-		return errbuf_set(why, len, -ENOTSUP, "kernel %s lacks BPF TX "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s lacks BPF TX "
 				  "timestamping (the %s kfunc, Linux 6.15 or "
 				  "later)" BPFSTAMP_FALLBACK, un.release,
 				  BPFSTAMP_KFUNC);
 	if (!bpfstamp_cgroup2())
-		return errbuf_set(why, len, -ENOTSUP, "kernel %s has no cgroup "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -ENOTSUP,
+				  "kernel %s has no cgroup "
 				  "v2 (BPF programs attach to cgroup v2 only)"
 				  BPFSTAMP_FALLBACK, un.release);
 	caps = bpfstamp_caps();
 	if (!(caps & (1ull << CAP_SYS_ADMIN_)) &&
 	    (!(caps & (1ull << CAP_BPF_)) || !(caps & (1ull << CAP_PERFMON_)) ||
 	     !(caps & (1ull << CAP_NET_ADMIN_))))
-		return errbuf_set(why, len, -EPERM, "this process lacks "
+		return errbuf_set(err, BPFSTAMP_ERRBUF, -EPERM,
+				  "this process lacks "
 				  "CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (or "
 				  "CAP_SYS_ADMIN): run it as root or grant them");
 	return 0;

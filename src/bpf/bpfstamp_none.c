@@ -8,31 +8,31 @@
 #include <errno.h>
 
 int bpfstamp_open(struct bpfstamp **out, const struct bpfstamp_config *cfg,
-		  char *err, size_t errlen)
+		  char err[BPFSTAMP_ERRBUF])
 {
-	int rc = bpfstamp_check(err, errlen);
+	int rc = bpfstamp_check(err);
 
 	(void)cfg;
 	*out = NULL;
 	return rc ? rc : -ENOTSUP;
 }
 
-int bpfstamp_attach(struct bpfstamp *b, const char *path, char *err,
-		    size_t errlen)
+int bpfstamp_attach(struct bpfstamp *b, const char *path,
+		    char err[BPFSTAMP_ERRBUF])
 {
 	(void)b;
 	(void)path;
-	bpfstamp_check(err, errlen);
+	bpfstamp_check(err);
 	return -ENOTSUP;
 }
 
 int bpfstamp_arm_existing(struct bpfstamp *b, bpfstamp_conn_fn on_conn,
-			  void *arg, char *err, size_t errlen)
+			  void *arg, char err[BPFSTAMP_ERRBUF])
 {
 	(void)b;
 	(void)on_conn;
 	(void)arg;
-	bpfstamp_check(err, errlen);
+	bpfstamp_check(err);
 	return -ENOTSUP;
 }
 

@@ -21,16 +21,17 @@ static long bpfstamp_port(const char *s, const char **end)
 	       -1 : v;
 }
 
-static int bpfstamp_ports_bad(const char *list, const char *at, char *err,
-			      size_t errlen)
+static int bpfstamp_ports_bad(const char *list, const char *at,
+			      char err[BPFSTAMP_ERRBUF])
 {
-	return errbuf_set(err, errlen, -EINVAL, "'%s': byte %zu: expected a "
+	return errbuf_set(err, BPFSTAMP_ERRBUF, -EINVAL,
+			  "'%s': byte %zu: expected a "
 			  "port (1 to 65535) or a range (9100-9199), "
 			  "separated by commas", list, (size_t)(at - list) + 1);
 }
 
 int bpfstamp_parse_ports(const char *list, uint16_t *ports, unsigned *n,
-			 char *err, size_t errlen)
+			 char err[BPFSTAMP_ERRBUF])
 {
 	uint8_t seen[65536 / 8];
 	const char *p = list, *end;
@@ -41,13 +42,13 @@ int bpfstamp_parse_ports(const char *list, uint16_t *ports, unsigned *n,
 		long lo = bpfstamp_port(p, &end), hi;
 
 		if (lo < 0)
-			return bpfstamp_ports_bad(list, p, err, errlen);
+			return bpfstamp_ports_bad(list, p, err);
 		p = end;
 		hi = lo;
 		if (*p == '-') {
 			hi = bpfstamp_port(++p, &end);
 			if (hi < lo)	/* none, or backwards */
-				return bpfstamp_ports_bad(list, p, err, errlen);
+				return bpfstamp_ports_bad(list, p, err);
 			p = end;
 		}
 		for (long v = lo; v <= hi; v++)
@@ -58,7 +59,7 @@ int bpfstamp_parse_ports(const char *list, uint16_t *ports, unsigned *n,
 		if (!*p)
 			return 0;
 		if (*p != ',')
-			return bpfstamp_ports_bad(list, p, err, errlen);
+			return bpfstamp_ports_bad(list, p, err);
 		p++;
 	}
 }

@@ -253,33 +253,33 @@ int capd_stamp_cgroups(struct capd *d, struct opts *o)
 	size_t ncg = opts_list(o, "stamp_cgroup", &cgs);
 	struct bpfstamp_config bc = { .on_stamp = capd_bpf_stamp, .arg = d };
 	uint16_t *ports = NULL;
-	char err[512];
+	char err[BPFSTAMP_ERRBUF];
 	int rc = 2, n;
 
-	if (bpfstamp_check(err, sizeof(err))) {
+	if (bpfstamp_check(err)) {
 		fprintf(stderr, "tapless-capd: --stamp-cgroup: %s\n", err);
 		return rc;
 	}
 	if (opts_str(o, "stamp_ports")) {
 		ports = xcalloc(65536, sizeof(*ports));
 		if (bpfstamp_parse_ports(opts_str(o, "stamp_ports"), ports,
-					 &bc.n_ports, err, sizeof(err))) {
+					 &bc.n_ports, err)) {
 			fprintf(stderr, "tapless-capd: --stamp-ports: %s\n", err);
 			rc = 1;
 			goto out;
 		}
 		bc.ports = ports;
 	}
-	if (bpfstamp_open(&d->bs, &bc, err, sizeof(err))) {
+	if (bpfstamp_open(&d->bs, &bc, err)) {
 		fprintf(stderr, "tapless-capd: --stamp-cgroup: %s\n", err);
 		goto out;
 	}
 	for (size_t i = 0; i < ncg; i++)
-		if (bpfstamp_attach(d->bs, cgs[i], err, sizeof(err))) {
+		if (bpfstamp_attach(d->bs, cgs[i], err)) {
 			fprintf(stderr, "tapless-capd: --stamp-cgroup %s\n", err);
 			goto out;
 		}
-	n = bpfstamp_arm_existing(d->bs, capd_bpf_conn, d, err, sizeof(err));
+	n = bpfstamp_arm_existing(d->bs, capd_bpf_conn, d, err);
 	if (n < 0)
 		log_warn("--stamp-cgroup: connections up before now are left "
 			 "unstamped: %s", err);

@@ -83,10 +83,10 @@ static const struct opt_def correlate_opts[] = {
 
 /* --rates into cfg: 0, or -EINVAL with err saying which item is wrong. */
 static int correlate_rates(const char *text, struct corr_config *cfg,
-			   char *err, size_t errlen)
+			   char err[RATELIST_ERRBUF])
 {
 	struct ratelist rl;
-	int rc = ratelist_parse(&rl, text, CORR_MAX_RATES, 0, err, errlen);
+	int rc = ratelist_parse(&rl, text, CORR_MAX_RATES, 0, err);
 
 	if (rc)
 		return rc;
@@ -175,7 +175,7 @@ static int correlate_configure(struct correlate_cmd *r)
 {
 	struct corr_config *cfg = &r->cfg;
 	const struct opts *o = r->o;
-	char terr[TOPO_ERRBUF], rerr[256];
+	char terr[TOPO_ERRBUF], rerr[RATELIST_ERRBUF];
 	int rc;
 
 	cfg->threads = (unsigned)opts_int(o, "threads");
@@ -195,7 +195,7 @@ static int correlate_configure(struct correlate_cmd *r)
 	cfg->max_pending = (unsigned)opts_int(o, "max_pending");
 	cfg->last_byte = opts_flag(o, "last_byte");
 	cfg->by_rate = opts_flag(o, "by_rate");
-	if (correlate_rates(opts_str(o, "rates"), cfg, rerr, sizeof(rerr))) {
+	if (correlate_rates(opts_str(o, "rates"), cfg, rerr)) {
 		fprintf(stderr, "tapless correlate: --rates: %s\n", rerr);
 		return CMD_USAGE;
 	}

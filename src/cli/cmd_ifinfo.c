@@ -220,8 +220,8 @@ int cmd_ifinfo(int argc, char **argv)
 	/* Whether capd can stamp a cgroup's sends with BPF, and if not, why
 	 * (the reason names the fallback, tapless-stamp). */
 	{
-		char why[512];
-		bool can = !bpfstamp_check(why, sizeof(why));
+		char why[BPFSTAMP_ERRBUF];
+		bool can = !bpfstamp_check(why);
 
 		print_bool(p, "cgroup_stamping", "cgroup stamping (tapless-capd "
 			   "--stamp-cgroup): %s", can);

@@ -37,7 +37,7 @@ static const struct opt_def report_opts[] = {
  * templates, no gnuplot, or a plot failed), after saying why. */
 static int report_plots(struct report *r, const char *outdir, bool run)
 {
-	char tdir[PATH_MAX], err[REPORT_ERRBUF], msg[2048], script[PATH_MAX + 32];
+	char tdir[PATH_MAX], err[REPORT_ERRBUF], msg[GNUPLOT_MSGBUF], script[PATH_MAX + 32];
 	bool no_gnuplot = false;
 	int rc = CMD_OK;
 
@@ -67,7 +67,7 @@ static int report_plots(struct report *r, const char *outdir, bool run)
 			continue;
 		}
 		snprintf(script, sizeof(script), "plots/%s.gp", name);
-		e = gnuplot_run(outdir, script, msg, sizeof(msg));
+		e = gnuplot_run(outdir, script, msg);
 		if (e == -ENOENT) {
 			fprintf(stderr, "tapless report: gnuplot not found in PATH "
 				"(Debian: apt-get install gnuplot-nox); tables and "

@@ -55,11 +55,11 @@ static const struct opt_def sim_opts[] = {
 	OPT_END
 };
 
-typedef int (*sim_list_fn)(struct sim_config *c, const char *text, char *err,
-			   size_t len);
+typedef int (*sim_list_fn)(struct sim_config *c, const char *text,
+			   char err[SIM_ERRBUF]);
 
-static int sim_lists(struct sim_config *c, const struct opts *o, char *err,
-		     size_t len)
+static int sim_lists(struct sim_config *c, const struct opts *o,
+		     char err[SIM_ERRBUF])
 {
 	static const struct {
 		const char *name;
@@ -80,7 +80,7 @@ static int sim_lists(struct sim_config *c, const struct opts *o, char *err,
 		size_t n = opts_list(o, lists[i].name, &items);
 
 		for (size_t k = 0; k < n; k++) {
-			int rc = lists[i].fn(c, items[k], err, len);
+			int rc = lists[i].fn(c, items[k], err);
 
 			if (rc)
 				return rc;
@@ -117,7 +117,7 @@ int cmd_sim(int argc, char **argv)
 			snprintf(err, sizeof(err), "--rate and --rates: give one of them");
 			goto usage;
 		}
-		if (sim_parse_rates(&c, opts_str(o, "rates"), err, sizeof(err)))
+		if (sim_parse_rates(&c, opts_str(o, "rates"), err))
 			goto usage;
 	}
 	c.duration_s = (double)opts_ns(o, "duration") / 1e9;
@@ -148,10 +148,10 @@ int cmd_sim(int argc, char **argv)
 	c.qty = opts_int(o, "qty");
 	c.no_truth_stats = opts_flag(o, "no_truth_stats");
 	c.truth_samples = opts_flag(o, "truth_samples");
-	if (sim_lists(&c, o, err, sizeof(err)))
+	if (sim_lists(&c, o, err))
 		goto usage;
 
-	rc = sim_run(&c, &r, err, sizeof(err));
+	rc = sim_run(&c, &r, err);
 	if (rc == -EINVAL)
 		goto usage;
 	if (rc) {

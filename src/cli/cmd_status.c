@@ -221,15 +221,15 @@ static void status_print_file(struct printer *p, const char *path,
 
 static int status_journal(struct printer *p, const char *path)
 {
-	char errbuf[JOURNAL_ERRBUF];
+	char err[JOURNAL_ERRBUF];
 	struct journal_reader *r;
 	struct journal_record rec;
 	struct status_file *sf;
 	uint64_t records = 0;
-	int rc = journal_open(&r, path, errbuf);
+	int rc = journal_open(&r, path, err);
 
 	if (rc) {
-		fprintf(stderr, "tapless status: %s\n", errbuf);
+		fprintf(stderr, "tapless status: %s\n", err);
 		return CMD_USAGE;
 	}
 	sf = xcalloc(1, sizeof(*sf));

@@ -128,13 +128,12 @@ static struct verdict_check *new_check(struct validate *v, const char *name,
 static void plot(struct validate *v, const char *name, const char *title,
 		 const char *xlabel, const struct histplot_series *s, size_t ns)
 {
-	char err[1024];
+	char err[HISTPLOT_ERRBUF];
 	int rc;
 
 	if (!v->plot_dir)
 		return;
-	rc = histplot_draw(v->plot_dir, name, title, xlabel, s, ns, err,
-			   sizeof(err));
+	rc = histplot_draw(v->plot_dir, name, title, xlabel, s, ns, err);
 	if (rc == -ENODATA)
 		return;
 	if (rc) {
@@ -205,14 +204,14 @@ static void run_phc(struct validate *v)
 		struct phccheck_config cfg;
 		struct phccheck_result *r = &v->phc[v->nphc];
 		struct verdict_check *c;
-		char subject[32], err[512];
+		char subject[32], err[PHCCHECK_ERRBUF];
 		int rc;
 
 		snprintf(subject, sizeof(subject), "ptp%d", idx[i]);
 		c = new_check(v, "phc", subject);
 		phccheck_config_init(&cfg, idx[i]);
 		cfg.duration_s = (double)opts_ns(v->o, "duration") / 1e9;
-		rc = phccheck_run(&cfg, r, err, sizeof(err));
+		rc = phccheck_run(&cfg, r, err);
 		if (rc) {
 			verdict_skip(c, "%s", err);
 			fprintf(stderr, "tapless validate: %s\n", err);
@@ -252,7 +251,7 @@ static void write_calib(struct validate *v, const char *a, const char *b)
 	struct tm tm;
 	time_t now = time(NULL);
 
-	if (loopcheck_calibrate(&v->loop, &v->calib, err, sizeof(err))) {
+	if (loopcheck_calibrate(&v->loop, &v->calib, err)) {
 		fprintf(stderr, "tapless validate: --calibration %s: not written: "
 			"%s\n", path, err);
 		v->system_error = true;
@@ -287,7 +286,7 @@ static void run_loop(struct validate *v)
 	struct verdict_check *loop, *hwsw;
 	struct loopcheck_config cfg;
 	char a[IF_NAMESIZE], b[IF_NAMESIZE], subject[2 * IF_NAMESIZE + 4];
-	char err[512], hw[256];
+	char err[LOOPCHECK_ERRBUF], hw[256];
 	int rc;
 
 	if (!spec) {
@@ -323,7 +322,7 @@ static void run_loop(struct validate *v)
 	else if (opts_given(v->o, "cable_m"))
 		cfg.expect_ns = llround(opts_double(v->o, "cable_m") *
 					opts_double(v->o, "ns_per_m"));
-	rc = loopcheck_run(&cfg, &v->loop, err, sizeof(err));
+	rc = loopcheck_run(&cfg, &v->loop, err);
 	if (rc) {
 		fprintf(stderr, "tapless validate: loopback: %s\n", err);
 		verdict_skip(loop, "%s", err);
@@ -541,9 +540,9 @@ int cmd_validate(int argc, char **argv)
 		size_t n = opts_list(v->o, "limit", &l);
 
 		for (size_t i = 0; i < n; i++) {
-			char err[256];
+			char err[VERDICT_ERRBUF];
 
-			if (verdict_limits_set(&v->lim, l[i], err, sizeof(err))) {
+			if (verdict_limits_set(&v->lim, l[i], err)) {
 				fprintf(stderr, "tapless validate: %s\n", err);
 				goto out;
 			}

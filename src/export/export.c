@@ -19,6 +19,7 @@
 #include "export/backoff.h"
 #include "export/chttp.h"
 #include "export/expstate.h"
+#include "base/errbuf.h"
 #include "base/hmap.h"
 #include "base/pidfile.h"
 #include "base/nstime.h"
@@ -140,7 +141,7 @@ static void export_fail(struct export *e, int err, const char *fmt, ...)
 		return;
 	e->err = err;
 	va_start(ap, fmt);
-	vsnprintf(e->error, sizeof(e->error), fmt, ap);
+	errbuf_vset(e->error, EXPORT_ERRBUF, err, fmt, ap);
 	va_end(ap);
 }
 
@@ -177,14 +178,14 @@ static void export_sleep(const struct export *e, int64_t ns)
 
 /* Send sql with body until the server takes it, or for good refuses it,
  * or we are told to stop or have waited retry_for. Returns 0 or a
- * negative errno with error (EXPORT_ERRBUF); counts its retries. Called
- * from the sender thread too: it writes nothing else of e. */
+ * negative errno with err set; counts its retries. Called from the
+ * sender thread too: it writes nothing else of e. */
 static int export_post_to(struct export *e, const char *sql,
 			  const void *body, size_t len,
 			  struct record_buf *resp, uint64_t *retries,
-			  char *error)
+			  char err[EXPORT_ERRBUF])
 {
-	char err[CHTTP_ERRBUF];
+	char cerr[CHTTP_ERRBUF];
 	int64_t pause, start = 0, waited;
 	struct backoff bo;
 	int rc;
@@ -195,7 +196,7 @@ static int export_post_to(struct export *e, const char *sql,
 		     (uint64_t)getpid() << 32 ^
 		     (uint64_t)nstime_now(CLOCK_REALTIME));
 	for (;;) {
-		rc = chttp_post(e->ch, sql, body, len, resp, err);
+		rc = chttp_post(e->ch, sql, body, len, resp, cerr);
 		if (!rc) {
 			if (start)
 				export_note(e, LOG_WARNING, "ClickHouse at %s "
@@ -205,27 +206,23 @@ static int export_post_to(struct export *e, const char *sql,
 						     start) / 1e9);
 			return 0;
 		}
-		if (rc != -EAGAIN) {
-			snprintf(error, EXPORT_ERRBUF, "%s", err);
-			return rc;
-		}
+		if (rc != -EAGAIN)
+			return errbuf_set(err, EXPORT_ERRBUF, rc, "%s", cerr);
 		if (!start) {
 			start = nstime_now(CLOCK_MONOTONIC);
 			export_note(e, LOG_WARNING, "%s: waiting for it, "
-				    "retrying (rows wait, none is dropped)", err);
+				    "retrying (rows wait, none is dropped)", cerr);
 		}
 		waited = nstime_now(CLOCK_MONOTONIC) - start;
-		if (e->cfg.stop && *e->cfg.stop) {
-			snprintf(error, EXPORT_ERRBUF, "stopped while waiting "
-				 "for ClickHouse (%s): the rows not taken are "
-				 "sent by the next run", err);
-			return -EINTR;
-		}
-		if (e->cfg.retry_for_ns && waited >= e->cfg.retry_for_ns) {
-			snprintf(error, EXPORT_ERRBUF, "%s: gave up after %.0f "
-				 "s (--retry-for)", err, (double)waited / 1e9);
-			return -ETIMEDOUT;
-		}
+		if (e->cfg.stop && *e->cfg.stop)
+			return errbuf_set(err, EXPORT_ERRBUF, -EINTR,
+					  "stopped while waiting for ClickHouse "
+					  "(%s): the rows not taken are sent by "
+					  "the next run", cerr);
+		if (e->cfg.retry_for_ns && waited >= e->cfg.retry_for_ns)
+			return errbuf_set(err, EXPORT_ERRBUF, -ETIMEDOUT,
+					  "%s: gave up after %.0f s (--retry-for)",
+					  cerr, (double)waited / 1e9);
 		(*retries)++;
 		pause = backoff_next(&bo);
 		/* The last pause ends at retry_for, not up to 5 s after it. */
@@ -239,11 +236,11 @@ static int export_post_to(struct export *e, const char *sql,
 static int export_post(struct export *e, const char *sql, const void *body,
 		       size_t len, struct record_buf *resp)
 {
-	char error[EXPORT_ERRBUF];
-	int rc = export_post_to(e, sql, body, len, resp, &e->retries, error);
+	char err[EXPORT_ERRBUF];
+	int rc = export_post_to(e, sql, body, len, resp, &e->retries, err);
 
 	if (rc)
-		export_fail(e, rc, "%s", error);
+		export_fail(e, rc, "%s", err);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 #include "stamp/ts.h"
 
@@ -23,9 +24,8 @@ int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(r->error, sizeof(r->error), "%s: offset %llu: %s", r->path,
-		 (unsigned long long)off, what);
-	return -EBADMSG;
+	return errbuf_set(r->err, CAP_ERRBUF, -EBADMSG, "%s: offset %llu: %s",
+			  r->path, (unsigned long long)off, what);
 }
 
 struct cap_iface *cap_add_iface(struct cap_reader *r, uint32_t *id)
@@ -55,32 +55,32 @@ static bool cap_is_erf(struct cap_reader *r)
 }
 
 static int cap_open_as(struct cap_reader **out, const char *path,
-		       char errbuf[CAP_ERRBUF], bool follow)
+		       char err[CAP_ERRBUF], bool follow)
 {
 	struct cap_reader *r = xcalloc(1, sizeof(*r));
 	uint32_t magic = 0;
 	size_t got;
-	int err;
+	int rc;
 
 	*out = NULL;
-	errbuf[0] = 0;
+	err[0] = 0;
 	r->path = xstrdup(path);
 	r->follow = follow;
 	r->tap = follow ? TAPFMT_NONE : TAPFMT_AUTO;
 	memset(r->isb_drop, 0xff, sizeof(r->isb_drop));
 	r->f = fopen(path, "rb");
 	if (!r->f) {
-		err = -errno;
-		snprintf(r->error, sizeof(r->error), "%s: %s", path, strerror(errno));
+		rc = errbuf_set(r->err, CAP_ERRBUF, -errno, "%s: %s", path,
+				strerror(errno));
 		goto fail;
 	}
 	got = fread(&magic, 1, 4, r->f);
 	if (got != 4 && follow) {
-		err = -EAGAIN;	/* just created: its header is on the way */
+		rc = -EAGAIN;	/* just created: its header is on the way */
 		goto fail;
 	}
 	if (got != 4) {
-		err = cap_fail(r, 0, "too short for a capture file");
+		rc = cap_fail(r, 0, "too short for a capture file");
 		goto fail;
 	}
 	rewind(r->f);
@@ -100,35 +100,35 @@ static int cap_open_as(struct cap_reader **out, const char *path,
 			break;
 		}
 		/* Worded as before ERF came: scripts grep for it. */
-		err = cap_fail(r, 0, "not a pcap or pcapng file, nor ERF "
+		rc = cap_fail(r, 0, "not a pcap or pcapng file, nor ERF "
 			       "(magic 0x%08x)", magic);
 		goto fail;
 	}
-	err = r->ops->open(r);
-	if (err)
+	rc = r->ops->open(r);
+	if (rc)
 		goto fail;
 	*out = r;
 	return 0;
 fail:
-	if (err == -EAGAIN)
-		snprintf(errbuf, CAP_ERRBUF, "%s: not written yet", path);
-	else if (r->error[0])
-		snprintf(errbuf, CAP_ERRBUF, "%s", r->error);
+	if (rc == -EAGAIN)
+		errbuf_set(err, CAP_ERRBUF, rc, "%s: not written yet", path);
+	else if (r->err[0])
+		errbuf_set(err, CAP_ERRBUF, rc, "%s", r->err);
 	else
-		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(-err));
+		errbuf_set(err, CAP_ERRBUF, rc, "%s: %s", path, strerror(-rc));
 	cap_close(r);
-	return err;
+	return rc;
 }
 
-int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF])
+int cap_open(struct cap_reader **out, const char *path, char err[CAP_ERRBUF])
 {
-	return cap_open_as(out, path, errbuf, false);
+	return cap_open_as(out, path, err, false);
 }
 
 int cap_open_follow(struct cap_reader **out, const char *path,
-		    char errbuf[CAP_ERRBUF])
+		    char err[CAP_ERRBUF])
 {
-	return cap_open_as(out, path, errbuf, true);
+	return cap_open_as(out, path, err, true);
 }
 
 void cap_follow(struct cap_reader *r, bool on)
@@ -267,7 +267,7 @@ static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
 {
 	struct tapfmt_stamp s;
 	struct tapfmt_frame f;
-	char why[160] = "";
+	char why[TAPFMT_WHYBUF] = "";
 	int rc;
 
 	if (!cap_tap_frame(r, pkt))
@@ -275,7 +275,7 @@ static int cap_tap_apply(struct cap_reader *r, struct cap_packet *pkt)
 	r->records++;
 	memset(&s, 0, sizeof(s));
 	cap_tap_frame_of(pkt, &f);
-	rc = r->tap_ops->decode(r->tap_state, &f, &s, why, sizeof(why));
+	rc = r->tap_ops->decode(r->tap_state, &f, &s, why);
 	if (rc == TAPFMT_STAMPED && (s.tail_len > pkt->caplen ||
 				      s.head_off + s.head_len > pkt->caplen - s.tail_len)) {
 		rc = -EBADMSG;
@@ -389,7 +389,7 @@ const char *cap_host(const struct cap_reader *r)
 
 const char *cap_error(const struct cap_reader *r)
 {
-	return r->error;
+	return r->err;
 }
 
 const char *cap_warning(const struct cap_reader *r)

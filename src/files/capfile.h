@@ -99,8 +99,8 @@ struct cap_stats {
 #define CAP_ERRBUF 512
 
 /* Open path. Returns 0, -errno, or -EBADMSG (not a capture we read). On
- * failure *out is NULL and errbuf says why, naming the file. */
-int cap_open(struct cap_reader **out, const char *path, char errbuf[CAP_ERRBUF]);
+ * failure *out is NULL and err says why, naming the file. */
+int cap_open(struct cap_reader **out, const char *path, char err[CAP_ERRBUF]);
 
 /* The next packet: 1, 0 at the end, or -EBADMSG / -errno (the stream is
  * over; cap_error() says why and where). While following (cap_follow()),
@@ -115,7 +115,7 @@ int cap_next(struct cap_reader *r, struct cap_packet *pkt);
  * its section header; otherwise as cap_open(). The reader follows the
  * file (cap_next() returns -EAGAIN at its end) until cap_follow(r, false). */
 int cap_open_follow(struct cap_reader **out, const char *path,
-		    char errbuf[CAP_ERRBUF]);
+		    char err[CAP_ERRBUF]);
 
 /* Follow the file's growth, or stop: once the writer is known to be done
  * (the file was closed, a newer one exists), the end is the end and a

@@ -368,10 +368,10 @@ static int cap_pcapng_shb(struct cap_reader *r, uint64_t off, uint32_t len)
 	if (r->stats.sections == 1 && len > 28) {
 		char saved[CAP_ERRBUF];
 
-		memcpy(saved, r->error, sizeof(saved));
+		memcpy(saved, r->err, sizeof(saved));
 		if (cap_options(r, off, r->blk, r->blk + 24,
 				r->blk + len - 4, cap_shb_opt, NULL)) {
-			memcpy(r->error, saved, sizeof(saved));
+			memcpy(r->err, saved, sizeof(saved));
 			r->host[0] = 0;
 		}
 	}
@@ -493,10 +493,10 @@ static void cap_pcapng_isb(struct cap_reader *r, uint64_t off, uint32_t len)
 	ifid = rd32(r, r->blk + 8);
 	if (ifid >= r->nifaces - r->section_first || r->nifaces == r->section_first)
 		return;
-	memcpy(saved, r->error, sizeof(saved));
+	memcpy(saved, r->err, sizeof(saved));
 	if (cap_options(r, off, r->blk, r->blk + 20, r->blk + len - 4,
 			cap_isb_opt, &x)) {
-		memcpy(r->error, saved, sizeof(saved));
+		memcpy(r->err, saved, sizeof(saved));
 		return;
 	}
 	iface = r->section_first + ifid;

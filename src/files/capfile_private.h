@@ -28,7 +28,7 @@ struct cap_reader {
 	FILE *f;
 	uint64_t offset;	/* of the next byte to read */
 	bool follow;		/* the file grows: its end is "not yet" */
-	char error[CAP_ERRBUF];
+	char err[CAP_ERRBUF];	/* cap_error(): errors of cap_next() */
 	struct cap_stats stats;
 	char host[64];		/* recorded host name, "" when none */
 
@@ -86,7 +86,7 @@ struct cap_ahead {
 	size_t data_off;
 };
 
-/* Set r->error to "PATH: offset OFF: fmt..." and return -EBADMSG. */
+/* Set r->err to "PATH: offset OFF: fmt..." and return -EBADMSG. */
 /* (Following a growing file, a read that ends early is not an error: the
  * reader goes back to the block's start and returns -EAGAIN instead.) */
 int cap_fail(struct cap_reader *r, uint64_t off, const char *fmt, ...)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/errbuf.h"
 #include "base/heap.h"
 #include "base/xalloc.h"
 
@@ -38,8 +39,10 @@ struct capset {
 	struct heap *heap;	/* unsigned indexes of live sources, min ts first */
 	int last;		/* source handed out last, to advance; -1 */
 	enum tapfmt_kind tap;	/* for every file opened (cap_set_tapfmt()) */
-	char error[CAP_ERRBUF];
-	char last_error[CAP_ERRBUF];	/* the latest, for live readers */
+	/* capset_error(): the first error of capset_next(); last_err the
+	 * latest, for live readers (capset_last_error()). */
+	char err[CAP_ERRBUF];
+	char last_err[CAP_ERRBUF];
 	unsigned damaged;
 
 	/* Following (capset_follow()): one file at a time, in src[n - 1]
@@ -78,20 +81,21 @@ static bool capset_advance(struct capset *s, unsigned i)
 
 	if (rc < 0) {
 		if (!s->damaged++)
-			snprintf(s->error, sizeof(s->error), "%s",
-				 cap_error(s->src[i].r));
+			errbuf_set(s->err, CAP_ERRBUF, rc, "%s",
+				   cap_error(s->src[i].r));
 	}
 	s->src[i].live = rc == 1;
 	return rc == 1;
 }
 
-static int capset_add(struct capset *s, const char *path, char *errbuf)
+static int capset_add(struct capset *s, const char *path,
+		      char err[CAP_ERRBUF])
 {
 	struct cap_reader *r;
-	int err = cap_open(&r, path, errbuf);
+	int rc = cap_open(&r, path, err);
 
-	if (err)
-		return err;
+	if (rc)
+		return rc;
 	cap_set_tapfmt(r, s->tap);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 8;
@@ -119,69 +123,69 @@ static bool capset_wanted(const char *name)
 	return false;
 }
 
-static int capset_add_dir(struct capset *s, const char *dir, char *errbuf)
+static int capset_add_dir(struct capset *s, const char *dir,
+			  char err[CAP_ERRBUF])
 {
 	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort), err = 0, added = 0;
+	int n = scandir(dir, &names, NULL, alphasort), rc = 0, added = 0;
 
-	if (n < 0) {
-		snprintf(errbuf, CAP_ERRBUF, "%s: %s", dir, strerror(errno));
-		return -errno;
-	}
+	if (n < 0)
+		return errbuf_set(err, CAP_ERRBUF, -errno, "%s: %s", dir,
+				  strerror(errno));
 	for (int i = 0; i < n; i++) {
 		char path[4096];
 
-		if (!err && capset_wanted(names[i]->d_name)) {
+		if (!rc && capset_wanted(names[i]->d_name)) {
 			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-			err = capset_add(s, path, errbuf);
-			added += !err;
+			rc = capset_add(s, path, err);
+			added += !rc;
 		}
 		free(names[i]);
 	}
 	free(names);
-	if (!err && !added) {
-		snprintf(errbuf, CAP_ERRBUF, "%s: no .pcapng, .pcap or .part file", dir);
-		err = -ENOENT;
-	}
-	return err;
+	if (!rc && !added)
+		rc = errbuf_set(err, CAP_ERRBUF, -ENOENT,
+				"%s: no .pcapng, .pcap "
+				"or .part file", dir);
+	return rc;
 }
 
 int capset_open(struct capset **out, const char *const *paths, unsigned n,
-		char errbuf[CAP_ERRBUF])
+		char err[CAP_ERRBUF])
 {
-	return capset_open_tap(out, paths, n, TAPFMT_AUTO, errbuf);
+	return capset_open_tap(out, paths, n, TAPFMT_AUTO, err);
 }
 
 int capset_open_tap(struct capset **out, const char *const *paths, unsigned n,
-		    enum tapfmt_kind tap, char errbuf[CAP_ERRBUF])
+		    enum tapfmt_kind tap, char err[CAP_ERRBUF])
 {
 	struct capset *s = xcalloc(1, sizeof(*s));
-	int err = 0;
+	int rc = 0;
 
-	errbuf[0] = 0;
+	err[0] = 0;
 	*out = NULL;
 	s->last = -1;
 	s->tap = tap;
-	for (unsigned i = 0; !err && i < n; i++) {
+	for (unsigned i = 0; !rc && i < n; i++) {
 		struct stat st;
 
-		if (stat(paths[i], &st)) {
-			err = -errno;
-			snprintf(errbuf, CAP_ERRBUF, "%s: %s", paths[i], strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			err = capset_add_dir(s, paths[i], errbuf);
+		if (stat(paths[i], &st))
+			rc = errbuf_set(err, CAP_ERRBUF, -errno, "%s: %s",
+					paths[i], strerror(errno));
+		else if (S_ISDIR(st.st_mode)) {
+			rc = capset_add_dir(s, paths[i], err);
 		} else {
-			err = capset_add(s, paths[i], errbuf);
+			rc = capset_add(s, paths[i], err);
 		}
 	}
-	if (err) {
+	if (rc) {
 		capset_close(s);
-		return err;
+		return rc;
 	}
-	err = heap_create(&s->heap, sizeof(unsigned), s->n, capset_less, s);
-	if (err) {
+	rc = heap_create(&s->heap, sizeof(unsigned), s->n, capset_less, s);
+	if (rc) {
 		capset_close(s);
-		return err;
+		return rc;
 	}
 	for (unsigned i = 0; i < s->n; i++)
 		if (capset_advance(s, i))
@@ -420,9 +424,9 @@ static int capset_take_next(struct capset *s)
 	}
 	if (ret) {
 		s->fst.unreadable++;
-		snprintf(s->last_error, sizeof(s->last_error), "%s", err);
+		errbuf_set(s->last_err, CAP_ERRBUF, ret, "%s", err);
 		if (!s->damaged++)
-			snprintf(s->error, sizeof(s->error), "%s", err);
+			errbuf_set(s->err, CAP_ERRBUF, ret, "%s", err);
 		return ret;
 	}
 	if (s->n == s->cap) {
@@ -483,11 +487,11 @@ static int capset_follow_next(struct capset *s, struct capset_packet *p)
 			return -EAGAIN;
 		}
 		if (rc < 0) {
-			snprintf(s->last_error, sizeof(s->last_error), "%s",
-				 cap_error(r));
+			errbuf_set(s->last_err, CAP_ERRBUF, rc, "%s",
+				   cap_error(r));
 			if (!s->damaged++)
-				snprintf(s->error, sizeof(s->error), "%s",
-					 cap_error(r));
+				errbuf_set(s->err, CAP_ERRBUF, rc, "%s",
+					   cap_error(r));
 		}
 		capset_close_current(s);
 		if (!s->fdir && !s->stopping)
@@ -496,17 +500,16 @@ static int capset_follow_next(struct capset *s, struct capset_packet *p)
 }
 
 int capset_follow(struct capset **out, const char *path, bool from_oldest,
-		  char errbuf[CAP_ERRBUF])
+		  char err[CAP_ERRBUF])
 {
 	struct capset *s;
 	struct stat st;
 
 	*out = NULL;
-	errbuf[0] = 0;
-	if (stat(path, &st)) {
-		snprintf(errbuf, CAP_ERRBUF, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
+	err[0] = 0;
+	if (stat(path, &st))
+		return errbuf_set(err, CAP_ERRBUF, -errno, "%s: %s", path,
+				  strerror(errno));
 	s = xcalloc(1, sizeof(*s));
 	s->last = -1;
 	s->following = true;
@@ -579,12 +582,12 @@ const char *capset_path(const struct capset *s, unsigned file)
 
 const char *capset_error(const struct capset *s)
 {
-	return s->error;
+	return s->err;
 }
 
 const char *capset_last_error(const struct capset *s)
 {
-	return s->last_error;
+	return s->last_err;
 }
 
 const char *capset_warning(const struct capset *s)

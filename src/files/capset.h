@@ -34,17 +34,17 @@ struct capset_follow_stats {
 
 /* Open every path: a file, or a directory whose *.pcapng, *.pcap, *.erf and
  * *.part files are taken in name order. Returns 0, or -errno / -EBADMSG
- * with errbuf naming the path; -ENOENT when a directory holds no capture. */
+ * with err naming the path; -ENOENT when a directory holds no capture. */
 int capset_open(struct capset **out, const char *const *paths, unsigned n,
-		char errbuf[CAP_ERRBUF]);
+		char err[CAP_ERRBUF]);
 
 /* The same with every file's tap stamp format set (cap_set_tapfmt());
  * capset_open() detects it (TAPFMT_AUTO). */
 int capset_open_tap(struct capset **out, const char *const *paths, unsigned n,
-		    enum tapfmt_kind tap, char errbuf[CAP_ERRBUF]);
+		    enum tapfmt_kind tap, char err[CAP_ERRBUF]);
 
 /* The next packet in time order: 1, 0 at the end of every file, or a
- * negative error (errbuf-style message from capset_error()). A damaged file
+ * negative error (the message in capset_error()). A damaged file
  * ends its own stream only: the others go on, and capset_error() keeps the
  * first error. Data stays valid until the next call. */
 int capset_next(struct capset *s, struct capset_packet *p);
@@ -56,9 +56,9 @@ int capset_next(struct capset *s, struct capset_packet *p);
  * With from_oldest every file present is read first, else reading starts
  * at the newest. capset_next() returns -EAGAIN at the end of what is
  * written so far, never 0 until capset_stop(). Memory is one file's reader
- * at a time. Returns 0, or -errno with errbuf naming the path. */
+ * at a time. Returns 0, or -errno with err naming the path. */
 int capset_follow(struct capset **out, const char *path, bool from_oldest,
-		  char errbuf[CAP_ERRBUF]);
+		  char err[CAP_ERRBUF]);
 
 /* No more will be written (the follower is stopping): what is there is
  * read to its end, a block cut short counts as damage, and capset_next()

@@ -52,7 +52,7 @@ static int64_t ar_complete(uint16_t low, uint32_t ns, int64_t record_ns)
 }
 
 static int ar_decode(void *state, const struct tapfmt_frame *f,
-		     struct tapfmt_stamp *s, char *why, size_t whylen)
+		     struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	const uint8_t *h;
 	uint16_t subtype, version;
@@ -63,11 +63,11 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	(void)state;
 	if (f->caplen < AR_OFF + 2 ||
 	    bytes_get_be16(f->data + AR_OFF) != AR_ETHERTYPE) {
-		tapfmt_why(why, whylen, "no Arista EtherType 0xD28B");
+		tapfmt_why(why, "no Arista EtherType 0xD28B");
 		return TAPFMT_NOT_MINE;
 	}
 	if (f->caplen < AR_OFF + AR_FIXED) {
-		tapfmt_why(why, whylen, "Arista header cut short: %u bytes captured",
+		tapfmt_why(why, "Arista header cut short: %u bytes captured",
 		       f->caplen);
 		return -EBADMSG;
 	}
@@ -75,7 +75,7 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	subtype = bytes_get_be16(h + 2);
 	version = bytes_get_be16(h + 4);
 	if (subtype != AR_SUBTYPE_TIMESTAMP) {
-		tapfmt_why(why, whylen, "Arista subtype 0x%04x, not a timestamp "
+		tapfmt_why(why, "Arista subtype 0x%04x, not a timestamp "
 		       "header", subtype);
 		return -EBADMSG;
 	}
@@ -85,20 +85,20 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 	case 0x0020: wide = false; tai = true; break;
 	case 0x0120: wide = false; tai = false; break;
 	default:
-		tapfmt_why(why, whylen, "unknown Arista timestamp version 0x%04x",
+		tapfmt_why(why, "unknown Arista timestamp version 0x%04x",
 		       version);
 		return -EBADMSG;
 	}
 	tslen = wide ? 8 : 6;
 	/* The stamp and the frame's own EtherType after it. */
 	if (f->caplen < AR_OFF + AR_FIXED + tslen + 2) {
-		tapfmt_why(why, whylen, "Arista timestamp header cut short: %u "
+		tapfmt_why(why, "Arista timestamp header cut short: %u "
 		       "bytes captured", f->caplen);
 		return -EBADMSG;
 	}
 	ns = bytes_get_be32(h + AR_FIXED + tslen - 4);
 	if (ns >= NS_PER_S) {
-		tapfmt_why(why, whylen, "Arista stamp of %u ns: past 10^9", ns);
+		tapfmt_why(why, "Arista stamp of %u ns: past 10^9", ns);
 		return -EBADMSG;
 	}
 	if (wide) {
@@ -107,14 +107,14 @@ static int ar_decode(void *state, const struct tapfmt_frame *f,
 		sec = bytes_get_be32(h + AR_FIXED);
 		d = sec - tapfmt_floor_div(f->record_ns, NS_PER_S);
 		if (d > AR_WINDOW_S || d < -AR_WINDOW_S) {
-			tapfmt_why(why, whylen, "Arista stamp %" PRId64 ".%09u is %"
+			tapfmt_why(why, "Arista stamp %" PRId64 ".%09u is %"
 			       PRId64 " s from the record's time", sec, ns, d);
 			return -EBADMSG;
 		}
 	} else {
 		sec = ar_complete(bytes_get_be16(h + AR_FIXED), ns, f->record_ns);
 		if (sec < 0) {
-			tapfmt_why(why, whylen, "Arista 48-bit stamp before 1970 "
+			tapfmt_why(why, "Arista 48-bit stamp before 1970 "
 			       "(record time %" PRId64 " ns)", f->record_ns);
 			return -EBADMSG;
 		}

@@ -22,14 +22,14 @@
 #define EXA_WINDOW_S (7 * 86400)	/* of the record's seconds */
 
 static int exa_decode(void *state, const struct tapfmt_frame *f,
-		      struct tapfmt_stamp *s, char *why, size_t whylen)
+		      struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	uint32_t start = f->trailer_off < f->caplen ? f->trailer_off : f->caplen;
 	int64_t record_s = tapfmt_floor_div(f->record_ns, 1000000000);
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, "frame cut to %u of %u bytes: no trailer "
 			"captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -66,7 +66,7 @@ static int exa_decode(void *state, const struct tapfmt_frame *f,
 		};
 		return TAPFMT_STAMPED;
 	}
-	tapfmt_why(why, whylen, "no Exablaze trailer");
+	tapfmt_why(why, "no Exablaze trailer");
 	return TAPFMT_NOT_MINE;
 }
 

@@ -164,7 +164,7 @@ static void exa_rate(struct exa_state *st)
 }
 
 static int exa_keyframe(struct exa_state *st, const struct tapfmt_frame *f,
-			uint32_t off, uint32_t kind, char *why, size_t whylen)
+			uint32_t off, uint32_t kind, char why[TAPFMT_WHYBUF])
 {
 	const uint8_t *k = f->data + off;
 	struct exa_key key = { .record_ns = f->record_ns };
@@ -182,39 +182,39 @@ static int exa_keyframe(struct exa_state *st, const struct tapfmt_frame *f,
 		if (magic != EXA_MAGIC && !(magic == 1 && version == 0))
 			return TAPFMT_NOT_MINE;
 		if (magic == EXA_MAGIC && version != 1) {
-			snprintf(why, whylen, "ExaLINK keyframe version %u unknown",
-				 version);
+			tapfmt_why(why, "ExaLINK keyframe version %u unknown",
+				   version);
 			return -EBADMSG;
 		}
 		if (f->caplen < off + EXA_KF_LEN) {
-			snprintf(why, whylen, "ExaLINK keyframe cut at %" PRIu32
-				 " of %u bytes", f->caplen - off, EXA_KF_LEN);
+			tapfmt_why(why, "ExaLINK keyframe cut at %" PRIu32
+				   " of %u bytes", f->caplen - off, EXA_KF_LEN);
 			return -EBADMSG;
 		}
 		key.utc = bytes_get_be64(k + 8);
 		key.counter = bytes_get_be64(k + 16);
 		key.freq = bytes_get_be64(k + 24);
 		if (key.freq < EXA_FREQ_MIN || key.freq > EXA_FREQ_MAX) {
-			snprintf(why, whylen, "ExaLINK keyframe counter frequency "
-				 "%" PRIu64 " Hz implausible (350 MHz expected)",
-				 key.freq);
+			tapfmt_why(why, "ExaLINK keyframe counter frequency "
+				   "%" PRIu64 " Hz implausible (350 MHz expected)",
+				   key.freq);
 			return -EBADMSG;
 		}
 	} else {
 		uint64_t num, denom;
 
 		if (f->caplen < off + EXA_COMPAT_KF_LEN) {
-			snprintf(why, whylen, "ExaLINK compat keyframe cut at "
-				 "%" PRIu32 " of %u bytes", f->caplen - off,
-				 EXA_COMPAT_KF_LEN);
+			tapfmt_why(why, "ExaLINK compat keyframe cut at "
+				   "%" PRIu32 " of %u bytes", f->caplen - off,
+				   EXA_COMPAT_KF_LEN);
 			return -EBADMSG;
 		}
 		num = bytes_get_be64(k + 24);
 		denom = bytes_get_be64(k + 32);
 		if (num != 1 || denom != 1) {
-			snprintf(why, whylen, "ExaLINK compat keyframe skew %"
-				 PRIu64 "/%" PRIu64 " unknown (1/1 expected)",
-				 num, denom);
+			tapfmt_why(why, "ExaLINK compat keyframe skew %"
+				   PRIu64 "/%" PRIu64 " unknown (1/1 expected)",
+				   num, denom);
 			return -EBADMSG;
 		}
 		key.counter = bytes_get_be64(k);
@@ -225,9 +225,9 @@ static int exa_keyframe(struct exa_state *st, const struct tapfmt_frame *f,
 	if (key.utc < (uint64_t)NS_2000 || key.utc > (uint64_t)INT64_MAX ||
 	    (int64_t)key.utc - f->record_ns > NS_30_DAYS ||
 	    f->record_ns - (int64_t)key.utc > NS_30_DAYS) {
-		snprintf(why, whylen, "ExaLINK keyframe time %" PRIu64 " ns "
-			 "implausible (before 2000 or 30 days from the record's "
-			 "%" PRId64 ")", key.utc, f->record_ns);
+		tapfmt_why(why, "ExaLINK keyframe time %" PRIu64 " ns "
+			   "implausible (before 2000 or 30 days from the record's "
+			   "%" PRId64 ")", key.utc, f->record_ns);
 		return -EBADMSG;
 	}
 	st->prev = st->key;
@@ -263,7 +263,7 @@ static int64_t exa_reach_ns(const struct exa_key *k)
 }
 
 static int exalink_decode(void *state, const struct tapfmt_frame *f,
-			  struct tapfmt_stamp *s, char *why, size_t whylen)
+			  struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	struct exa_state *st = state;
 	uint32_t off, kind = exa_keyframe_at(f, &off);
@@ -272,27 +272,27 @@ static int exalink_decode(void *state, const struct tapfmt_frame *f,
 	__int128 x, q;
 
 	if (kind) {
-		int rc = exa_keyframe(st, f, off, kind, why, whylen);
+		int rc = exa_keyframe(st, f, off, kind, why);
 
 		if (rc != TAPFMT_NOT_MINE)
 			return rc;
 	}
 	if (!st->have) {
-		snprintf(why, whylen, "no keyframe yet: its counter cannot be "
-			 "placed in time");
+		tapfmt_why(why, "no keyframe yet: its counter cannot be "
+			   "placed in time");
 		return TAPFMT_NOT_MINE;
 	}
 	if (f->caplen != f->origlen) {
-		snprintf(why, whylen, "frame cut at %" PRIu32 " of %" PRIu32
-			 " bytes: its ExaLINK counter was not captured",
-			 f->caplen, f->origlen);
+		tapfmt_why(why, "frame cut at %" PRIu32 " of %" PRIu32
+			   " bytes: its ExaLINK counter was not captured",
+			   f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
 	dt = f->record_ns - st->key.record_ns;
 	if (dt > exa_reach_ns(&st->key) || -dt > exa_reach_ns(&st->key)) {
-		snprintf(why, whylen, "the latest ExaLINK keyframe is %.3f s "
-			 "away: its counter cannot be placed in time",
-			 (double)dt / 1e9);
+		tapfmt_why(why, "the latest ExaLINK keyframe is %.3f s "
+			   "away: its counter cannot be placed in time",
+			   (double)dt / 1e9);
 		return TAPFMT_NOT_MINE;
 	}
 	tail = st->tail ? st->tail : 4;
@@ -307,8 +307,8 @@ static int exalink_decode(void *state, const struct tapfmt_frame *f,
 			st->tail = tail = 8;
 	}
 	if (f->caplen < EXA_ETH_HLEN + tail) {
-		snprintf(why, whylen, "frame of %" PRIu32 " bytes: too short "
-			 "for an ExaLINK counter", f->caplen);
+		tapfmt_why(why, "frame of %" PRIu32 " bytes: too short "
+			   "for an ExaLINK counter", f->caplen);
 		return TAPFMT_NOT_MINE;
 	}
 	v = bytes_get_be32(f->data + f->caplen - tail);

@@ -55,7 +55,7 @@ static uint16_t ixia_cksum(const uint8_t *p, uint32_t len)
 
 /* The stamp in the fields [p, p + len) of a trailer whose checksum holds. */
 static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
-		       struct tapfmt_stamp *s, char *why, size_t whylen)
+		       struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	/* Wireshark walks while 3 or more bytes are left. */
 	for (uint32_t off = 0; off + 2 < len;) {
@@ -65,7 +65,7 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 
 		off += 2;
 		if (flen > len - off) {
-			tapfmt_why(why, whylen, "Ixia trailer field %u of %u bytes "
+			tapfmt_why(why, "Ixia trailer field %u of %u bytes "
 				 "runs past its %u bytes of fields", type, flen, len);
 			return -EBADMSG;
 		}
@@ -74,20 +74,20 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 			continue;
 		}
 		if (flen != IXIA_TS_LEN) {
-			tapfmt_why(why, whylen, "Ixia stamp field of %u bytes, "
+			tapfmt_why(why, "Ixia stamp field of %u bytes, "
 				 "not %u", flen, IXIA_TS_LEN);
 			return -EBADMSG;
 		}
 		sec = bytes_get_be32(p + off);
 		ns = bytes_get_be32(p + off + 4);
 		if (ns >= 1000000000u) {
-			tapfmt_why(why, whylen, "Ixia stamp %u s %u ns: ns past 10^9",
+			tapfmt_why(why, "Ixia stamp %u s %u ns: ns past 10^9",
 				 sec, ns);
 			return -EBADMSG;
 		}
 		d = (int64_t)sec - record_s;
 		if (d > IXIA_WINDOW_S || d < -IXIA_WINDOW_S) {
-			tapfmt_why(why, whylen, "Ixia stamp %u.%09u is %" PRId64
+			tapfmt_why(why, "Ixia stamp %u.%09u is %" PRId64
 				 " s from the record's time", sec, ns, d);
 			return -EBADMSG;
 		}
@@ -95,19 +95,19 @@ static int ixia_fields(const uint8_t *p, uint32_t len, int64_t record_s,
 		s->degraded = type == IXIA_FIELD_TS_HOLDOVER;
 		return TAPFMT_STAMPED;
 	}
-	tapfmt_why(why, whylen, "Ixia trailer without a stamp field");
+	tapfmt_why(why, "Ixia trailer without a stamp field");
 	return -EBADMSG;
 }
 
 static int ixia_decode(void *state, const struct tapfmt_frame *f,
-		       struct tapfmt_stamp *s, char *why, size_t whylen)
+		       struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	uint32_t start = f->trailer_off < f->caplen ? f->trailer_off : f->caplen;
 	bool bad_sum = false;
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, "frame cut to %u of %u bytes: no trailer "
 			 "captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -134,17 +134,17 @@ static int ixia_decode(void *state, const struct tapfmt_frame *f,
 		}
 		*s = (struct tapfmt_stamp){ .timescale = TS_SCALE_UNKNOWN };
 		rc = ixia_fields(f->data + t, flen, tapfmt_floor_div(f->record_ns,
-				 1000000000), s, why, whylen);
+				 1000000000), s, why);
 		if (rc != TAPFMT_STAMPED)
 			return rc;
 		s->tail_len = f->caplen - t;
 		return TAPFMT_STAMPED;
 	}
 	if (bad_sum)
-		tapfmt_why(why, whylen, "Ixia signature, but its checksum fails: "
+		tapfmt_why(why, "Ixia signature, but its checksum fails: "
 			 "taken for payload");
 	else
-		tapfmt_why(why, whylen, "no Ixia trailer");
+		tapfmt_why(why, "no Ixia trailer");
 	return TAPFMT_NOT_MINE;
 }
 

@@ -116,7 +116,7 @@ static enum mw_try mw_try(const uint8_t *d, uint32_t start, uint32_t end,
 }
 
 static int mw_decode(void *state, const struct tapfmt_frame *f,
-		     struct tapfmt_stamp *s, char *why, size_t whylen)
+		     struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF])
 {
 	uint32_t start = f->trailer_off < f->caplen ? f->trailer_off : f->caplen;
 	int64_t record_s = tapfmt_floor_div(f->record_ns, 1000000000);
@@ -126,7 +126,7 @@ static int mw_decode(void *state, const struct tapfmt_frame *f,
 
 	(void)state;
 	if (f->caplen < f->origlen) {
-		tapfmt_why(why, whylen, "frame cut to %u of %u bytes: no trailer "
+		tapfmt_why(why, "frame cut to %u of %u bytes: no trailer "
 		       "captured", f->caplen, f->origlen);
 		return TAPFMT_NOT_MINE;
 	}
@@ -146,12 +146,12 @@ static int mw_decode(void *state, const struct tapfmt_frame *f,
 		}
 	}
 	if (broken) {
-		tapfmt_why(why, whylen, "MetaWatch stamp %u.%09u but its extensions "
+		tapfmt_why(why, "MetaWatch stamp %u.%09u but its extensions "
 		       "or original FCS do not fit in the %u trailer bytes",
 		       bsec, bns, f->caplen - start);
 		return -EBADMSG;
 	}
-	tapfmt_why(why, whylen, "no MetaWatch trailer");
+	tapfmt_why(why, "no MetaWatch trailer");
 	return TAPFMT_NOT_MINE;
 
 found:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
 static const struct tapfmt_ops *const tapfmt_table[TAPFMT_COUNT] = {
@@ -20,14 +21,12 @@ static const struct tapfmt_ops *const tapfmt_table[TAPFMT_COUNT] = {
 	[TAPFMT_IXIA] = &tapfmt_ixia_ops,
 };
 
-void tapfmt_why(char *why, size_t whylen, const char *fmt, ...)
+void tapfmt_why(char why[TAPFMT_WHYBUF], const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!why || !whylen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
+	errbuf_vset(why, TAPFMT_WHYBUF, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -120,11 +119,11 @@ void tapfmt_detect_feed(struct tapfmt_detect *d, const struct tapfmt_frame *f)
 {
 	for (int k = TAPFMT_NONE + 1; k < TAPFMT_COUNT; k++) {
 		struct tapfmt_stamp s;
-		char why[8];
+		char why[TAPFMT_WHYBUF];
 		int rc;
 
 		memset(&s, 0, sizeof(s));
-		rc = tapfmt_table[k]->decode(d->k[k].state, f, &s, why, sizeof(why));
+		rc = tapfmt_table[k]->decode(d->k[k].state, f, &s, why);
 		/* A stamp that cannot be right is still the format's bytes:
 		 * the file is read as such, and the frame named. */
 		if (rc != TAPFMT_STAMPED && rc != TAPFMT_CONSUMED && rc != -EBADMSG)

@@ -73,6 +73,10 @@ struct tapfmt_stamp {
 #define TAPFMT_CONSUMED 2	/* the device's own frame (a keyframe),
 				 * taken in: not a packet of the traffic */
 
+/* A decode()'s reason, in the caller's array: the form of an error
+ * message (HACKING.md), named why as it is not always a failure. */
+#define TAPFMT_WHYBUF 160
+
 struct tapfmt_ops {
 	enum tapfmt_kind kind;
 	const char *name;	/* as --reference-format takes it */
@@ -82,11 +86,11 @@ struct tapfmt_ops {
 	/* One frame: TAPFMT_NOT_MINE, TAPFMT_STAMPED, TAPFMT_CONSUMED, or
 	 * -EBADMSG when the format's bytes are there but cannot be right
 	 * (seconds absurd, an unknown version, lengths that disagree). why
-	 * (whylen bytes) says what, for NOT_MINE too where there is more to
-	 * say than "none" (a counter before any keyframe). Never reads
-	 * outside f->data[0, f->caplen). */
+	 * says what, for NOT_MINE too where there is more to say than
+	 * "none" (a counter before any keyframe). Never reads outside
+	 * f->data[0, f->caplen). */
 	int (*decode)(void *state, const struct tapfmt_frame *f,
-		      struct tapfmt_stamp *s, char *why, size_t whylen);
+		      struct tapfmt_stamp *s, char why[TAPFMT_WHYBUF]);
 };
 
 extern const struct tapfmt_ops tapfmt_metawatch_ops;
@@ -95,11 +99,11 @@ extern const struct tapfmt_ops tapfmt_exablaze_ops;
 extern const struct tapfmt_ops tapfmt_exalink_ops;
 extern const struct tapfmt_ops tapfmt_ixia_ops;
 
-/* For the formats' modules: why (whylen bytes, may be NULL/0) set to the
- * printf-style text; and a ÷ b rounded down (record stamps may precede
- * 1970 in a damaged file). */
-void tapfmt_why(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* For the formats' modules: why (may be NULL) set to the printf-style
+ * text, with errbuf_set(); and a ÷ b rounded down (record stamps may
+ * precede 1970 in a damaged file). */
+void tapfmt_why(char why[TAPFMT_WHYBUF], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int64_t tapfmt_floor_div(int64_t a, int64_t b);
 
 /* The ops of kind, NULL for TAPFMT_NONE and TAPFMT_AUTO. */

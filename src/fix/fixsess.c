@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/errbuf.h"
 #include "base/nstime.h"
 #include "fix/fix.h"
 #include "stamp/ts.h"
@@ -40,7 +41,7 @@ struct fixsess {
 
 	struct fix_msg msg;	/* large (an index of 512 fields): kept here */
 	struct fixsess_stats st;
-	char error[256];
+	char err[FIXSESS_ERRBUF];	/* fixsess_error() */
 };
 
 static const char *const type_codes[FIXSESS_T_COUNT] = {
@@ -111,7 +112,7 @@ void fixsess_destroy(struct fixsess *s)
 }
 
 enum fixsess_state fixsess_state(const struct fixsess *s) { return s->state; }
-const char *fixsess_error(const struct fixsess *s) { return s->error; }
+const char *fixsess_error(const struct fixsess *s) { return s->err; }
 void fixsess_stats(const struct fixsess *s, struct fixsess_stats *st) { *st = s->st; }
 uint64_t fixsess_next_out_seq(const struct fixsess *s) { return s->out_seq; }
 
@@ -222,8 +223,8 @@ static int proto_error(struct fixsess *s, uint64_t off, int64_t now_ns,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(s->error, sizeof(s->error), "byte %llu of the peer's stream: %s",
-		 (unsigned long long)off, why);
+	errbuf_set(s->err, FIXSESS_ERRBUF, -EPROTO, "byte %llu of the peer's "
+		   "stream: %s", (unsigned long long)off, why);
 	if (s->state != FIXSESS_CLOSED)
 		fixsess_logout(s, why, now_ns);	/* best effort */
 	s->state = FIXSESS_CLOSED;
@@ -346,11 +347,12 @@ int fixsess_read(struct fixsess *s, int64_t now_ns, fixsess_app_fn fn, void *arg
 			return (int)n;
 		if (n == 0) {
 			if (s->state != FIXSESS_CLOSED)
-				snprintf(s->error, sizeof(s->error),
-					 "the peer closed the connection%s%s",
-					 s->state == FIXSESS_LOGOUT_SENT ?
-					 " without answering our Logout" : "",
-					 s->rhave ? " in the middle of a message" : "");
+				errbuf_set(s->err, FIXSESS_ERRBUF, -ECONNRESET,
+					   "the peer closed the connection%s%s",
+					   s->state == FIXSESS_LOGOUT_SENT ?
+					   " without answering our Logout" : "",
+					   s->rhave ?
+					   " in the middle of a message" : "");
 			s->state = FIXSESS_CLOSED;
 			return -ECONNRESET;
 		}
@@ -386,8 +388,8 @@ int fixsess_tick(struct fixsess *s, int64_t now_ns)
 	if (s->state != FIXSESS_ACTIVE)
 		return 0;
 	if (s->test_pending && now_ns - s->test_sent >= s->hb_ns) {
-		snprintf(s->error, sizeof(s->error), "no answer to TestRequest "
-			 "in %d s", s->cfg.heartbeat_s);
+		errbuf_set(s->err, FIXSESS_ERRBUF, -ETIMEDOUT, "no answer to "
+			   "TestRequest in %d s", s->cfg.heartbeat_s);
 		fixsess_logout(s, "no answer to TestRequest", now_ns);
 		s->state = FIXSESS_CLOSED;
 		return -ETIMEDOUT;

@@ -110,6 +110,10 @@ int fixsess_tick(struct fixsess *s, int64_t now_ns);
 int fixsess_logout(struct fixsess *s, const char *text, int64_t now_ns);
 
 enum fixsess_state fixsess_state(const struct fixsess *s);
+/* Why the session ended (a protocol error, the peer closing, no answer
+ * to a TestRequest): "" while it has not, kept in a buffer of
+ * FIXSESS_ERRBUF bytes. */
+#define FIXSESS_ERRBUF 256
 const char *fixsess_error(const struct fixsess *s);
 void fixsess_stats(const struct fixsess *s, struct fixsess_stats *st);
 const char *fixsess_type_name(enum fixsess_type t);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <linux/net_tstamp.h>
 
+#include "base/errbuf.h"
+
 #define HWSIM_MAGIC 0x6d697377684c5454ULL	/* "TTLhwsim" */
 #define HWSIM_VERSION 2	/* 2: tx-late, counts */
 
@@ -115,8 +117,8 @@ static void hwsim_init_shared(struct hwsim_shared *s, const char *host,
 }
 
 int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
-		    bool create, const struct hwsim_params *p, char *err,
-		    size_t errlen)
+		    bool create, const struct hwsim_params *p,
+		    char err[HWSIM_HOST_ERRBUF])
 {
 	char path[4096], tmp[4200];
 	struct hwsim_shared *s;
@@ -125,8 +127,9 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 
 	*out = NULL;
 	if (!*host || strchr(host, '/') || strlen(host) >= HWSIM_NAME_MAX) {
-		snprintf(err, errlen, "host '%s': a name of 1 to %d characters "
-			 "without '/'", host, HWSIM_NAME_MAX - 1);
+		errbuf_set(err, HWSIM_HOST_ERRBUF, -EINVAL,
+			   "host '%s': a name of 1 to %d characters "
+			   "without '/'", host, HWSIM_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	snprintf(path, sizeof(path), "%s/%s.hwsim", dir, host);
@@ -141,14 +144,16 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			rc = -errno;
-			snprintf(err, errlen, "%s: %s", tmp, strerror(-rc));
+			errbuf_set(err, HWSIM_HOST_ERRBUF, rc,
+				   "%s: %s", tmp, strerror(-rc));
 			return rc;
 		}
 		hwsim_init_shared(&init, host, p);
 		if (write(fd, &init, sizeof(init)) != (ssize_t)sizeof(init) ||
 		    (link(tmp, path) < 0 && errno != EEXIST)) {
 			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+			errbuf_set(err, HWSIM_HOST_ERRBUF, rc,
+				   "%s: %s", path, strerror(-rc));
 			close(fd);
 			unlink(tmp);
 			return rc;
@@ -159,15 +164,17 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 	}
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s%s", path, strerror(-rc),
-			 rc == -ENOENT ? " (no such simulated host)" : "");
+		errbuf_set(err, HWSIM_HOST_ERRBUF, rc,
+			   "%s: %s%s", path, strerror(-rc),
+			   rc == -ENOENT ? " (no such simulated host)" : "");
 		return rc;
 	}
 	if (fstat(fd, &st) < 0 || st.st_size != (off_t)sizeof(*s)) {
-		snprintf(err, errlen, "%s: not a host file of this tapless-hwsim "
-			 "(size %lld, want %zu): another version's, or not one; "
-			 "remove it to start the host anew", path,
-			 (long long)st.st_size, sizeof(*s));
+		errbuf_set(err, HWSIM_HOST_ERRBUF, -EINVAL,
+			   "%s: not a host file of this tapless-hwsim "
+			   "(size %lld, want %zu): another version's, or not one; "
+			   "remove it to start the host anew", path,
+			   (long long)st.st_size, sizeof(*s));
 		close(fd);
 		return -EINVAL;
 	}
@@ -175,20 +182,22 @@ int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
 	close(fd);
 	if (s == MAP_FAILED) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: mmap: %s", path, strerror(-rc));
+		errbuf_set(err, HWSIM_HOST_ERRBUF, rc,
+			   "%s: mmap: %s", path, strerror(-rc));
 		return rc;
 	}
 	if (s->magic != HWSIM_MAGIC || s->version != HWSIM_VERSION ||
 	    s->size != sizeof(*s)) {
-		snprintf(err, errlen, "%s: not a tapless-hwsim host file of "
-			 "version %d", path, HWSIM_VERSION);
+		errbuf_set(err, HWSIM_HOST_ERRBUF, -EINVAL,
+			   "%s: not a tapless-hwsim host file of "
+			   "version %d", path, HWSIM_VERSION);
 		munmap(s, sizeof(*s));
 		return -EINVAL;
 	}
 	*out = calloc(1, sizeof(**out));
 	if (!*out) {
 		munmap(s, sizeof(*s));
-		snprintf(err, errlen, "out of memory");
+		errbuf_set(err, HWSIM_HOST_ERRBUF, -ENOMEM, "out of memory");
 		return -ENOMEM;
 	}
 	(*out)->s = s;

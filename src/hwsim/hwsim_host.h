@@ -106,14 +106,17 @@ struct hwsim_phc_info {
  * is also the time of its software stamps. */
 int64_t hwsim_true_now(void);
 
+/* Room for a hwsim_host_open() message: a path and why. */
+#define HWSIM_HOST_ERRBUF 512
+
 /* The host's file: DIR/HOST.hwsim. Made (mode 0644, with p, or defaults
  * when p is NULL) when create is set and it does not exist; an existing
  * one is used as it is. Returns 0, or -errno with why in err: -ENOENT (no
  * such host, create not set), -EINVAL (not a hwsim file, a host name with
  * '/' or over 63 characters). */
 int hwsim_host_open(struct hwsim_host **out, const char *dir, const char *host,
-		    bool create, const struct hwsim_params *p, char *err,
-		    size_t errlen);
+		    bool create, const struct hwsim_params *p,
+		    char err[HWSIM_HOST_ERRBUF]);
 void hwsim_host_close(struct hwsim_host *h);
 const char *hwsim_host_name(const struct hwsim_host *h);
 /* What the host was made with. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "hwsim/hwsim_clock.h"
 #include "hwsim/hwsim_host.h"
 
@@ -63,8 +64,8 @@ static int truth_add(struct hwsim_truth *t, const char *name,
 	return 0;
 }
 
-int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
-		     size_t errlen)
+int hwsim_truth_load(struct hwsim_truth **out, const char *path,
+		     char err[HWSIM_TRUTH_ERRBUF])
 {
 	struct hwsim_truth *t;
 	char *line = NULL;
@@ -77,13 +78,15 @@ int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
 	*out = NULL;
 	if (!f) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		errbuf_set(err, HWSIM_TRUTH_ERRBUF, rc,
+			   "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		fclose(f);
-		snprintf(err, errlen, "%s: out of memory", path);
+		errbuf_set(err, HWSIM_TRUTH_ERRBUF, -ENOMEM,
+			   "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	while (!rc && (len = getline(&line, &cap, f)) >= 0) {
@@ -98,8 +101,9 @@ int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
 		if (lineno == 1) {
 			if (sscanf(line, "# tapless-hwsim truth %d host %63s", &ver,
 				   host) != 2 || ver != 1) {
-				snprintf(err, errlen, "%s:1: not a tapless-hwsim truth "
-					 "journal of version 1", path);
+				errbuf_set(err, HWSIM_TRUTH_ERRBUF, -EINVAL,
+					   "%s:1: not a tapless-hwsim truth "
+					   "journal of version 1", path);
 				rc = -EINVAL;
 			}
 			snprintf(t->host, sizeof(t->host), "%s", host);
@@ -109,8 +113,9 @@ int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
 			continue;
 		if (sscanf(line, "%lld %31s %lld %lf %lf %c", &tt, name, &v,
 			   &p.native_ppb, &p.adj_ppb, &extra) != 5) {
-			snprintf(err, errlen, "%s:%u: not \"TRUE_NS CLOCK VALUE_NS "
-				 "NATIVE_PPB ADJ_PPB\"", path, lineno);
+			errbuf_set(err, HWSIM_TRUTH_ERRBUF, -EINVAL,
+				   "%s:%u: not \"TRUE_NS CLOCK VALUE_NS "
+				   "NATIVE_PPB ADJ_PPB\"", path, lineno);
 			rc = -EINVAL;
 			break;
 		}
@@ -118,20 +123,24 @@ int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
 		p.ref_val = v;
 		rc = truth_add(t, name, &p);
 		if (rc == -EINVAL)
-			snprintf(err, errlen, "%s:%u: %s goes back in true time",
-				 path, lineno, name);
+			errbuf_set(err, HWSIM_TRUTH_ERRBUF, rc,
+				   "%s:%u: %s goes back in true time",
+				   path, lineno, name);
 		else if (rc)
-			snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, name,
-				 rc == -ENOSPC ? "more clocks than a simulated host has"
-				 : strerror(-rc));
+			errbuf_set(err, HWSIM_TRUTH_ERRBUF, rc,
+				   "%s:%u: %s: %s", path, lineno, name,
+				   rc == -ENOSPC ? "more clocks than a simulated host has"
+				   : strerror(-rc));
 	}
 	if (!rc && ferror(f)) {
 		rc = -EIO;
-		snprintf(err, errlen, "%s: %s", path, strerror(EIO));
+		errbuf_set(err, HWSIM_TRUTH_ERRBUF, rc,
+			   "%s: %s", path, strerror(EIO));
 	}
 	if (!rc && !lineno) {
 		rc = -EINVAL;
-		snprintf(err, errlen, "%s: empty: not a truth journal", path);
+		errbuf_set(err, HWSIM_TRUTH_ERRBUF, rc,
+			   "%s: empty: not a truth journal", path);
 	}
 	free(line);
 	fclose(f);

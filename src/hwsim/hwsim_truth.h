@@ -24,8 +24,8 @@ struct hwsim_truth;
 /* Read path. 0, or -errno with why in err ("PATH:LINE: why" for a bad
  * line, -EINVAL; a torn last line, without its newline, is left out as a
  * crash leaves it). */
-int hwsim_truth_load(struct hwsim_truth **out, const char *path, char *err,
-		     size_t errlen);
+int hwsim_truth_load(struct hwsim_truth **out, const char *path,
+		     char err[HWSIM_TRUTH_ERRBUF]);
 void hwsim_truth_free(struct hwsim_truth *t);
 /* The host the header names. */
 const char *hwsim_truth_host(const struct hwsim_truth *t);

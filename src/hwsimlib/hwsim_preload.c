@@ -104,7 +104,7 @@ __attribute__((constructor)) static void hwsim_init(void)
 {
 	const char *name = getenv(HWSIM_ENV_HOST);
 	const char *dir = getenv(HWSIM_ENV_DIR);
-	char err[512];
+	char err[HWSIM_HOST_ERRBUF];
 
 	REAL(openat); REAL(close); REAL(ioctl); REAL(socket);
 	REAL(bind);
@@ -117,7 +117,7 @@ __attribute__((constructor)) static void hwsim_init(void)
 	if (!name || !*name)
 		return;
 	if (hwsim_host_open(&hwsim_prog_host, dir && *dir ? dir : HWSIM_DEFAULT_DIR,
-			    name, true, NULL, err, sizeof(err))) {
+			    name, true, NULL, err)) {
 		/* A program told to run on simulated clocks must not run on
 		 * the real ones, where it would steer the machine's. */
 		fprintf(stderr, "libtapless-hwsim: %s\n", err);

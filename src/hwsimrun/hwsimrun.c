@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/datadir.h"
+#include "base/errbuf.h"
 #include "base/mkpath.h"
 #include "base/opts.h"
 #include "base/preload.h"
@@ -152,11 +153,12 @@ static const char *const hwsim_fault_names[] = {
 };
 
 #define HWSIM_LATE_MAX_DEF 500000000LL	/* tx-late's MAX: 500 ms */
+#define HWSIM_FAULT_ERRBUF 300	/* a --fault message, quoting the value */
 #define HWSIM_LATE_MAX_MAX 60000000000LL	/* at most a minute */
 
 /* "KIND=VALUE" into *f; -EINVAL with why in err. */
 static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
-			     char *err, size_t len)
+			     char err[HWSIM_FAULT_ERRBUF])
 {
 	const char *eq = strchr(text, '=');
 	size_t k;
@@ -167,11 +169,10 @@ static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
 		if (eq && (size_t)(eq - text) == strlen(hwsim_fault_names[k]) &&
 		    !strncmp(text, hwsim_fault_names[k], (size_t)(eq - text)))
 			break;
-	if (!eq || k == sizeof(hwsim_fault_names) / sizeof(hwsim_fault_names[0])) {
-		snprintf(err, len, "--fault '%s': KIND=VALUE with KIND step, "
-			 "freq-jump, gm-gone, tx-loss, tx-late or rx-filter", text);
-		return -EINVAL;
-	}
+	if (!eq || k == sizeof(hwsim_fault_names) / sizeof(hwsim_fault_names[0]))
+		return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+				  "--fault '%s': KIND=VALUE with KIND step, "
+				  "freq-jump, gm-gone, tx-loss, tx-late or rx-filter", text);
 	f->kind = (enum hwsim_fault_kind)k;
 	f->max_ns = 0;
 	eq++;
@@ -180,28 +181,25 @@ static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
 		long long ns;
 		int neg = *eq == '-';
 
-		if (opts_parse_ns(eq + neg, 1, &ns)) {
-			snprintf(err, len, "--fault step=%s: not a time (a number "
-				 "with ns, us, ms, s or m, a sign allowed)", eq);
-			return -EINVAL;
-		}
+		if (opts_parse_ns(eq + neg, 1, &ns))
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault step=%s: not a time (a number "
+					  "with ns, us, ms, s or m, a sign allowed)", eq);
 		f->value = neg ? -ns : ns;
 		return 0;
 	}
 	case HWSIM_FAULT_FREQ_JUMP:
 		v = strtod(eq, &end);
-		if (end == eq || *end || fabs(v) > 1000) {
-			snprintf(err, len, "--fault freq-jump=%s: ppm, -1000 to 1000", eq);
-			return -EINVAL;
-		}
+		if (end == eq || *end || fabs(v) > 1000)
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault freq-jump=%s: ppm, -1000 to 1000", eq);
 		f->value = (int64_t)llround(v * 1000);
 		return 0;
 	case HWSIM_FAULT_TX_LOSS:
 		v = strtod(eq, &end);
-		if (end == eq || *end || v < 0 || v > 100 || v != floor(v)) {
-			snprintf(err, len, "--fault tx-loss=%s: a whole percent, 0 to 100", eq);
-			return -EINVAL;
-		}
+		if (end == eq || *end || v < 0 || v > 100 || v != floor(v))
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault tx-loss=%s: a whole percent, 0 to 100", eq);
 		f->value = (int64_t)v;
 		return 0;
 	case HWSIM_FAULT_TX_LATE: {
@@ -217,34 +215,31 @@ static int hwsim_parse_fault(const char *text, struct hwsim_fault *f,
 		memcpy(pct, eq, plen);
 		pct[plen] = 0;
 		v = strtod(pct, &end);
-		if (end == pct || *end || v < 0 || v > 100 || v != floor(v)) {
-			snprintf(err, len, "--fault tx-late=%s: PERCENT[,MAX] with "
-				 "a whole percent, 0 to 100", eq);
-			return -EINVAL;
-		}
+		if (end == pct || *end || v < 0 || v > 100 || v != floor(v))
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault tx-late=%s: PERCENT[,MAX] with "
+					  "a whole percent, 0 to 100", eq);
 		if (comma && (opts_parse_ns(comma + 1, 1, &ns) || ns <= 0 ||
 			      ns > HWSIM_LATE_MAX_MAX)) {
-			snprintf(err, len, "--fault tx-late=%s: MAX a time over 0 "
-				 "and up to 60s (a number with ns, us, ms, s or m)", eq);
-			return -EINVAL;
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault tx-late=%s: MAX a time over 0 "
+					  "and up to 60s (a number with ns, us, ms, s or m)", eq);
 		}
 		f->value = (int64_t)v;
 		f->max_ns = ns;
 		return 0;
 	}
 	case HWSIM_FAULT_GM_GONE:
-		if (strcmp(eq, "on") && strcmp(eq, "off")) {
-			snprintf(err, len, "--fault gm-gone=%s: on or off", eq);
-			return -EINVAL;
-		}
+		if (strcmp(eq, "on") && strcmp(eq, "off"))
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault gm-gone=%s: on or off", eq);
 		f->value = !strcmp(eq, "on");
 		return 0;
 	case HWSIM_FAULT_RX_PTP_ONLY:
-		if (strcmp(eq, "ptp") && strcmp(eq, "all")) {
-			snprintf(err, len, "--fault rx-filter=%s: ptp (PTP event "
-				 "packets only) or all", eq);
-			return -EINVAL;
-		}
+		if (strcmp(eq, "ptp") && strcmp(eq, "all"))
+			return errbuf_set(err, HWSIM_FAULT_ERRBUF, -EINVAL,
+					  "--fault rx-filter=%s: ptp (PTP event "
+					  "packets only) or all", eq);
 		f->value = !strcmp(eq, "ptp");
 		return 0;
 	}
@@ -257,7 +252,7 @@ static int hwsim_faults(struct hwsim_host *h, const struct opts *o)
 	const char *const *items, *iface = opts_str(o, "iface");
 	size_t n = opts_list(o, "fault", &items);
 	struct hwsim_fault f[16];
-	char err[300];
+	char err[HWSIM_FAULT_ERRBUF];
 	int one = -1;
 
 	if (n > sizeof(f) / sizeof(f[0])) {
@@ -266,7 +261,7 @@ static int hwsim_faults(struct hwsim_host *h, const struct opts *o)
 		return PROG_USAGE;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (hwsim_parse_fault(items[i], &f[i], err, sizeof(err))) {
+		if (hwsim_parse_fault(items[i], &f[i], err)) {
 			fprintf(stderr, "tapless-hwsim: %s\n", err);
 			return PROG_USAGE;
 		}
@@ -321,7 +316,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	hwsim_params_from(o, &want);
-	if (hwsim_host_open(&h, dir, host, !control, &want, err, sizeof(err))) {
+	if (hwsim_host_open(&h, dir, host, !control, &want, err)) {
 		fprintf(stderr, "tapless-hwsim: %s\n", err);
 		goto out;
 	}

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
 #define CAPTURE_SNAPLEN 262144
@@ -31,8 +32,8 @@ static int capture_fail(struct capture *c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(c->error, sizeof(c->error), "%s: %s", c->ifname, what);
-	return err;
+	return errbuf_set(c->err, CAPTURE_ERRBUF, err, "%s: %s", c->ifname,
+			  what);
 }
 
 int capture_offloads(const char *ifname)
@@ -202,10 +203,10 @@ static int capture_handle(struct capture *c, const struct capture_config *cfg,
 }
 
 int capture_open(struct capture **out, const struct capture_config *cfg,
-		 char errbuf[CAPTURE_ERRBUF])
+		 char err[CAPTURE_ERRBUF])
 {
 	struct capture *c = xcalloc(1, sizeof(*c));
-	int err, off;
+	int rc, off;
 
 	*out = NULL;
 	snprintf(c->ifname, sizeof(c->ifname), "%s", cfg->ifname);
@@ -213,21 +214,21 @@ int capture_open(struct capture **out, const struct capture_config *cfg,
 	c->info.rx_filter = -1;
 	c->info.tx_was = c->info.tx_left = -1;
 	c->ops = cfg->mode == TS_MODE_SW ? &capture_sw_ops : &capture_hw_ops;
-	err = capture_handle(c, cfg, CAPTURE_IN);
-	if (err == -ENODEV && cfg->mode == TS_MODE_AUTO && c->ops == &capture_hw_ops &&
-	    !c->error[0]) {
+	rc = capture_handle(c, cfg, CAPTURE_IN);
+	if (rc == -ENODEV && cfg->mode == TS_MODE_AUTO && c->ops == &capture_hw_ops &&
+	    !c->err[0]) {
 		/* No PHC here: host stamps, said so in the file. */
 		pcap_close(c->h[CAPTURE_IN]);
 		c->h[CAPTURE_IN] = NULL;
 		c->ops = &capture_sw_ops;
-		err = capture_handle(c, cfg, CAPTURE_IN);
-	} else if (err == -ENODEV && !c->error[0]) {
-		capture_fail(c, err, "no hardware stamps (no PHC, or no "
+		rc = capture_handle(c, cfg, CAPTURE_IN);
+	} else if (rc == -ENODEV && !c->err[0]) {
+		capture_fail(c, rc, "no hardware stamps (no PHC, or no "
 			     "'all' receive filter)");
 	}
-	if (!err)
-		err = capture_handle(c, cfg, CAPTURE_OUT);
-	if (!err && c->ops == &capture_sw_ops) {
+	if (!rc)
+		rc = capture_handle(c, cfg, CAPTURE_OUT);
+	if (!rc && c->ops == &capture_sw_ops) {
 		/* The kernel hands a frame to an interface's packet sockets
 		 * newest first, and each takes its software stamp in its turn:
 		 * reopened last, the receive handle is served first, and its
@@ -235,14 +236,14 @@ int capture_open(struct capture **out, const struct capture_config *cfg,
 		 * (microseconds on veth). Hardware stamps are the NIC's. */
 		pcap_close(c->h[CAPTURE_IN]);
 		c->h[CAPTURE_IN] = NULL;
-		err = capture_handle(c, cfg, CAPTURE_IN);
+		rc = capture_handle(c, cfg, CAPTURE_IN);
 	}
-	if (err) {
-		if (!c->error[0])
-			capture_fail(c, err, "%s", strerror(-err));
-		snprintf(errbuf, CAPTURE_ERRBUF, "%s", c->error);
+	if (rc) {
+		if (!c->err[0])
+			capture_fail(c, rc, "%s", strerror(-rc));
+		errbuf_set(err, CAPTURE_ERRBUF, rc, "%s", c->err);
 		capture_close(c);
-		return err;
+		return rc;
 	}
 	c->info.linktype = pcap_datalink(c->h[CAPTURE_IN]);
 	c->info.snaplen = (uint32_t)pcap_snapshot(c->h[CAPTURE_IN]);
@@ -324,7 +325,7 @@ void capture_info(const struct capture *c, struct capture_info *info)
 
 const char *capture_error(const struct capture *c)
 {
-	return c->error;
+	return c->err;
 }
 
 const char *capture_ifname(const struct capture *c)

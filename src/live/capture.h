@@ -80,17 +80,17 @@ struct capture_packet {
 
 typedef void (*capture_fn)(void *arg, const struct capture_packet *pkt);
 
-/* Open both handles. Returns 0 or a negative error with errbuf saying what
+/* Open both handles. Returns 0 or a negative error with err saying what
  * failed, naming the interface. */
 int capture_open(struct capture **out, const struct capture_config *cfg,
-		 char errbuf[CAPTURE_ERRBUF]);
+		 char err[CAPTURE_ERRBUF]);
 
 /* Pollable descriptors of the two handles (readable when frames wait). */
 void capture_fds(const struct capture *c, int fds[2]);
 
 /* Hand every waiting frame of both handles to fn without blocking (at most
  * max per handle, 0: no limit). Returns the number handed over, or a
- * negative error (errbuf-style text from capture_error()). No allocation:
+ * negative error (the message in capture_error()). No allocation:
  * data points into the kernel ring and is valid only during the call. */
 int capture_dispatch(struct capture *c, int max, capture_fn fn, void *arg);
 

@@ -33,7 +33,7 @@ struct capture {
 	struct capture_info info;
 	struct hwtstamp_state before;	/* device state before we opened */
 	bool have_before;
-	char error[CAPTURE_ERRBUF];
+	char err[CAPTURE_ERRBUF];	/* capture_error() */
 	/* capture_dispatch() context for the libpcap callback */
 	capture_fn fn;
 	void *arg;

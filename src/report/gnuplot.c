@@ -15,11 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/errbuf.h"
 #include "base/xalloc.h"
 
-int gnuplot_run(const char *dir, const char *script, char *msg, size_t len)
+int gnuplot_run(const char *dir, const char *script,
+		char msg[GNUPLOT_MSGBUF])
 {
 	int errp[2], execp[2], status, why[2] = { 0, 0 };	/* stage, errno */
+	const size_t len = GNUPLOT_MSGBUF;
 	size_t got = 0;
 	pid_t pid;
 	ssize_t n;
@@ -94,17 +97,19 @@ int gnuplot_run(const char *dir, const char *script, char *msg, size_t len)
 	if (n == (ssize_t)sizeof(why)) {
 		if (why[0] == 1)	/* exec: ENOENT is "no gnuplot" */
 			return why[1] ? -why[1] : -ECHILD;
-		snprintf(msg, len, "cannot enter %.1024s: %s", dir, strerror(why[1]));
-		return -ECHILD;
+		return errbuf_set(msg, GNUPLOT_MSGBUF, -ECHILD,
+				  "cannot enter %.1024s: %s", dir, strerror(why[1]));
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		if (!got) {
 			if (WIFSIGNALED(status))
-				snprintf(msg, len, "gnuplot killed by signal %d",
-					 WTERMSIG(status));
+				errbuf_set(msg, GNUPLOT_MSGBUF, -ECHILD,
+					   "gnuplot killed by signal %d",
+					   WTERMSIG(status));
 			else
-				snprintf(msg, len, "gnuplot exit status %d",
-					 WEXITSTATUS(status));
+				errbuf_set(msg, GNUPLOT_MSGBUF, -ECHILD,
+					   "gnuplot exit status %d",
+					   WEXITSTATUS(status));
 		}
 		return -ECHILD;
 	}

@@ -7,11 +7,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What gnuplot wrote on stderr, kept from its start: the first error is
+ * the one that matters. */
+#define GNUPLOT_MSGBUF 2048
+
 /* Run `gnuplot SCRIPT` with dir as its working directory. Returns 0,
  * -ENOENT when there is no gnuplot in PATH, -ECHILD when it failed (its
  * stderr in msg, which gets what gnuplot said on success too: warnings), or
- * another -errno. */
-int gnuplot_run(const char *dir, const char *script, char *msg, size_t len);
+ * another -errno. msg is the caller's array, as an error message's err
+ * (HACKING.md), named msg as it is not only errors. */
+int gnuplot_run(const char *dir, const char *script,
+		char msg[GNUPLOT_MSGBUF]);
 
 /* A template's @KEY@ and what it becomes. */
 struct gnuplot_sub {

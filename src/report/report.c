@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "base/errbuf.h"
 #include "base/hist.h"
 #include "base/summary.h"
 #include "base/xalloc.h"
@@ -56,12 +57,12 @@ void report_notef(struct report *r, bool warning, const char *fmt, ...)
 	r->note[r->nnotes++].warning = warning;
 }
 
-int report_fail(char *err, int rc, const char *fmt, ...)
+int report_fail(char err[REPORT_ERRBUF], int rc, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, REPORT_ERRBUF, fmt, ap);
+	errbuf_vset(err, REPORT_ERRBUF, rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -53,7 +53,7 @@ static struct hwsim_truth *report_truth_of(struct report *r,
 	if (*nht == REPORT_MAX_CLOCKS)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/clocks/%s.truth", r->dir, host);
-	if (hwsim_truth_load(&t, path, err, sizeof(err))) {
+	if (hwsim_truth_load(&t, path, err)) {
 		report_notef(r, true, "the clocks against the truth: %s", err);
 		t = NULL;
 	}

@@ -641,7 +641,8 @@ static void report_follow_q(FILE *f, int64_t v)
 		fprintf(f, " -");
 }
 
-int report_follow_write(const struct report *r, const char *outdir, char *err)
+int report_follow_write(const struct report *r, const char *outdir,
+			char err[REPORT_ERRBUF])
 {
 	const struct report_follow *f = &r->follow;
 	FILE *out[REPORT_FOLLOW_SERIES + 1] = { NULL }, *in = NULL;

@@ -42,13 +42,12 @@ static bool report_double(const char *s, double *v)
 }
 
 static int report_parse_rates(struct report *r, const char *val,
-			      const char *where, char *err)
+			      const char *where, char err[REPORT_ERRBUF])
 {
 	struct ratelist rl;
-	char why[256];
+	char why[RATELIST_ERRBUF];
 
-	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why,
-			   sizeof(why)))
+	if (ratelist_parse(&rl, val, REPORT_MAX_RATES, RATELIST_WHOLE, why))
 		return report_fail(err, -EINVAL, "%s: rates: %s", where, why);
 	for (unsigned i = 0; i < rl.n; i++) {
 		struct report_rate *rt = &r->rate[r->nrates++];
@@ -60,7 +59,7 @@ static int report_parse_rates(struct report *r, const char *val,
 }
 
 static int report_parse_md(struct report *r, const char *val, const char *where,
-			   char *err)
+			   char err[REPORT_ERRBUF])
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -77,7 +76,7 @@ static int report_parse_md(struct report *r, const char *val, const char *where,
 	memcpy(spec, val, n + 1);
 	if (any)
 		spec[n - 1] = '0';
-	if (addrport_parse(spec, NULL, &ss, &len, NULL, 0))
+	if (addrport_parse(spec, NULL, &ss, &len, NULL))
 		goto bad;
 	if (ss.ss_family == AF_INET) {
 		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
@@ -103,7 +102,7 @@ bad:
 
 /* Check a known key's value; set what the report derives from it. */
 static int report_conf_value(struct report *r, const char *key, char *val,
-			     const char *where, char *err)
+			     const char *where, char err[REPORT_ERRBUF])
 {
 	double d;
 
@@ -177,7 +176,8 @@ static char *conf_split(char *line, char **val)
 	return key;
 }
 
-int report_conf_load(struct report *r, const char *path, char *err)
+int report_conf_load(struct report *r, const char *path,
+		     char err[REPORT_ERRBUF])
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL, where[PATH_MAX + 32];
@@ -514,7 +514,7 @@ static struct report_clock *report_clock(struct report *r, const char *host,
 
 void report_journals_load(struct report *r)
 {
-	char pattern[PATH_MAX + 32], errbuf[JOURNAL_ERRBUF];
+	char pattern[PATH_MAX + 32], err[JOURNAL_ERRBUF];
 	bool first = true;
 	glob_t g;
 
@@ -531,8 +531,8 @@ void report_journals_load(struct report *r)
 		char host[REPORT_NAME];
 		int rc;
 
-		if (journal_open(&j, path, errbuf)) {
-			report_notef(r, true, "%s", errbuf);
+		if (journal_open(&j, path, err)) {
+			report_notef(r, true, "%s", err);
 			continue;
 		}
 		/* The file's name is the contract's HOST; the header's name

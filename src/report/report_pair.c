@@ -345,7 +345,7 @@ void report_pair_load(struct report *r, struct report_rate *rt)
 {
 	struct report_pairing *pr = &rt->pair;
 	struct pair p = { .r = r, .rt = rt, .latest = INT64_MIN };
-	char dir[PATH_MAX + 64], errbuf[CAP_ERRBUF], *line = NULL;
+	char dir[PATH_MAX + 64], err[CAP_ERRBUF], *line = NULL;
 	const char *paths[1] = { dir };
 	size_t cap = 0;
 	FILE *f = NULL;
@@ -366,10 +366,10 @@ void report_pair_load(struct report *r, struct report_rate *rt)
 	snprintf(dir, sizeof(dir), "%s/rate-%ld/switch/%s", r->dir, rt->rate,
 		 r->venue);
 	for (int k = 0; k < SIDES; k++) {
-		if (capset_open(&p.venue[k], paths, 1, errbuf)) {
+		if (capset_open(&p.venue[k], paths, 1, err)) {
 			snprintf(pr->why, sizeof(pr->why), "the samples' stamps "
 				 "cannot be tied to frames without the venue's "
-				 "capture: %s", errbuf);
+				 "capture: %s", err);
 			goto out;
 		}
 	}

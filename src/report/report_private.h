@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "base/summary.h"
+#include "report/report.h"	/* REPORT_ERRBUF */
 
 struct calib;
 struct cap_packet;
@@ -312,8 +313,8 @@ struct report_figures {
 void report_notef(struct report *r, bool warning, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Format into err (REPORT_ERRBUF bytes); returns rc. */
-int report_fail(char *err, int rc, const char *fmt, ...)
+/* Format into err; returns rc. */
+int report_fail(char err[REPORT_ERRBUF], int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* lab.conf's value of key, or NULL. */
@@ -351,7 +352,8 @@ bool report_capped(const struct report *r, const struct report_rate *rt,
 
 /* Read lab.conf at path into r (keys, rates, hosts, md_source, switch
  * mode and speed). 0, or -errno with err "PATH:LINE: why" (-EINVAL). */
-int report_conf_load(struct report *r, const char *path, char *err);
+int report_conf_load(struct report *r, const char *path,
+		     char err[REPORT_ERRBUF]);
 /* The series (S_*) of a samples line (files/samples.h), or -1 when the
  * report does not show it. */
 int report_series_of(const struct report *r, const struct samples_rec *s);
@@ -434,7 +436,8 @@ int report_follow_parse(const char *line, size_t len, struct report_frec *rec,
 void report_follow_load(struct report *r);
 /* OUTDIR/data/follow-N.dat per series and data/follow-flags.dat, when
  * r->follow.have. 0 or -errno with err naming the file. */
-int report_follow_write(const struct report *r, const char *outdir, char *err);
+int report_follow_write(const struct report *r, const char *outdir,
+			char err[REPORT_ERRBUF]);
 /* The keys of the follow-time template's values (NULL ends them), and
  * the value of one for r into buf. */
 extern const char *const report_follow_keys[];

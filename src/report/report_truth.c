@@ -118,7 +118,7 @@ struct report_truth_rd *report_truth_open(struct report *r, struct report_rate *
 {
 	struct report_truth *tr = &rt->truth;
 	struct report_truth_rd *t;
-	char pattern[PATH_MAX + 64], errbuf[CAP_ERRBUF];
+	char pattern[PATH_MAX + 64], err[CAP_ERRBUF];
 	glob_t g;
 
 	tr->res = hist_create();
@@ -140,8 +140,8 @@ struct report_truth_rd *report_truth_open(struct report *r, struct report_rate *
 	t->r = r;
 	t->rt = rt;
 	for (size_t i = 0; i < g.gl_pathc && t->n < REPORT_MAX_PORTS; i++) {
-		if (cap_open(&t->in[t->n], g.gl_pathv[i], errbuf)) {
-			report_notef(r, true, "%s", errbuf);
+		if (cap_open(&t->in[t->n], g.gl_pathv[i], err)) {
+			report_notef(r, true, "%s", err);
 			continue;
 		}
 		t->n++;

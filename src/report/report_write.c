@@ -32,7 +32,7 @@ const char *const report_plot_names[P_COUNT] = {
 /* ---- data files ---- */
 
 static FILE *report_create(const char *outdir, const char *name, char *path,
-			   size_t len, char *err, int *rc)
+			   size_t len, char err[REPORT_ERRBUF], int *rc)
 {
 	FILE *f;
 
@@ -43,7 +43,7 @@ static FILE *report_create(const char *outdir, const char *name, char *path,
 	return f;
 }
 
-static int report_close(FILE *f, const char *path, char *err)
+static int report_close(FILE *f, const char *path, char err[REPORT_ERRBUF])
 {
 	int bad = ferror(f);
 
@@ -227,7 +227,7 @@ static void report_write_pct(FILE *f, const struct hist *h)
 /* The per-sample time series: the samples file again, now that the run's
  * start is known. */
 static int report_write_time(const struct report *r, const struct report_rate *rt,
-			     const char *outdir, char *err)
+			     const char *outdir, char err[REPORT_ERRBUF])
 {
 	static const int series[] = { S_BUY, S_SELL, S_SWITCH };
 	FILE *out[3] = { NULL }, *in;
@@ -275,7 +275,7 @@ static int report_write_time(const struct report *r, const struct report_rate *r
 	return rc;
 }
 
-static int report_mkdir(const char *path, char *err)
+static int report_mkdir(const char *path, char err[REPORT_ERRBUF])
 {
 	int rc = mkpath_p(path, 0755);
 
@@ -287,7 +287,8 @@ static int report_mkdir(const char *path, char *err)
 /* One hist to one data file. */
 static int report_write_one(const char *outdir, const char *what, const char *key,
 			    long rate, const struct hist *h,
-			    void (*fn)(FILE *, const struct hist *), char *err)
+			    void (*fn)(FILE *, const struct hist *),
+			    char err[REPORT_ERRBUF])
 {
 	char name[128], path[PATH_MAX + 128];
 	int rc = 0;
@@ -327,7 +328,8 @@ static void report_rates_val(FILE *f, const struct summary *s,
 	fprintf(f, " %llu", (unsigned long long)s->n);
 }
 
-static int report_write_rates(const struct report *r, const char *outdir, char *err)
+static int report_write_rates(const struct report *r, const char *outdir,
+			      char err[REPORT_ERRBUF])
 {
 	char path[PATH_MAX + 64];
 	int rc = 0;
@@ -382,7 +384,8 @@ static int report_write_rates(const struct report *r, const char *outdir, char *
 	return report_close(f, path, err);
 }
 
-static int report_write_ptp(const struct report *r, const char *outdir, char *err)
+static int report_write_ptp(const struct report *r, const char *outdir,
+			    char err[REPORT_ERRBUF])
 {
 	for (size_t i = 0; i < r->nclk; i++) {
 		const struct report_clock *c = &r->clk[i];
@@ -416,7 +419,8 @@ static int report_write_ptp(const struct report *r, const char *outdir, char *er
 	return 0;
 }
 
-int report_write_data(struct report *r, const char *outdir, char err[REPORT_ERRBUF])
+int report_write_data(struct report *r, const char *outdir,
+		      char err[REPORT_ERRBUF])
 {
 	static const int shown[] = { S_BUY, S_SELL, S_SWITCH };
 	char path[PATH_MAX + 32];

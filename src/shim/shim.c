@@ -194,7 +194,7 @@ static bool looped_ok(void)
 static void conf_init(void)
 {
 	const char *v;
-	char err[200];
+	char err[SHIM_FILTER_ERRBUF];
 	int level;
 
 	v = getenv(SHIM_ENV_LOG_FILE);
@@ -233,10 +233,8 @@ static void conf_init(void)
 			 SHIM_ENV_MODE, v);
 		return;
 	}
-	if (shim_filter_ports(&shim_conf.filter, getenv(SHIM_ENV_PORTS), err,
-			      sizeof(err)) ||
-	    shim_filter_peers(&shim_conf.filter, getenv(SHIM_ENV_PEERS), err,
-			      sizeof(err))) {
+	if (shim_filter_ports(&shim_conf.filter, getenv(SHIM_ENV_PORTS), err) ||
+	    shim_filter_peers(&shim_conf.filter, getenv(SHIM_ENV_PEERS), err)) {
 		shim_log(LOG_ERR, "%s/%s: %s: stamping is off", SHIM_ENV_PORTS,
 			 SHIM_ENV_PEERS, err);
 		return;

@@ -8,11 +8,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/errbuf.h"
+
 /* Call fn on each item of the comma-separated list s (copied to item,
  * cut at the comma), with its offset in s. Stops at the first error. */
 static int each_item(const char *s, int (*fn)(struct shim_filter *, const char *),
-		     struct shim_filter *f, const char *what, char *err,
-		     size_t len)
+		     struct shim_filter *f, const char *what,
+		     char err[SHIM_FILTER_ERRBUF])
 {
 	size_t off = 0;
 
@@ -24,15 +26,14 @@ static int each_item(const char *s, int (*fn)(struct shim_filter *, const char *
 
 		if (n == 0 || n >= sizeof(item) ||
 		    (memcpy(item, s + off, n), item[n] = 0, fn(f, item))) {
-			snprintf(err, len, "bad %s '%.*s' at byte %zu", what,
-				 (int)(n < 48 ? n : 48), s + off, off);
-			return -EINVAL;
+			return errbuf_set(err, SHIM_FILTER_ERRBUF, -EINVAL,
+					  "bad %s '%.*s' at byte %zu", what,
+					  (int)(n < 48 ? n : 48), s + off, off);
 		}
 		off += n;
-		if (s[off] == ',' && !s[++off]) {
-			snprintf(err, len, "empty %s at byte %zu", what, off);
-			return -EINVAL;
-		}
+		if (s[off] == ',' && !s[++off])
+			return errbuf_set(err, SHIM_FILTER_ERRBUF, -EINVAL,
+					  "empty %s at byte %zu", what, off);
 	}
 	return 0;
 }
@@ -107,16 +108,16 @@ static int add_peer(struct shim_filter *f, const char *item)
 	return 0;
 }
 
-int shim_filter_ports(struct shim_filter *f, const char *s, char *err,
-		      size_t len)
+int shim_filter_ports(struct shim_filter *f, const char *s,
+		      char err[SHIM_FILTER_ERRBUF])
 {
-	return each_item(s, add_port, f, "port", err, len);
+	return each_item(s, add_port, f, "port", err);
 }
 
-int shim_filter_peers(struct shim_filter *f, const char *s, char *err,
-		      size_t len)
+int shim_filter_peers(struct shim_filter *f, const char *s,
+		      char err[SHIM_FILTER_ERRBUF])
 {
-	return each_item(s, add_peer, f, "peer", err, len);
+	return each_item(s, add_peer, f, "peer", err);
 }
 
 static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits)

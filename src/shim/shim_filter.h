@@ -29,13 +29,16 @@ struct shim_filter {
 	} peers[SHIM_FILTER_MAX];
 };
 
+/* A shim_filter_*() message, quoting at most 48 bytes of the item. */
+#define SHIM_FILTER_ERRBUF 200
+
 /* Add the items of a comma-separated list to f. Returns 0, or -EINVAL with
- * err (len bytes) saying which item is wrong and at which byte of s it
- * starts ("bad port 'x' at byte 5"). NULL or "" adds nothing. */
-int shim_filter_ports(struct shim_filter *f, const char *s, char *err,
-		      size_t len);
-int shim_filter_peers(struct shim_filter *f, const char *s, char *err,
-		      size_t len);
+ * err saying which item is wrong and at which byte of s it starts ("bad
+ * port 'x' at byte 5"). NULL or "" adds nothing. */
+int shim_filter_ports(struct shim_filter *f, const char *s,
+		      char err[SHIM_FILTER_ERRBUF]);
+int shim_filter_peers(struct shim_filter *f, const char *s,
+		      char err[SHIM_FILTER_ERRBUF]);
 
 /* Whether a socket of family with that peer address (network order, IPv4
  * in the first 4 bytes) and ports (host order) is to be stamped. */

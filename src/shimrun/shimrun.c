@@ -55,7 +55,7 @@ static int set(const char *name, const char *value)
 int main(int argc, char **argv)
 {
 	struct shim_filter f = { 0 };
-	char err[200], lib[2 * PATH_MAX + 64];
+	char err[SHIM_FILTER_ERRBUF], lib[2 * PATH_MAX + 64];
 	struct opts *o;
 	int first, rc;
 
@@ -68,11 +68,11 @@ int main(int argc, char **argv)
 			"try 'tapless-stamp --help'\n");
 		goto out;
 	}
-	if (shim_filter_ports(&f, opts_str(o, "ports"), err, sizeof(err))) {
+	if (shim_filter_ports(&f, opts_str(o, "ports"), err)) {
 		fprintf(stderr, "tapless-stamp: --ports: %s\n", err);
 		goto out;
 	}
-	if (shim_filter_peers(&f, opts_str(o, "peers"), err, sizeof(err))) {
+	if (shim_filter_peers(&f, opts_str(o, "peers"), err)) {
 		fprintf(stderr, "tapless-stamp: --peers: %s\n", err);
 		goto out;
 	}

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "base/heap.h"
 #include "base/hist.h"
 #include "base/mkpath.h"
@@ -109,15 +110,13 @@ void sim_config_init(struct sim_config *c)
 	c->tap_clock.quantum_ps = 7500;
 }
 
-int sim_fail(char *err, size_t len, const char *fmt, ...)
+int sim_fail(char err[SIM_ERRBUF], const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf_vset(err, SIM_ERRBUF, -EINVAL, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -130,12 +129,13 @@ int sim_sys(struct sim *s, int err, const char *fmt, ...)
 	if (s->err)
 		return s->err;
 	s->err = err;
-	if (s->errbuf && s->errlen) {
+	if (s->errmsg) {
 		va_start(ap, fmt);
-		vsnprintf(s->errbuf, s->errlen, fmt, ap);
+		errbuf_vset(s->errmsg, SIM_ERRBUF, err, fmt, ap);
 		va_end(ap);
-		n = strlen(s->errbuf);
-		snprintf(s->errbuf + n, s->errlen - n, ": %s", strerror(-err));
+		n = strlen(s->errmsg);
+		errbuf_set(s->errmsg + n, SIM_ERRBUF - n, err, ": %s",
+			   strerror(-err));
 	}
 	return err;
 }
@@ -167,31 +167,31 @@ static struct event ev_pop(struct sim *s)
 	return top;
 }
 
-static int sim_check(const struct sim_config *c, char *err, size_t len)
+static int sim_check(const struct sim_config *c, char err[SIM_ERRBUF])
 {
 	if (!c->out_dir || !*c->out_dir)
-		return sim_fail(err, len, "--output: an output directory is needed");
+		return sim_fail(err, "--output: an output directory is needed");
 	if (!c->nrates)
-		return sim_fail(err, len, "--rates: no rate given");
+		return sim_fail(err, "--rates: no rate given");
 	for (unsigned i = 0; i < c->nrates; i++)
 		if (c->rates[i] < 1 || c->rates[i] > 10000000)
-			return sim_fail(err, len, "rate %" PRId64 " out of range "
+			return sim_fail(err, "rate %" PRId64 " out of range "
 					"(1 to 10000000)", c->rates[i]);
 	if (c->messages <= 0 && !(c->duration_s > 0))
-		return sim_fail(err, len, "--duration: must be above 0");
+		return sim_fail(err, "--duration: must be above 0");
 	for (unsigned i = 0; i < c->nrates && c->messages <= 0; i++)
 		if (llround((double)c->rates[i] * c->duration_s) < 1)
-			return sim_fail(err, len, "--duration: %g s at %" PRId64
+			return sim_fail(err, "--duration: %g s at %" PRId64
 					"/s is no message", c->duration_s, c->rates[i]);
 	if (c->mss < 16 || c->mss > MSS_MAX)
-		return sim_fail(err, len, "--mss: %u out of range (16 to %d)",
+		return sim_fail(err, "--mss: %u out of range (16 to %d)",
 				c->mss, MSS_MAX);
 	if ((int)c->sw < 0 || (int)c->sw >= SIM_SWITCH_COUNT)
-		return sim_fail(err, len, "--switch: unknown model");
+		return sim_fail(err, "--switch: unknown model");
 	if (!(c->journal_interval_s >= 0.001))
-		return sim_fail(err, len, "--journal-interval: at least 0.001 s");
+		return sim_fail(err, "--journal-interval: at least 0.001 s");
 	if (c->speed_bps <= 0 || (8 * PS_PER_S) % c->speed_bps)
-		return sim_fail(err, len, "--speed: not a speed whose bit time is "
+		return sim_fail(err, "--speed: not a speed whose bit time is "
 				"a whole number of picoseconds");
 	for (int h = 0; h <= SIM_HOSTS; h++) {
 		const struct sim_clock *k = h < SIM_HOSTS ? &c->host[h].clock :
@@ -199,18 +199,18 @@ static int sim_check(const struct sim_config *c, char *err, size_t len)
 
 		if (!(k->period_s > 0) || k->quantum_ps < 1 || !(k->noise_ns >= 0) ||
 		    !(fabs(k->rate_ppb) <= 1e6))
-			return sim_fail(err, len, "--clock %s: period must be above "
+			return sim_fail(err, "--clock %s: period must be above "
 					"0, quantum at least 0.001, noise not negative, "
 					"|rate| at most 1e6 ppb",
 					h < SIM_HOSTS ? sim_hosts[h] : "tap");
 	}
 	if (c->qty < 1)
-		return sim_fail(err, len, "--qty: at least 1");
+		return sim_fail(err, "--qty: at least 1");
 	if (c->truth_samples && c->no_truth_stats)
-		return sim_fail(err, len, "--truth-samples: not with --no-truth-stats");
+		return sim_fail(err, "--truth-samples: not with --no-truth-stats");
 	for (int h = 0; h < SIM_HOSTS; h++)
 		if (!(c->host[h].capture_drop >= 0 && c->host[h].capture_drop < 1))
-			return sim_fail(err, len, "--capture-drop %s=%g: a probability "
+			return sim_fail(err, "--capture-drop %s=%g: a probability "
 					"from 0 to below 1", sim_hosts[h],
 					c->host[h].capture_drop);
 	return 0;
@@ -309,8 +309,8 @@ static void sim_free(struct sim *s)
 	free(s->fbuf);
 }
 
-int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
-	    size_t len)
+int sim_run(const struct sim_config *c, struct sim_result *res,
+	    char err[SIM_ERRBUF])
 {
 	struct sim *s;
 	char *path;
@@ -318,15 +318,14 @@ int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
 
 	if (res)
 		memset(res, 0, sizeof(*res));
-	rc = sim_check(c, err, len);
+	rc = sim_check(c, err);
 	if (rc)
 		return rc;
 	s = xcalloc(1, sizeof(*s));
 	s->c = c;
-	s->errbuf = err;
-	s->errlen = len;
+	s->errmsg = err;
 	fix_utc_cache_init(&s->utc);
-	rc = sim_symbols(s, c->symbols ? c->symbols : "", err, len);
+	rc = sim_symbols(s, c->symbols ? c->symbols : "", err);
 	if (rc) {
 		free(s);
 		return rc;

@@ -136,39 +136,38 @@ void sim_config_init(struct sim_config *c);
 
 /* Parsers for the command-line forms; each returns 0, or -EINVAL with a
  * message in err naming what is wrong. */
-int sim_parse_rates(struct sim_config *c, const char *text, char *err,
-		    size_t len);
+int sim_parse_rates(struct sim_config *c, const char *text,
+		    char err[SIM_ERRBUF]);
 /* "10G", "25G", "1G", "100M": bits per second (M or G, a whole number;
  * the bit time must be a whole number of picoseconds). */
 int sim_parse_speed(const char *text, int64_t *bps);
 /* "HOST:offset=NS,rate=PPB,wander=NS,period=S,noise=NS,quantum=NS" (any
  * subset); HOST is algo, venue or tap (the clock of every tap). quantum
  * takes up to 3 decimals (7.5). */
-int sim_parse_clock(struct sim_config *c, const char *text, char *err,
-		    size_t len);
+int sim_parse_clock(struct sim_config *c, const char *text,
+		    char err[SIM_ERRBUF]);
 /* "HOST=tai" or "HOST=utc". */
-int sim_parse_timescale(struct sim_config *c, const char *text, char *err,
-			size_t len);
+int sim_parse_timescale(struct sim_config *c, const char *text,
+			char err[SIM_ERRBUF]);
 /* "HOST=FROM-TO", seconds after the start. */
-int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
-		     size_t len);
+int sim_parse_unsync(struct sim_config *c, const char *text,
+		     char err[SIM_ERRBUF]);
 /* "HOST=S". */
 /* "HOST=TIME": host's clock_error_ns, TIME a duration with a unit, maybe
  * negative ("-20us"). */
-int sim_parse_clock_error(struct sim_config *c, const char *text, char *err,
-			  size_t len);
-int sim_parse_start_late(struct sim_config *c, const char *text, char *err,
-			 size_t len);
+int sim_parse_clock_error(struct sim_config *c, const char *text,
+			  char err[SIM_ERRBUF]);
+int sim_parse_start_late(struct sim_config *c, const char *text,
+			 char err[SIM_ERRBUF]);
 /* "HOST": tap that host (algo or venue). */
-int sim_parse_tap(struct sim_config *c, const char *text, char *err,
-		  size_t len);
+int sim_parse_tap(struct sim_config *c, const char *text, char err[SIM_ERRBUF]);
 /* "HOST=P" or "HOST=P%": capture_drop, 0 <= P < 1 (0% to below 100%);
  * once per host. */
-int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
-			   size_t len);
+int sim_parse_capture_drop(struct sim_config *c, const char *text,
+			   char err[SIM_ERRBUF]);
 /* "HOST=pcapng", "HOST=pcap" (nanoseconds) or "HOST=pcap-us". */
-int sim_parse_format(struct sim_config *c, const char *text, char *err,
-		     size_t len);
+int sim_parse_format(struct sim_config *c, const char *text,
+		     char err[SIM_ERRBUF]);
 
 int sim_switch_from_name(const char *name);		/* or -1 */
 
@@ -179,7 +178,7 @@ int sim_switch_from_name(const char *name);		/* or -1 */
  * Returns 0; -EINVAL for a configuration that cannot run (err says why);
  * another -errno when a file cannot be written (err names the path). Each
  * file appears under its final name only when whole. */
-int sim_run(const struct sim_config *c, struct sim_result *res, char *err,
-	    size_t len);
+int sim_run(const struct sim_config *c, struct sim_result *res,
+	    char err[SIM_ERRBUF]);
 
 #endif

@@ -73,7 +73,7 @@ static int64_t md_run_n(const struct sim *s, unsigned run)
 	return llround((double)s->c->rates[run] * s->c->duration_s);
 }
 
-int sim_symbols(struct sim *s, const char *list, char *err, size_t len)
+int sim_symbols(struct sim *s, const char *list, char err[SIM_ERRBUF])
 {
 	const char *p = list;
 
@@ -82,14 +82,14 @@ int sim_symbols(struct sim *s, const char *list, char *err, size_t len)
 
 		if (!n || n >= sizeof(s->sym[0]) || s->nsym == SIM_MAX_SYMBOLS ||
 		    memchr(p, '\x01', n) || memchr(p, '=', n))
-			return sim_fail(err, len, "--symbols: '%s': 1 to %d names of "
+			return sim_fail(err, "--symbols: '%s': 1 to %d names of "
 					"1 to 15 characters, without = or SOH",
 					list, SIM_MAX_SYMBOLS);
 		memcpy(s->sym[s->nsym], p, n);
 		s->sym[s->nsym++][n] = 0;
 		p += n + (p[n] == ',');
 	}
-	return s->nsym ? 0 : sim_fail(err, len, "--symbols: empty list");
+	return s->nsym ? 0 : sim_fail(err, "--symbols: empty list");
 }
 
 /* The script: connect, log on, publish. */

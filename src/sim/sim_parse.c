@@ -28,18 +28,18 @@ static bool sim_number(const char *s, size_t n, double *v)
 	return !errno && *end == 0 && isfinite(*v) && !strchr(buf, ' ');
 }
 
-int sim_parse_rates(struct sim_config *c, const char *text, char *err,
-		    size_t len)
+int sim_parse_rates(struct sim_config *c, const char *text,
+		    char err[SIM_ERRBUF])
 {
 	struct ratelist rl;
-	char why[160];
+	char why[RATELIST_ERRBUF];
 
-	if (ratelist_parse(&rl, text, SIM_MAX_RATES, RATELIST_WHOLE, why,
-			   sizeof(why)))
-		return sim_fail(err, len, "--rates: %s", why);
+	/* The message is cut where it always was (a 160-byte buffer). */
+	if (ratelist_parse(&rl, text, SIM_MAX_RATES, RATELIST_WHOLE, why))
+		return sim_fail(err, "--rates: %.159s", why);
 	for (unsigned i = 0; i < rl.n; i++) {
 		if (rl.rate[i] > SIM_MAX_RATE)
-			return sim_fail(err, len, "--rates: %.0f is more than "
+			return sim_fail(err, "--rates: %.0f is more than "
 					"%.0f messages/s", rl.rate[i],
 					SIM_MAX_RATE);
 		c->rates[i] = (int64_t)rl.rate[i];
@@ -64,7 +64,7 @@ int sim_parse_speed(const char *text, int64_t *bps)
 
 /* "HOST" then sep: the host's index and the rest after sep. */
 static int sim_host_prefix(const char *opt, const char *text, char sep,
-			   const char **rest, char *err, size_t len)
+			   const char **rest, char err[SIM_ERRBUF])
 {
 	const char *s = strchr(text, sep);
 
@@ -74,7 +74,7 @@ static int sim_host_prefix(const char *opt, const char *text, char sep,
 			*rest = s + 1;
 			return h;
 		}
-	return sim_fail(err, len, "--%s: '%s': expected algo%c... or venue%c...",
+	return sim_fail(err, "--%s: '%s': expected algo%c... or venue%c...",
 			opt, text, sep, sep);
 }
 
@@ -89,8 +89,8 @@ static bool sim_quantum_ps(double v, int64_t *ps)
 	return fabs(x - (double)*ps) < 1e-3;
 }
 
-int sim_parse_clock(struct sim_config *c, const char *text, char *err,
-		    size_t len)
+int sim_parse_clock(struct sim_config *c, const char *text,
+		    char err[SIM_ERRBUF])
 {
 	const char *p;
 	struct sim_clock k, *dst;
@@ -100,9 +100,9 @@ int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 		dst = &c->tap_clock;
 		p = text + 4;
 	} else {
-		h = sim_host_prefix("clock", text, ':', &p, err, len);
+		h = sim_host_prefix("clock", text, ':', &p, err);
 		if (h < 0)
-			return sim_fail(err, len, "--clock: '%s': expected algo:..., "
+			return sim_fail(err, "--clock: '%s': expected algo:..., "
 					"venue:... or tap:...", text);
 		dst = &c->host[h].clock;
 	}
@@ -114,7 +114,7 @@ int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 		bool ok;
 
 		if (klen >= n || !sim_number(p + klen + 1, n - klen - 1, &v))
-			return sim_fail(err, len, "--clock: '%.*s' is not KEY=NUMBER",
+			return sim_fail(err, "--clock: '%.*s' is not KEY=NUMBER",
 					(int)n, p);
 #define KEY(s) (klen == strlen(s) && !strncmp(p, s, klen))
 		if (KEY("offset")) {
@@ -141,11 +141,11 @@ int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 			ok = sim_quantum_ps(v, &k.quantum_ps);
 			range = "ns, 0.001 to 1e6, at most 3 decimals";
 		} else {
-			return sim_fail(err, len, "--clock: '%.*s': unknown key (offset, "
+			return sim_fail(err, "--clock: '%.*s': unknown key (offset, "
 					"rate, wander, period, noise, quantum)", (int)n, p);
 		}
 		if (!ok)
-			return sim_fail(err, len, "--clock: '%.*s': %.*s out of range (%s)",
+			return sim_fail(err, "--clock: '%.*s': %.*s out of range (%s)",
 					(int)n, p, (int)klen, p, range);
 #undef KEY
 		p += n + (p[n] == ',');
@@ -154,36 +154,35 @@ int sim_parse_clock(struct sim_config *c, const char *text, char *err,
 	return 0;
 }
 
-int sim_parse_tap(struct sim_config *c, const char *text, char *err,
-		  size_t len)
+int sim_parse_tap(struct sim_config *c, const char *text, char err[SIM_ERRBUF])
 {
 	for (int h = 0; h < SIM_HOSTS; h++)
 		if (!strcmp(text, sim_hosts[h])) {
 			c->tap[h] = true;
 			return 0;
 		}
-	return sim_fail(err, len, "--tap: '%s': expected algo or venue", text);
+	return sim_fail(err, "--tap: '%s': expected algo or venue", text);
 }
 
-int sim_parse_timescale(struct sim_config *c, const char *text, char *err,
-			size_t len)
+int sim_parse_timescale(struct sim_config *c, const char *text,
+			char err[SIM_ERRBUF])
 {
 	const char *v;
-	int h = sim_host_prefix("timescale", text, '=', &v, err, len);
+	int h = sim_host_prefix("timescale", text, '=', &v, err);
 
 	if (h < 0)
 		return h;
 	if (strcmp(v, "tai") && strcmp(v, "utc"))
-		return sim_fail(err, len, "--timescale: '%s': expected tai or utc", v);
+		return sim_fail(err, "--timescale: '%s': expected tai or utc", v);
 	c->host[h].tai = !strcmp(v, "tai");
 	return 0;
 }
 
-int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
-		     size_t len)
+int sim_parse_unsync(struct sim_config *c, const char *text,
+		     char err[SIM_ERRBUF])
 {
 	const char *v, *dash;
-	int h = sim_host_prefix("unsync", text, '=', &v, err, len);
+	int h = sim_host_prefix("unsync", text, '=', &v, err);
 	struct sim_host_config *hc;
 	double from, to;
 
@@ -194,21 +193,21 @@ int sim_parse_unsync(struct sim_config *c, const char *text, char *err,
 	if (!dash || !sim_number(v, (size_t)(dash - v), &from) ||
 	    !sim_number(dash + 1, strlen(dash + 1), &to) || from < 0 || to <= from ||
 	    to > 1e6)
-		return sim_fail(err, len, "--unsync: '%s': expected FROM-TO, seconds "
+		return sim_fail(err, "--unsync: '%s': expected FROM-TO, seconds "
 				"after the start, FROM < TO", v);
 	if (hc->nunsync == SIM_MAX_UNSYNC)
-		return sim_fail(err, len, "--unsync: more than %d windows for %s",
+		return sim_fail(err, "--unsync: more than %d windows for %s",
 				SIM_MAX_UNSYNC, sim_hosts[h]);
 	hc->unsync[hc->nunsync].from_s = from;
 	hc->unsync[hc->nunsync++].to_s = to;
 	return 0;
 }
 
-int sim_parse_clock_error(struct sim_config *c, const char *text, char *err,
-			  size_t len)
+int sim_parse_clock_error(struct sim_config *c, const char *text,
+			  char err[SIM_ERRBUF])
 {
 	const char *v;
-	int h = sim_host_prefix("clock-error", text, '=', &v, err, len);
+	int h = sim_host_prefix("clock-error", text, '=', &v, err);
 	bool neg;
 	long long ns;
 
@@ -216,32 +215,32 @@ int sim_parse_clock_error(struct sim_config *c, const char *text, char *err,
 		return h;
 	neg = *v == '-';
 	if (opts_parse_ns(v + neg, 1, &ns) || ns > 1000000000LL)
-		return sim_fail(err, len, "--clock-error: '%s': expected a time "
+		return sim_fail(err, "--clock-error: '%s': expected a time "
 				"with a unit, at most 1 s either way (-20us)", v);
 	c->host[h].clock_error_ns = neg ? -(double)ns : (double)ns;
 	return 0;
 }
 
-int sim_parse_start_late(struct sim_config *c, const char *text, char *err,
-			 size_t len)
+int sim_parse_start_late(struct sim_config *c, const char *text,
+			 char err[SIM_ERRBUF])
 {
 	const char *v;
-	int h = sim_host_prefix("start-late", text, '=', &v, err, len);
+	int h = sim_host_prefix("start-late", text, '=', &v, err);
 	double s;
 
 	if (h < 0)
 		return h;
 	if (!sim_number(v, strlen(v), &s) || s < 0 || s > 1e6)
-		return sim_fail(err, len, "--start-late: '%s': expected seconds >= 0", v);
+		return sim_fail(err, "--start-late: '%s': expected seconds >= 0", v);
 	c->host[h].start_late_s = s;
 	return 0;
 }
 
-int sim_parse_format(struct sim_config *c, const char *text, char *err,
-		     size_t len)
+int sim_parse_format(struct sim_config *c, const char *text,
+		     char err[SIM_ERRBUF])
 {
 	const char *v;
-	int h = sim_host_prefix("format", text, '=', &v, err, len);
+	int h = sim_host_prefix("format", text, '=', &v, err);
 
 	if (h < 0)
 		return h;
@@ -250,14 +249,14 @@ int sim_parse_format(struct sim_config *c, const char *text, char *err,
 			c->host[h].format = (enum sim_format)f;
 			return 0;
 		}
-	return sim_fail(err, len, "--format: '%s': expected pcapng, pcap or pcap-us", v);
+	return sim_fail(err, "--format: '%s': expected pcapng, pcap or pcap-us", v);
 }
 
-int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
-			   size_t len)
+int sim_parse_capture_drop(struct sim_config *c, const char *text,
+			   char err[SIM_ERRBUF])
 {
 	const char *v;
-	int h = sim_host_prefix("capture-drop", text, '=', &v, err, len);
+	int h = sim_host_prefix("capture-drop", text, '=', &v, err);
 	size_t n;
 	double p;
 
@@ -275,12 +274,12 @@ int sim_parse_capture_drop(struct sim_config *c, const char *text, char *err,
 	if (!(p >= 0 && p < 1))
 		goto bad;
 	if (c->host[h].capture_drop_set)
-		return sim_fail(err, len, "--capture-drop: '%s': %s given twice",
+		return sim_fail(err, "--capture-drop: '%s': %s given twice",
 				text, sim_hosts[h]);
 	c->host[h].capture_drop = p;
 	c->host[h].capture_drop_set = true;
 	return 0;
 bad:
-	return sim_fail(err, len, "--capture-drop: '%s': expected a probability "
+	return sim_fail(err, "--capture-drop: '%s': expected a probability "
 			"from 0 to below 1, or a percentage below 100%%", text);
 }

@@ -349,8 +349,7 @@ struct sim {
 	struct fix_utc_cache utc;	/* SendingTime's date and time of day */
 	/* Errors. */
 	int err;
-	char *errbuf;
-	size_t errlen;
+	char *errmsg;	/* sim_run()'s err, SIM_ERRBUF bytes (may be NULL) */
 };
 
 /* A FIX message to send, and what the truth needs of it. */
@@ -368,11 +367,11 @@ static inline int sim_flow_index(int conn, int dir)
 
 /* sim.c */
 
-/* Format the message into err (when there is room); returns -EINVAL. */
-int sim_fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Format the message into err (when not NULL); returns -EINVAL. */
+int sim_fail(char err[SIM_ERRBUF], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The first system error (-errno) of the run: kept with its message
- * (": strerror" appended) in s->errbuf, and the run stops. Returns the
+ * (": strerror" appended) in s->errmsg, and the run stops. Returns the
  * first error. */
 int sim_sys(struct sim *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -428,7 +427,7 @@ void sim_ev_ctrl(struct sim *s, int conn, int step);	/* EV_CTRL */
 /* sim_fttc.c */
 
 /* The --symbols list into s->sym; 0 or -EINVAL (err says why). */
-int sim_symbols(struct sim *s, const char *list, char *err, size_t len);
+int sim_symbols(struct sim *s, const char *list, char err[SIM_ERRBUF]);
 /* The script's first events: connect, log on, publish. */
 void sim_fttc_start(struct sim *s);
 void sim_ev_md(struct sim *s);					/* EV_MD */

@@ -9,16 +9,18 @@
 #include <string.h>
 
 #include "base/datadir.h"
+#include "base/errbuf.h"
 #include "report/gnuplot.h"
 #include "base/summary.h"
 #include "base/xalloc.h"
 
 #define NBINS 100
 
-static int fail(char *err, size_t len, int rc, const char *what, const char *path)
+static int fail(char err[HISTPLOT_ERRBUF], int rc, const char *what,
+		const char *path)
 {
-	snprintf(err, len, "%s %s: %s", what, path, strerror(-rc));
-	return rc;
+	return errbuf_set(err, HISTPLOT_ERRBUF, rc, "%s %s: %s", what, path,
+			  strerror(-rc));
 }
 
 /* The range the bins cover: the middle 99.8 % of every series together. */
@@ -133,25 +135,24 @@ static int write_script(const char *tpath, const char *path, const char *name,
 
 int histplot_draw(const char *dir, const char *name, const char *title,
 		  const char *xlabel, const struct histplot_series *s,
-		  size_t ns, char *err, size_t len)
+		  size_t ns, char err[HISTPLOT_ERRBUF])
 {
 	char tdir[PATH_MAX], tpath[PATH_MAX + 32], path[PATH_MAX + 64];
-	char script[PATH_MAX], msg[1024];
+	char script[PATH_MAX], msg[GNUPLOT_MSGBUF];
 	int64_t lo, hi, width;
 	int nbins, rc;
 	size_t with = 0;
 
 	for (size_t i = 0; i < ns; i++)
 		with += s[i].n > 0;
-	if (!with) {
-		snprintf(err, len, "%s: no samples to plot", name);
-		return -ENODATA;
-	}
+	if (!with)
+		return errbuf_set(err, HISTPLOT_ERRBUF, -ENODATA,
+				  "%s: no samples to plot", name);
 	if (datadir_find("TAPLESS_PLOT_DIR", "../scripts/plot",
 			 DATADIR_SHARE, "plot", tdir, sizeof(tdir))) {
-		snprintf(err, len, "no plot templates (looked in %s; set "
-			 "TAPLESS_PLOT_DIR)", tdir);
-		return -ENOENT;
+		return errbuf_set(err, HISTPLOT_ERRBUF, -ENOENT,
+				  "no plot templates (looked in %s; set "
+				  "TAPLESS_PLOT_DIR)", tdir);
 	}
 	snprintf(tpath, sizeof(tpath), "%s/validate-hist.gp", tdir);
 
@@ -167,20 +168,23 @@ int histplot_draw(const char *dir, const char *name, const char *title,
 	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
 	rc = write_data(path, s, ns, lo, width, nbins);
 	if (rc)
-		return fail(err, len, rc, "writing", path);
+		return fail(err, rc, "writing", path);
 	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
 	rc = write_script(tpath, path, name, title, xlabel, s, ns,
 			  hi - lo > 20000 || llabs(lo) > 100000);
 	if (rc)
-		return fail(err, len, rc, "writing", path);
+		return fail(err, rc, "writing", path);
 	snprintf(script, sizeof(script), "%s.gp", name);
-	rc = gnuplot_run(dir, script, msg, sizeof(msg));
+	rc = gnuplot_run(dir, script, msg);
 	if (rc == -ENOENT)
-		snprintf(err, len, "gnuplot not found in PATH (Debian: apt-get "
-			 "install gnuplot-nox); %s/%s.gp is written", dir, name);
+		errbuf_set(err, HISTPLOT_ERRBUF, rc,
+			   "gnuplot not found in PATH (Debian: apt-get "
+			   "install gnuplot-nox); %s/%s.gp is written", dir, name);
 	else if (rc == -ECHILD)
-		snprintf(err, len, "gnuplot %s/%s failed: %s", dir, script, msg);
+		errbuf_set(err, HISTPLOT_ERRBUF, rc,
+			   "gnuplot %s/%s failed: %s", dir, script, msg);
 	else if (rc)
-		snprintf(err, len, "running gnuplot: %s", strerror(-rc));
+		errbuf_set(err, HISTPLOT_ERRBUF, rc, "running gnuplot: %s",
+			   strerror(-rc));
 	return rc;
 }

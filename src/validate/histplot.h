@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A histplot_draw() message: a path, or gnuplot's own words. */
+#define HISTPLOT_ERRBUF 1024
+
 struct histplot_series {
 	const char *label;	/* a word: no blanks */
 	const int64_t *v;	/* sorted ascending */
@@ -28,6 +31,6 @@ struct histplot_series {
  * with none at all nothing is written and -ENODATA returned. */
 int histplot_draw(const char *dir, const char *name, const char *title,
 		  const char *xlabel, const struct histplot_series *s,
-		  size_t ns, char *err, size_t len);
+		  size_t ns, char err[HISTPLOT_ERRBUF]);
 
 #endif

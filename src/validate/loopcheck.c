@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "base/errbuf.h"
 #include "files/calib.h"
 #include "stamp/hwtstamp.h"
 #include "stamp/phc.h"
@@ -89,8 +90,7 @@ struct lc_run {
 	enum ts_stage tx_stage;		/* the source's: SW_TX or HW_TX */
 	uint64_t nonce;
 	unsigned window;	/* sends awaiting TX stamps, at most */
-	char *err;
-	size_t len;
+	char *err;	/* loopcheck_run()'s, LOOPCHECK_ERRBUF bytes */
 };
 
 void loopcheck_config_init(struct loopcheck_config *cfg)
@@ -147,7 +147,7 @@ static int lc_fail(struct lc_run *r, int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->err, r->len, fmt, ap);
+	errbuf_vset(r->err, LOOPCHECK_ERRBUF, rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -724,15 +724,14 @@ static unsigned lc_window(const struct loopcheck_config *cfg)
 }
 
 int loopcheck_run(const struct loopcheck_config *cfg,
-		  struct loopcheck_result *res, char *err, size_t len)
+		  struct loopcheck_result *res, char err[LOOPCHECK_ERRBUF])
 {
-	struct lc_run r = { .cfg = cfg, .res = res, .err = err, .len = len };
+	struct lc_run r = { .cfg = cfg, .res = res, .err = err };
 	struct timespec warm = { 0, LC_WARMUP_NS };
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (len)
-		err[0] = 0;
+	err[0] = 0;
 	for (int i = 0; i < 2; i++)
 		r.end[i].fd = -1;
 	rc = lc_config_check(&r);
@@ -1092,7 +1091,7 @@ static bool lc_term_ok(const struct calib_term *t)
 }
 
 int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
-			char *err, size_t len)
+			char err[LOOPCHECK_ERRBUF])
 {
 	enum ts_source src = res->ndir ? res->dir[0].source : TS_SOURCE_NONE;
 	enum calib_src cs = src == TS_SOURCE_HW ? CALIB_HW : CALIB_SW;
@@ -1103,31 +1102,27 @@ int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
 	int rc = -EINVAL;
 
 	memset(c, 0, sizeof(*c));
-	if (res->expect_ns < 0) {
-		snprintf(err, len, "the loopback's true one-way is not known "
-			 "(--expect-ns or --cable-m)");
-		return -EINVAL;
-	}
+	if (res->expect_ns < 0)
+		return errbuf_set(err, LOOPCHECK_ERRBUF, -EINVAL,
+				  "the loopback's true one-way is not known "
+				  "(--expect-ns or --cable-m)");
 	for (unsigned d = 0; d < res->ndir; d++) {
-		if (res->dir[d].source != src || src == TS_SOURCE_NONE) {
-			snprintf(err, len, "the directions' stamps are not of "
-				 "one source");
-			return -EINVAL;
-		}
+		if (res->dir[d].source != src || src == TS_SOURCE_NONE)
+			return errbuf_set(err, LOOPCHECK_ERRBUF, -EINVAL,
+					  "the directions' stamps are not of "
+					  "one source");
 		n += res->dir[d].oneway_ns.n;
 		hwsw = hwsw && res->dir[d].have_hwsw;
 	}
-	if (n < LOOPCHECK_CALIB_MIN) {
-		snprintf(err, len, "%zu one-way samples; a calibration needs at "
-			 "least %d", n, LOOPCHECK_CALIB_MIN);
-		return -EINVAL;
-	}
-	if (src == TS_SOURCE_HW && !res->same_phc) {
-		snprintf(err, len, "hardware stamps from two PHCs (ptp%d, ptp%d): "
-			 "the one-way holds the offset between them, which is "
-			 "no stamp's", res->dir[0].phc_tx, res->dir[0].phc_rx);
-		return -EINVAL;
-	}
+	if (n < LOOPCHECK_CALIB_MIN)
+		return errbuf_set(err, LOOPCHECK_ERRBUF, -EINVAL,
+				  "%zu one-way samples; a calibration needs at "
+				  "least %d", n, LOOPCHECK_CALIB_MIN);
+	if (src == TS_SOURCE_HW && !res->same_phc)
+		return errbuf_set(err, LOOPCHECK_ERRBUF, -EINVAL,
+				  "hardware stamps from two PHCs (ptp%d, ptp%d): "
+				  "the one-way holds the offset between them, which is "
+				  "no stamp's", res->dir[0].phc_tx, res->dir[0].phc_rx);
 	v = xmalloc(n * sizeof(*v));
 	for (unsigned d = 0; d < res->ndir; d++)
 		for (uint64_t i = 0; i < res->dir[d].oneway_ns.n; i++)
@@ -1178,12 +1173,13 @@ int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
 	for (int e = 0; e < CALIB_DIRS; e++)
 		for (int s = 0; s < CALIB_SRCS; s++)
 			if (c->t[e][s].set && !lc_term_ok(&c->t[e][s])) {
-				snprintf(err, len, "the %s %s terms (offset %" PRId64
-					 " ns, spread %" PRId64 " ns) are beyond "
-					 "the 1 s a calibration holds",
-					 calib_dir_name((enum calib_dir)e),
-					 calib_src_name((enum calib_src)s),
-					 c->t[e][s].offset_ns, c->t[e][s].spread_ns);
+				errbuf_set(err, LOOPCHECK_ERRBUF, rc,
+					   "the %s %s terms (offset %" PRId64
+					   " ns, spread %" PRId64 " ns) are beyond "
+					   "the 1 s a calibration holds",
+					   calib_dir_name((enum calib_dir)e),
+					   calib_src_name((enum calib_src)s),
+					   c->t[e][s].offset_ns, c->t[e][s].spread_ns);
 				goto out;
 			}
 	rc = 0;

@@ -33,6 +33,10 @@ struct printer;
 struct verdict_check;
 struct verdict_limits;
 
+/* A loopcheck_run() or loopcheck_calibrate() message: the port, the call
+ * and why. */
+#define LOOPCHECK_ERRBUF 512
+
 #define LOOPCHECK_ETHERTYPE 0x88B5
 
 /* A frame: Ethernet header (dst: the receiving port, src: the sender),
@@ -101,7 +105,7 @@ void loopcheck_config_init(struct loopcheck_config *cfg);
  * loopcheck_result_free() is safe either way. Takes about count / rate_pps
  * seconds plus tx_timeout_ns. */
 int loopcheck_run(const struct loopcheck_config *cfg,
-		  struct loopcheck_result *res, char *err, size_t len);
+		  struct loopcheck_result *res, char err[LOOPCHECK_ERRBUF]);
 void loopcheck_result_free(struct loopcheck_result *res);
 
 /* The loopback check (loop.* limits) and the hardware-vs-software check
@@ -134,7 +138,7 @@ void loopcheck_print(struct printer *p, const struct loopcheck_result *res);
  * a term beyond CALIB_MAX_NS. */
 #define LOOPCHECK_CALIB_MIN 100
 int loopcheck_calibrate(const struct loopcheck_result *res, struct calib *c,
-			char *err, size_t len);
+			char err[LOOPCHECK_ERRBUF]);
 
 /* For tests, and for anyone matching these frames elsewhere: build the frame
  * of (dir, seq, nonce) into buf, len bytes (LOOPCHECK_MIN_FRAME or more);

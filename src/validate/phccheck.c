@@ -16,6 +16,7 @@
 #include <sys/timex.h>
 #include <time.h>
 
+#include "base/errbuf.h"
 #include "stamp/iface.h"
 #include "base/linfit.h"
 #include "base/nstime.h"
@@ -245,28 +246,24 @@ static void phccheck_ifaces(struct phccheck_result *res)
 		free(e);
 }
 
-static int phccheck_config_check(const struct phccheck_config *cfg, char *err,
-				 size_t len)
+static int phccheck_config_check(const struct phccheck_config *cfg,
+				 char err[PHCCHECK_ERRBUF])
 {
-	if (cfg->index < 0) {
-		snprintf(err, len, "PHC index %d: must be 0 or more", cfg->index);
-		return -EINVAL;
-	}
-	if (!(cfg->duration_s > 0 && cfg->duration_s <= 3600)) {
-		snprintf(err, len, "/dev/ptp%d: duration %g s: must be in (0, 3600]",
-			 cfg->index, cfg->duration_s);
-		return -EINVAL;
-	}
-	if (cfg->samples < 3 || cfg->samples > 1000000) {
-		snprintf(err, len, "/dev/ptp%d: %u offset samples: must be 3 to 1000000",
-			 cfg->index, cfg->samples);
-		return -EINVAL;
-	}
-	if (cfg->reads < 2 || cfg->reads > 10000000) {
-		snprintf(err, len, "/dev/ptp%d: %u reads: must be 2 to 10000000",
-			 cfg->index, cfg->reads);
-		return -EINVAL;
-	}
+	if (cfg->index < 0)
+		return errbuf_set(err, PHCCHECK_ERRBUF, -EINVAL,
+				  "PHC index %d: must be 0 or more", cfg->index);
+	if (!(cfg->duration_s > 0 && cfg->duration_s <= 3600))
+		return errbuf_set(err, PHCCHECK_ERRBUF, -EINVAL,
+				  "/dev/ptp%d: duration %g s: must be in (0, 3600]",
+				  cfg->index, cfg->duration_s);
+	if (cfg->samples < 3 || cfg->samples > 1000000)
+		return errbuf_set(err, PHCCHECK_ERRBUF, -EINVAL,
+				  "/dev/ptp%d: %u offset samples: must be 3 to 1000000",
+				  cfg->index, cfg->samples);
+	if (cfg->reads < 2 || cfg->reads > 10000000)
+		return errbuf_set(err, PHCCHECK_ERRBUF, -EINVAL,
+				  "/dev/ptp%d: %u reads: must be 2 to 10000000",
+				  cfg->index, cfg->reads);
 	return 0;
 }
 
@@ -294,8 +291,8 @@ static void sleep_until(const struct timespec *t)
  * absolute deadlines so the loop's own time does not add up. */
 static int phccheck_offsets_run(struct phc *phc,
 				const struct phccheck_config *cfg,
-				struct phccheck_result *res, char *err,
-				size_t len)
+				struct phccheck_result *res,
+				char err[PHCCHECK_ERRBUF])
 {
 	int64_t step = (int64_t)(cfg->duration_s * 1e9) / (cfg->samples - 1);
 	struct phc_offset *o = xcalloc(cfg->samples, sizeof(*o));
@@ -316,18 +313,20 @@ static int phccheck_offsets_run(struct phc *phc,
 			continue;
 		}
 		if (rc) {
-			snprintf(err, len, "/dev/ptp%d: %s: %s", cfg->index,
-				 n ? method_ioctl(o[n - 1].method) :
-				 "PTP_SYS_OFFSET_PRECISE/_EXTENDED/PTP_SYS_OFFSET",
-				 strerror(-rc));
+			errbuf_set(err, PHCCHECK_ERRBUF, rc,
+				   "/dev/ptp%d: %s: %s", cfg->index,
+				   n ? method_ioctl(o[n - 1].method) :
+				   "PTP_SYS_OFFSET_PRECISE/_EXTENDED/PTP_SYS_OFFSET",
+				   strerror(-rc));
 			goto out;
 		}
 		n++;
 	}
 	if (!n) {
-		snprintf(err, len, "/dev/ptp%d: PTP_SYS_OFFSET: CLOCK_REALTIME was "
-			 "stepped during every one of %u readings", cfg->index,
-			 cfg->samples);
+		errbuf_set(err, PHCCHECK_ERRBUF, -EAGAIN,
+			   "/dev/ptp%d: PTP_SYS_OFFSET: CLOCK_REALTIME was "
+			   "stepped during every one of %u readings", cfg->index,
+			   cfg->samples);
 		rc = -EAGAIN;
 		goto out;
 	}
@@ -339,14 +338,14 @@ out:
 }
 
 int phccheck_run(const struct phccheck_config *cfg, struct phccheck_result *res,
-		 char *err, size_t len)
+		 char err[PHCCHECK_ERRBUF])
 {
 	struct ptp_clock_caps caps;
 	struct phc *phc = NULL;
 	struct timex tx;
 	int rc;
 
-	rc = phccheck_config_check(cfg, err, len);
+	rc = phccheck_config_check(cfg, err);
 	if (rc)
 		return rc;
 	memset(res, 0, sizeof(*res));
@@ -355,15 +354,15 @@ int phccheck_run(const struct phccheck_config *cfg, struct phccheck_result *res,
 	res->freq_ppb = NAN;
 
 	rc = phc_open(&phc, cfg->index);
-	if (rc) {
-		snprintf(err, len, "/dev/ptp%d: open: %s", cfg->index,
-			 strerror(-rc));
-		return rc;
-	}
+	if (rc)
+		return errbuf_set(err, PHCCHECK_ERRBUF, rc,
+				  "/dev/ptp%d: open: %s", cfg->index,
+				  strerror(-rc));
 	rc = phc_caps(phc, &caps);
 	if (rc) {
-		snprintf(err, len, "/dev/ptp%d: PTP_CLOCK_GETCAPS: %s",
-			 cfg->index, strerror(-rc));
+		errbuf_set(err, PHCCHECK_ERRBUF, rc,
+			   "/dev/ptp%d: PTP_CLOCK_GETCAPS: %s",
+			   cfg->index, strerror(-rc));
 		goto out;
 	}
 	res->max_adj_ppb = caps.max_adj;
@@ -371,11 +370,12 @@ int phccheck_run(const struct phccheck_config *cfg, struct phccheck_result *res,
 
 	rc = phccheck_reads(phc_clockid(phc), cfg->reads, res);
 	if (rc) {
-		snprintf(err, len, "/dev/ptp%d: clock_gettime: %s", cfg->index,
-			 strerror(-rc));
+		errbuf_set(err, PHCCHECK_ERRBUF, rc,
+			   "/dev/ptp%d: clock_gettime: %s", cfg->index,
+			   strerror(-rc));
 		goto out;
 	}
-	rc = phccheck_offsets_run(phc, cfg, res, err, len);
+	rc = phccheck_offsets_run(phc, cfg, res, err);
 	if (rc)
 		goto out;
 

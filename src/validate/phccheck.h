@@ -25,6 +25,9 @@ struct printer;
 struct verdict_check;
 struct verdict_limits;
 
+/* A phccheck_run() message: the device, the call and why. */
+#define PHCCHECK_ERRBUF 512
+
 #define PHCCHECK_MAX 32
 
 /* Offset readings ask phc_sys_offset() for this many sys-phc-sys samples
@@ -98,7 +101,7 @@ void phccheck_config_init(struct phccheck_config *cfg, int index);
  * call): -EINVAL for a configuration out of range, -ENOENT for no such
  * device, -EAGAIN when CLOCK_REALTIME was stepped during every reading. */
 int phccheck_run(const struct phccheck_config *cfg, struct phccheck_result *res,
-		 char *err, size_t len);
+		 char err[PHCCHECK_ERRBUF]);
 
 /* The read loop of phccheck_run() on any clock: n back-to-back
  * clock_gettime(clk) calls, each timed by the CLOCK_MONOTONIC reads

@@ -19,6 +19,7 @@
 #include "base/nstime.h"
 #include "files/capfile.h"
 #include "files/frame.h"
+#include "base/errbuf.h"
 #include "base/hmap.h"
 #include "base/print.h"
 #include "base/summary.h"
@@ -121,7 +122,8 @@ static bool packet_key(const struct cap_packet *pkt, int linktype, uint64_t *key
 
 /* ---- reading ---- */
 
-static int side_open(struct side *s, const char *path, char *err)
+static int side_open(struct side *s, const char *path,
+		     char err[REFCHECK_ERRBUF])
 {
 	char eb[CAP_ERRBUF];
 	int rc;
@@ -129,10 +131,8 @@ static int side_open(struct side *s, const char *path, char *err)
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	rc = cap_open(&s->r, path, eb);
-	if (rc) {
-		snprintf(err, REFCHECK_ERRBUF, "%s", eb);
-		return rc;
-	}
+	if (rc)
+		return errbuf_set(err, REFCHECK_ERRBUF, rc, "%s", eb);
 	return 0;
 }
 
@@ -178,16 +178,15 @@ static void side_scan_ifaces(struct side *s)
 /* The next packet of s as a view: 1, 0 at the end, or < 0 (err set). */
 static int side_next(struct side *s, const struct refcheck_config *cfg,
 		     int ref_scale, bool host, struct pkt_view *v,
-		     int64_t *adjust, char *err)
+		     int64_t *adjust, char err[REFCHECK_ERRBUF])
 {
 	struct cap_packet pkt;
 	const struct cap_iface *ci;
 	int rc = cap_next(s->r, &pkt);
 
-	if (rc < 0) {
-		snprintf(err, REFCHECK_ERRBUF, "%s", cap_error(s->r));
-		return rc;
-	}
+	if (rc < 0)
+		return errbuf_set(err, REFCHECK_ERRBUF, rc,
+				  "%s", cap_error(s->r));
 	if (!rc)
 		return 0;
 	ci = cap_iface(s->r, pkt.iface);
@@ -318,7 +317,7 @@ static void ref_tap_result(const struct side *ref, struct refcheck_result *res)
 static int read_reference(const struct refcheck_config *cfg, struct side *ref,
 			  struct refcheck_result *res, struct ref_entry **out,
 			  size_t *nout, int64_t *first, int64_t *last,
-			  int *tap_scale, char *err)
+			  int *tap_scale, char err[REFCHECK_ERRBUF])
 {
 	struct ref_entry *e = NULL;
 	size_t n = 0, cap = 0;
@@ -363,7 +362,7 @@ static int read_reference(const struct refcheck_config *cfg, struct side *ref,
 /* Pass 1: the median difference over packets the reference has once. */
 static int estimate_offset(const struct refcheck_config *cfg, int ref_scale,
 			   const struct ref_entry *e, size_t n, int64_t *off,
-			   bool *found, char *err)
+			   bool *found, char err[REFCHECK_ERRBUF])
 {
 	struct side host;
 	struct pkt_view v;

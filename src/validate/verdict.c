@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errbuf.h"
 #include "base/print.h"
 
 static const struct verdict_limit verdict_defaults[] = {
@@ -103,38 +104,35 @@ static int level_parse(const char *s, size_t n, double *out)
 	return 0;
 }
 
-int verdict_limits_set(struct verdict_limits *l, const char *spec, char *err,
-		       size_t len)
+int verdict_limits_set(struct verdict_limits *l, const char *spec,
+		       char err[VERDICT_ERRBUF])
 {
 	const char *eq = strchr(spec, '='), *comma;
 	struct verdict_limit *lim;
 	double warn, fail;
 
-	if (!eq) {
-		snprintf(err, len, "limit '%s': expected NAME=WARN[,FAIL]", spec);
-		return -EINVAL;
-	}
+	if (!eq)
+		return errbuf_set(err, VERDICT_ERRBUF, -EINVAL,
+				  "limit '%s': expected NAME=WARN[,FAIL]", spec);
 	lim = limit_find(l, spec, (size_t)(eq - spec));
-	if (!lim) {
-		snprintf(err, len, "limit '%.*s': no such limit (see --help)",
-			 (int)(eq - spec), spec);
-		return -EINVAL;
-	}
+	if (!lim)
+		return errbuf_set(err, VERDICT_ERRBUF, -EINVAL,
+				  "limit '%.*s': no such limit (see --help)",
+				  (int)(eq - spec), spec);
 	comma = strchr(eq + 1, ',');
 	if (level_parse(eq + 1, comma ? (size_t)(comma - eq - 1) : strlen(eq + 1),
 			&warn) ||
 	    (comma && level_parse(comma + 1, strlen(comma + 1), &fail))) {
-		snprintf(err, len, "limit '%s': levels are numbers >= 0 or 'never'",
-			 spec);
-		return -EINVAL;
+		return errbuf_set(err, VERDICT_ERRBUF, -EINVAL,
+				  "limit '%s': levels are numbers >= 0 or 'never'",
+				  spec);
 	}
 	if (!comma)
 		fail = fmax(warn, lim->fail);
-	if (warn > fail) {
-		snprintf(err, len, "limit '%s': warn level above the fail level (%g)",
-			 spec, fail);
-		return -EINVAL;
-	}
+	if (warn > fail)
+		return errbuf_set(err, VERDICT_ERRBUF, -EINVAL,
+				  "limit '%s': warn level above the fail level (%g)",
+				  spec, fail);
 	lim->warn = warn;
 	lim->fail = fail;
 	return 0;

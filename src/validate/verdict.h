@@ -22,6 +22,9 @@
 
 struct printer;
 
+/* A verdict_limits_set() message, quoting the limit given. */
+#define VERDICT_ERRBUF 256
+
 enum verdict { VERDICT_SKIP, VERDICT_PASS, VERDICT_WARN, VERDICT_FAIL };
 
 struct verdict_limit {
@@ -65,8 +68,8 @@ void verdict_limits_init(struct verdict_limits *l);
 /* "NAME=WARN" or "NAME=WARN,FAIL"; either level may be "never". Returns 0,
  * or -EINVAL with the reason in err (unknown name, bad number, warn above
  * fail). */
-int verdict_limits_set(struct verdict_limits *l, const char *spec, char *err,
-		       size_t len);
+int verdict_limits_set(struct verdict_limits *l, const char *spec,
+		       char err[VERDICT_ERRBUF]);
 
 /* The limit called name; a name not in the table is a programming error and
  * aborts. */

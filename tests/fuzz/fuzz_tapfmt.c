@@ -54,13 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		f.record_ns = n & 1 ? 1795900000000000000LL : (int64_t)n << 40;
 		for (int k = TAPFMT_NONE + 1; k < TAPFMT_COUNT; k++) {
 			struct tapfmt_stamp s;
-			char why[160];
+			char why[TAPFMT_WHYBUF];
 			int rc;
 
 			memset(&s, 0, sizeof(s));
 			memset(why, 'x', sizeof(why));
 			why[0] = '\0';
-			rc = tapfmt_ops(k)->decode(state[k], &f, &s, why, sizeof(why));
+			rc = tapfmt_ops(k)->decode(state[k], &f, &s, why);
 			if (rc != TAPFMT_NOT_MINE && rc != TAPFMT_STAMPED &&
 			    rc != TAPFMT_CONSUMED && rc != -EBADMSG)
 				__builtin_trap();

@@ -44,3 +44,5 @@ printf 'id same\nrates 1000,5000\nstamps software\nswitch arista-7124sx\nswitch_
 	echo "17639000${i}000000000 event phc0 port_state port 1: SLAVE -> UNCALIBRATED ($i)"
   done
   echo "1763900016000000000 event - link_down eth0"; } >events.journal
+# A simulated host, for lines that must find one (its file holds times).
+"$B/tapless-hwsim" --host x --dir h true >/dev/null 2>&1

@@ -87,9 +87,9 @@ static const struct opt_def tsx_join_opts[] = {
 
 static int tsx_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
-	char err[256];
+	char err[ADDRPORT_ERRBUF];
 
-	if (!addrport_parse(spec, NULL, ss, len, err, sizeof(err)))
+	if (!addrport_parse(spec, NULL, ss, len, err))
 		return 0;
 	fprintf(stderr, "tsx: %s\n", err);
 	return -1;

@@ -101,21 +101,17 @@ START_TEST(host_shared)
 	};
 	struct hwsim_host *a, *b;
 	struct hwsim_phc_info info;
-	char err[256], name[16];
+	char err[HWSIM_HOST_ERRBUF], name[16];
 	int64_t t;
 
 	mkdir_tmp();
 	/* Not there, not to be made. */
-	ck_assert_int_eq(hwsim_host_open(&a, dir, "gm", false, NULL, err,
-					 sizeof(err)), -ENOENT);
+	ck_assert_int_eq(hwsim_host_open(&a, dir, "gm", false, NULL, err), -ENOENT);
 	ck_assert(strstr(err, "no such simulated host"));
-	ck_assert_int_eq(hwsim_host_open(&a, dir, "a/b", true, NULL, err,
-					 sizeof(err)), -EINVAL);
-	ck_assert_int_eq(hwsim_host_open(&a, dir, "gm", true, &p, err,
-					 sizeof(err)), 0);
+	ck_assert_int_eq(hwsim_host_open(&a, dir, "a/b", true, NULL, err), -EINVAL);
+	ck_assert_int_eq(hwsim_host_open(&a, dir, "gm", true, &p, err), 0);
 	/* A second program of the host: the params of the first stay. */
-	ck_assert_int_eq(hwsim_host_open(&b, dir, "gm", true, NULL, err,
-					 sizeof(err)), 0);
+	ck_assert_int_eq(hwsim_host_open(&b, dir, "gm", true, NULL, err), 0);
 	ck_assert_int_eq(hwsim_phc_find(a, "eth0", false), -ENOENT);
 	ck_assert_int_eq(hwsim_phc_find(a, "eth0", true), 0);
 	ck_assert_int_eq(hwsim_phc_find(b, "eth0", false), 0);
@@ -153,8 +149,7 @@ START_TEST(host_shared)
 		f = fopen(path, "w");
 		fputs("not a host\n", f);
 		fclose(f);
-		ck_assert_int_eq(hwsim_host_open(&a, dir, "bad", true, NULL, err,
-						 sizeof(err)), -EINVAL);
+		ck_assert_int_eq(hwsim_host_open(&a, dir, "bad", true, NULL, err), -EINVAL);
 		ck_assert(strstr(err, "not a host file of this tapless-hwsim"));
 	}
 	rm_tmp();
@@ -168,13 +163,12 @@ START_TEST(stamps)
 		.sys_ppm = NAN, .quantum_ns = 8, .noise_ns = 20,
 	};
 	struct hwsim_host *h;
-	char err[256];
+	char err[HWSIM_HOST_ERRBUF];
 	double sum = 0, ss = 0;
 	int n = 4000;
 
 	mkdir_tmp();
-	ck_assert_int_eq(hwsim_host_open(&h, dir, "nic", true, &p, err,
-					 sizeof(err)), 0);
+	ck_assert_int_eq(hwsim_host_open(&h, dir, "nic", true, &p, err), 0);
 	ck_assert_int_eq(hwsim_phc_find(h, "eth0", true), 0);
 	for (int i = 0; i < n; i++) {
 		int64_t t = 1000 * S + i * 997, v = hwsim_stamp(h, 0, t);
@@ -353,12 +347,11 @@ START_TEST(tx_late_fault)
 	struct hwsim_fault f = { HWSIM_FAULT_TX_LATE, 20, 500000000 };
 	struct hwsim_phc_info p;
 	struct hwsim_host *h;
-	char err[256];
+	char err[HWSIM_HOST_ERRBUF];
 	int64_t d, lo = INT64_MAX, hi = 0;
 
 	mkdir_tmp();
-	ck_assert_int_eq(hwsim_host_open(&h, dir, "late", true, NULL, err,
-					 sizeof(err)), 0);
+	ck_assert_int_eq(hwsim_host_open(&h, dir, "late", true, NULL, err), 0);
 	ck_assert_int_eq(hwsim_phc_find(h, "eth0", true), 0);
 	ck_assert_int_eq(hwsim_phc_find(h, "eth1", true), 1);
 	ck_assert(!hwsim_tx_late_any(h));

@@ -488,21 +488,21 @@ START_TEST(run_rejects_bad_config)
 {
 	struct loopcheck_config c;
 	struct loopcheck_result r;
-	char err[256];
+	char err[LOOPCHECK_ERRBUF];
 
 	loopcheck_config_init(&c);
 	c.port[0] = c.port[1] = "tla";
-	ck_assert_int_eq(loopcheck_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_run(&c, &r, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "tla: both ends are the same port"));
 	c.port[1] = "tapless-nosuch0";
 	c.port[0] = "tapless-nosuch1";
-	ck_assert_int_eq(loopcheck_run(&c, &r, err, sizeof(err)), -ENODEV);
+	ck_assert_int_eq(loopcheck_run(&c, &r, err), -ENODEV);
 	ck_assert_str_eq(err, "tapless-nosuch1: no such interface");
 	c.count = 0;
-	ck_assert_int_eq(loopcheck_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_run(&c, &r, err), -EINVAL);
 	c.count = 10;
 	c.frame_len = 40;
-	ck_assert_int_eq(loopcheck_run(&c, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_run(&c, &r, err), -EINVAL);
 	loopcheck_result_free(&r);
 }
 END_TEST
@@ -539,11 +539,11 @@ START_TEST(calibrate_sw)
 {
 	struct loopcheck_result r;
 	struct calib c;
-	char err[256];
+	char err[LOOPCHECK_ERRBUF];
 
 	calib_result(&r, TS_SOURCE_SW);
 	r.expect_ns = 1;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert(!c.t[CALIB_TX][CALIB_HW].set && !c.t[CALIB_RX][CALIB_HW].set);
 	ck_assert(c.t[CALIB_TX][CALIB_SW].set && c.t[CALIB_RX][CALIB_SW].set);
 	/* Excess median 1000: half each end, RX's offset less TX's (stamp -
@@ -559,34 +559,34 @@ START_TEST(calibrate_sw)
 	 * spread_sum rounds up at each end. A negative median too. */
 	r.expect_ns = 0;
 	r.dir[0].oneway[0] = 900;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, 501);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 51);
 	r.expect_ns = 2002;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, 501);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_SW].spread_ns, 51);
 
 	/* One direction of 100 is enough; 99 is not. */
 	r.ndir = 1;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert_uint_eq(c.t[CALIB_RX][CALIB_SW].samples, 100);
 	r.dir[0].oneway_ns.n = 99;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), -EINVAL);
 	ck_assert_str_eq(err, "99 one-way samples; a calibration needs at least 100");
 	ck_assert(!c.t[CALIB_TX][CALIB_SW].set);
 	r.ndir = 2;
 	/* No true one-way. */
 	r.expect_ns = -1;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "true one-way is not known"));
 	/* Beyond what a file holds. */
 	r.expect_ns = 0;
 	for (int i = 0; i < 100; i++)
 		r.dir[0].oneway[i] = r.dir[1].oneway[i] = 2100000000;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "beyond the 1 s"));
 	loopcheck_result_free(&r);
 }
@@ -596,11 +596,11 @@ START_TEST(calibrate_hw)
 {
 	struct loopcheck_result r;
 	struct calib c;
-	char err[256];
+	char err[LOOPCHECK_ERRBUF];
 
 	calib_result(&r, TS_SOURCE_HW);
 	r.expect_ns = 1;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_HW].offset_ns, -500);
 	ck_assert_int_eq(c.t[CALIB_RX][CALIB_HW].spread_ns, 50);
 	ck_assert(!c.t[CALIB_TX][CALIB_SW].set && !c.t[CALIB_RX][CALIB_SW].set);
@@ -615,7 +615,7 @@ START_TEST(calibrate_hw)
 	r.dir[1].tx_sw_hw[98] = 2900;
 	r.dir[0].rx_sw_hw = samples(100, -3900, -3900, -3900);
 	r.dir[0].rx_sw_hw_ns.n = 100;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), 0);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].offset_ns, -500 + 2400);
 	ck_assert_int_eq(c.t[CALIB_TX][CALIB_SW].spread_ns, 50 + 500);
 	ck_assert_uint_eq(c.t[CALIB_TX][CALIB_SW].samples, 200);
@@ -626,12 +626,12 @@ START_TEST(calibrate_hw)
 
 	/* Two PHCs: their offset is in the one-way. */
 	r.same_phc = false;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "two PHCs"));
 	/* Directions of two sources. */
 	r.same_phc = true;
 	r.dir[1].source = TS_SOURCE_SW;
-	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(loopcheck_calibrate(&r, &c, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not of one source"));
 	loopcheck_result_free(&r);
 }

@@ -90,22 +90,19 @@ static const char *write_sample(const char *name)
 	return final;
 }
 
-static int read_all(const char *p, int *npkt, char *err, size_t errlen)
+static int read_all(const char *p, int *npkt, char err[CAP_ERRBUF])
 {
-	char ebuf[CAP_ERRBUF];
 	struct cap_reader *r;
 	struct cap_packet pkt;
 	int rc;
 
 	*npkt = 0;
-	rc = cap_open(&r, p, ebuf);
-	if (rc) {
-		snprintf(err, errlen, "%s", ebuf);
+	rc = cap_open(&r, p, err);
+	if (rc)
 		return rc;
-	}
 	while ((rc = cap_next(r, &pkt)) == 1)
 		(*npkt)++;
-	snprintf(err, errlen, "%s", cap_error(r));
+	snprintf(err, CAP_ERRBUF, "%s", cap_error(r));
 	cap_close(r);
 	return rc;
 }
@@ -368,7 +365,7 @@ START_TEST(failed_flush_counts_and_cuts)
 	snprintf(part, sizeof(part), "%s.part", p);
 	ck_assert(!exists(p));
 	ck_assert(exists(part));
-	ck_assert_int_eq(read_all(part, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(read_all(part, &n, err), 0);
 	ck_assert_int_eq((uint64_t)n + lost, NPKT);
 }
 END_TEST
@@ -460,7 +457,7 @@ START_TEST(truncated_everywhere)
 	all = malloc((size_t)size);
 	ck_assert_int_eq(fread(all, 1, (size_t)size, f), size);
 	fclose(f);
-	ck_assert_int_eq(read_all(p, &full, err, sizeof(err)), 0);
+	ck_assert_int_eq(read_all(p, &full, err), 0);
 	ck_assert_int_eq(full, NPKT);
 
 	snprintf(cut, sizeof(cut), "%s/cut.pcapng", dir);
@@ -486,7 +483,7 @@ START_TEST(truncated_everywhere)
 		f = fopen(cut, "wb");
 		ck_assert_int_eq(fwrite(all, 1, (size_t)n, f), n);
 		fclose(f);
-		rc = read_all(cut, &got, err, sizeof(err));
+		rc = read_all(cut, &got, err);
 		if (boundary) {
 			/* A shorter file, and a valid one. */
 			ck_assert_msg(rc == 0, "cut at block end %ld: rc %d", n, rc);
@@ -886,7 +883,7 @@ START_TEST(classic_pcap_truncated)
 
 	/* 24-byte header + 3 whole records of 76 bytes + a piece. */
 	ck_assert_int_eq(truncate(p, 24 + 3 * 76 + 30), 0);
-	ck_assert_int_eq(read_all(p, &n, err, sizeof(err)), -EBADMSG);
+	ck_assert_int_eq(read_all(p, &n, err), -EBADMSG);
 	ck_assert_int_eq(n, 3);
 	ck_assert_msg(strstr(err, "offset 252"), "%s", err);
 }

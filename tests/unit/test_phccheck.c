@@ -573,12 +573,12 @@ START_TEST(run_no_device)
 {
 	struct phccheck_config cfg;
 	struct phccheck_result r;
-	char err[200] = "";
+	char err[PHCCHECK_ERRBUF] = "";
 
 	/* No /dev/ptp9999 here (nor, surely, anywhere). */
 	ck_assert_int_ne(access("/dev/ptp9999", F_OK), 0);
 	phccheck_config_init(&cfg, 9999);
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -ENOENT);
 	ck_assert_msg(strstr(err, "/dev/ptp9999"), "err: %s", err);
 	ck_assert_msg(strstr(err, "open"), "err: %s", err);
 }
@@ -588,27 +588,27 @@ START_TEST(run_bad_config)
 {
 	struct phccheck_config cfg;
 	struct phccheck_result r;
-	char err[200];
+	char err[PHCCHECK_ERRBUF];
 
 	phccheck_config_init(&cfg, 0);
 	cfg.reads = 1;
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -EINVAL);
 	ck_assert_msg(strstr(err, "/dev/ptp0") && strstr(err, "reads"), "%s", err);
 
 	phccheck_config_init(&cfg, 0);
 	cfg.samples = 2;
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -EINVAL);
 	ck_assert_msg(strstr(err, "samples"), "%s", err);
 
 	phccheck_config_init(&cfg, 0);
 	cfg.duration_s = 0;
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -EINVAL);
 	cfg.duration_s = NAN;
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -EINVAL);
 	ck_assert_msg(strstr(err, "duration"), "%s", err);
 
 	phccheck_config_init(&cfg, -1);
-	ck_assert_int_eq(phccheck_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(phccheck_run(&cfg, &r, err), -EINVAL);
 	ck_assert_msg(strstr(err, "-1"), "%s", err);
 }
 END_TEST
@@ -618,7 +618,7 @@ START_TEST(run_live)
 	struct phccheck_config cfg;
 	struct phccheck_result r;
 	struct verdict_check c;
-	char err[200];
+	char err[PHCCHECK_ERRBUF];
 	int idx[PHCCHECK_MAX], n, rc;
 
 	n = phccheck_list(idx, PHCCHECK_MAX);
@@ -629,7 +629,7 @@ START_TEST(run_live)
 	phccheck_config_init(&cfg, idx[0]);
 	cfg.duration_s = 0.2;
 	cfg.samples = 10;
-	rc = phccheck_run(&cfg, &r, err, sizeof(err));
+	rc = phccheck_run(&cfg, &r, err);
 	if (rc == -EACCES) {
 		printf("phccheck: %s, live run skipped\n", err);
 		return;

@@ -277,7 +277,7 @@ START_TEST(verdicts_follow_the_limits)
 	struct refcheck_result r;
 	struct verdict_limits lim;
 	struct verdict_check c;
-	char err[128];
+	char err[VERDICT_ERRBUF];
 	double sd;
 
 	generate(&g, &sd);
@@ -286,13 +286,11 @@ START_TEST(verdicts_follow_the_limits)
 	verdict_check_init(&c, "reference", NULL);
 	refcheck_judge(&r, &lim, &c);
 	ck_assert_int_eq(c.v, VERDICT_WARN);	/* 150 > 100 */
-	ck_assert_int_eq(verdict_limits_set(&lim, "ref.mean_abs_ns=200", err,
-					    sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&lim, "ref.mean_abs_ns=200", err), 0);
 	verdict_check_init(&c, "reference", NULL);
 	refcheck_judge(&r, &lim, &c);
 	ck_assert_int_eq(c.v, VERDICT_PASS);
-	ck_assert_int_eq(verdict_limits_set(&lim, "ref.mean_abs_ns=50,120", err,
-					    sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&lim, "ref.mean_abs_ns=50,120", err), 0);
 	verdict_check_init(&c, "reference", NULL);
 	refcheck_judge(&r, &lim, &c);
 	ck_assert_int_eq(c.v, VERDICT_FAIL);

@@ -26,17 +26,16 @@ static const uint8_t *v4(const char *s)
 START_TEST(filter_lists)
 {
 	struct shim_filter f = { 0 };
-	char err[128];
+	char err[SHIM_FILTER_ERRBUF];
 	uint8_t a6[16];
 
 	/* Empty lists take everything. */
 	ck_assert(shim_filter_match(&f, AF_INET, v4("10.1.2.3"), 1, 2));
-	ck_assert_int_eq(shim_filter_ports(&f, "9001,9100-9199", err, sizeof(err)), 0);
+	ck_assert_int_eq(shim_filter_ports(&f, "9001,9100-9199", err), 0);
 	ck_assert(shim_filter_match(&f, AF_INET, v4("10.1.2.3"), 9001, 40000));
 	ck_assert(shim_filter_match(&f, AF_INET, v4("10.1.2.3"), 40000, 9150));
 	ck_assert(!shim_filter_match(&f, AF_INET, v4("10.1.2.3"), 40000, 9200));
-	ck_assert_int_eq(shim_filter_peers(&f, "198.18.1.2,10.0.0.0/8,2001:db8::/32",
-					   err, sizeof(err)), 0);
+	ck_assert_int_eq(shim_filter_peers(&f, "198.18.1.2,10.0.0.0/8,2001:db8::/32", err), 0);
 	ck_assert(shim_filter_match(&f, AF_INET, v4("10.200.0.1"), 9001, 1));
 	ck_assert(shim_filter_match(&f, AF_INET, v4("198.18.1.2"), 9001, 1));
 	ck_assert(!shim_filter_match(&f, AF_INET, v4("198.18.1.3"), 9001, 1));
@@ -50,22 +49,22 @@ END_TEST
 START_TEST(filter_errors)
 {
 	struct shim_filter f = { 0 };
-	char err[128];
+	char err[SHIM_FILTER_ERRBUF];
 
-	ck_assert_int_eq(shim_filter_ports(&f, "9001,x9", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(shim_filter_ports(&f, "9001,x9", err), -EINVAL);
 	ck_assert_str_eq(err, "bad port 'x9' at byte 5");
-	ck_assert_int_eq(shim_filter_ports(&f, "70000", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(shim_filter_ports(&f, "20-10", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(shim_filter_ports(&f, "1,,2", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(shim_filter_ports(&f, "1,", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(shim_filter_ports(&f, "70000", err), -EINVAL);
+	ck_assert_int_eq(shim_filter_ports(&f, "20-10", err), -EINVAL);
+	ck_assert_int_eq(shim_filter_ports(&f, "1,,2", err), -EINVAL);
+	ck_assert_int_eq(shim_filter_ports(&f, "1,", err), -EINVAL);
 	ck_assert_str_eq(err, "empty port at byte 2");
-	ck_assert_int_eq(shim_filter_peers(&f, "10.0.0.0/33", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(shim_filter_peers(&f, "10.0.0.0/33", err), -EINVAL);
 	ck_assert_str_eq(err, "bad peer '10.0.0.0/33' at byte 0");
-	ck_assert_int_eq(shim_filter_peers(&f, "::1/129", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(shim_filter_peers(&f, "1.2.3.4,host", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(shim_filter_peers(&f, "::1/129", err), -EINVAL);
+	ck_assert_int_eq(shim_filter_peers(&f, "1.2.3.4,host", err), -EINVAL);
 	ck_assert_str_eq(err, "bad peer 'host' at byte 8");
-	ck_assert_int_eq(shim_filter_ports(&f, NULL, err, sizeof(err)), 0);
-	ck_assert_int_eq(shim_filter_peers(&f, "", err, sizeof(err)), 0);
+	ck_assert_int_eq(shim_filter_ports(&f, NULL, err), 0);
+	ck_assert_int_eq(shim_filter_peers(&f, "", err), 0);
 }
 END_TEST
 

@@ -121,7 +121,7 @@ static uint32_t data_frame(uint8_t *b, size_t cap, uint32_t v, bool append)
 
 struct rig {
 	uint8_t state[512];
-	char why[256];
+	char why[TAPFMT_WHYBUF];
 	struct tapfmt_stamp s;
 };
 
@@ -133,8 +133,7 @@ static int feed(struct rig *r, const uint8_t *b, uint32_t len, int64_t record)
 	ck_assert_uint_le(tapfmt_exalink_ops.state_size, sizeof(r->state));
 	r->why[0] = 0;
 	memset(&r->s, 0xa5, sizeof(r->s));
-	return tapfmt_exalink_ops.decode(r->state, &f, &r->s, r->why,
-					 sizeof(r->why));
+	return tapfmt_exalink_ops.decode(r->state, &f, &r->s, r->why);
 }
 
 static void rig_init(struct rig *r)
@@ -403,8 +402,8 @@ START_TEST(cut_and_stale)
 	n = data_frame(b, sizeof(b), model_field(&m, model_count(&m, T0 + 10)), false);
 	f = (struct tapfmt_frame){ .data = b, .caplen = n - 1, .origlen = n,
 				   .trailer_off = n - 1, .record_ns = T0 };
-	ck_assert_int_eq(tapfmt_exalink_ops.decode(r.state, &f, &r.s, r.why,
-						   sizeof(r.why)), TAPFMT_NOT_MINE);
+	ck_assert_int_eq(tapfmt_exalink_ops.decode(r.state, &f, &r.s, r.why),
+			 TAPFMT_NOT_MINE);
 	ck_assert_ptr_nonnull(strstr(r.why, "not captured"));
 	n = data_frame(b, sizeof(b), model_field(&m, model_count(&m, T0 + 6 * NS)), false);
 	ck_assert_int_eq(feed(&r, b, n, T0 + 6 * NS + RECORD_OFF), TAPFMT_NOT_MINE);

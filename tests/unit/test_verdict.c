@@ -53,31 +53,31 @@ START_TEST(limits_set_by_name)
 {
 	struct verdict_limits l;
 	const struct verdict_limit *m;
-	char err[256];
+	char err[VERDICT_ERRBUF];
 
 	verdict_limits_init(&l);
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=20,40", err, sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=20,40", err), 0);
 	m = verdict_limit_get(&l, "ref.sd_ns");
 	ck_assert_double_eq(m->warn, 20);
 	ck_assert_double_eq(m->fail, 40);
 	/* Warn alone keeps the fail level. */
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=30", err, sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=30", err), 0);
 	ck_assert_double_eq(m->warn, 30);
 	ck_assert_double_eq(m->fail, 40);
 	/* ... or raises it to the warn level. */
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=50", err, sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=50", err), 0);
 	ck_assert_double_eq(m->fail, 50);
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=10,never", err, sizeof(err)), 0);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=10,never", err), 0);
 	ck_assert(isinf(m->fail));
 
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.nope=1", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.nope=1", err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "ref.nope"));
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=abc", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=-1", err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=5,3", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns", err), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=abc", err), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=-1", err), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=5,3", err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "warn level above"));
-	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=5,", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(verdict_limits_set(&l, "ref.sd_ns=5,", err), -EINVAL);
 	/* Failed sets leave the limit as it was. */
 	ck_assert_double_eq(m->warn, 10);
 }
