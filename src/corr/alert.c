@@ -162,7 +162,7 @@ static void alert_quote(char *buf, size_t len, const char *s, size_t n,
 /* The error of a rule that does not parse: the rule, the position of the
  * fault (counting from 1) and why. Returns -EINVAL. */
 __attribute__((format(printf, 4, 5)))
-static int alert_bad(char *err, const char *text, size_t pos,
+static int alert_bad(char err[ALERT_ERRBUF], const char *text, size_t pos,
 		     const char *fmt, ...)
 {
 	char q[ALERT_QUOTE + 4], why[ALERT_ERRBUF];
@@ -222,7 +222,8 @@ static int alert_find_unit(const char *t, size_t n)
 }
 
 /* Why t[lo..hi), which no statistic ends, is not SUBJECT.STAT. */
-static int alert_bad_stat(char *err, const char *t, size_t lo, size_t hi)
+static int alert_bad_stat(char err[ALERT_ERRBUF], const char *t, size_t lo,
+			  size_t hi)
 {
 	char q[ALERT_QUOTE + 4];
 	size_t j, dot = hi;
@@ -251,7 +252,8 @@ static int alert_bad_stat(char *err, const char *t, size_t lo, size_t hi)
 }
 
 /* Parse text into r: everything but the state. */
-static int alert_parse(const char *t, struct alert_rule *r, char *err)
+static int alert_parse(const char *t, struct alert_rule *r,
+		       char err[ALERT_ERRBUF])
 {
 	size_t len = strlen(t), lo, hi, p, q, i;
 	char ip[ALERT_TEXT_MAX + 1], fp[ALERT_TEXT_MAX + 1], uq[32];
