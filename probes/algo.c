@@ -23,12 +23,18 @@
 #include "base/xalloc.h"
 
 
+/* The resolutions of SendingTime (52) and TransactTime (60) the algo
+ * writes, and their digits of the second. */
+static const char *const algo_time_units[] = { "ms", "us", "ns", NULL };
+static const unsigned algo_time_digits[] = { 3, 6, 9 };
+
 static const struct opt_def algo_opts[] = {
 	{ "duration", 'd', OPT_DURATION, "0", 0, 86400, NULL, "TIME", "stop after TIME (0: when the venue logs out)", OPT_S },
 	{ "qty", 0, OPT_INT, "100", 1, 1000000000, NULL, "N", "OrderQty (38) of each order", 0 },
 	{ "comp_id", 0, OPT_STRING, "ALGO", 0, 0, NULL, "ID", "our SenderCompID", 0 },
 	{ "peer_comp_id", 0, OPT_STRING, "VENUE", 0, 0, NULL, "ID", "the venue's CompID", 0 },
 	{ "connect_timeout", 0, OPT_DURATION, "30", 0, 86400, NULL, "TIME", "keep trying to reach the venue this long", OPT_S },
+	{ "time_unit", 0, OPT_ENUM, "ms", 0, 0, algo_time_units, "UNIT", "resolution of SendingTime (52) and TransactTime (60): ms, us or ns", 0 },
 	PROBE_OPTS("127.0.0.1:9001", "127.0.0.1:9002"),
 	OPT_END
 };
@@ -195,6 +201,7 @@ static int algo_connect(struct algo *a, const struct opts *o,
 		.sender = opts_str(o, "comp_id"), .target = opts_str(o, "peer_comp_id"),
 		.heartbeat_s = (int)opts_int(o, "heartbeat"),
 		.max_msg = (size_t)opts_int(o, "max_msg"), .initiator = true,
+		.time_digits = algo_time_digits[opts_enum(o, "time_unit")],
 	};
 	struct probe_conn *conn[2] = { &a->md, &a->ord };
 	static const char *const names[2] = { "md", "orders" };

@@ -421,6 +421,14 @@ enum bound_state bound_at(const struct bound *b, const char *clock, int64_t t,
 	return bound_at_split(b, clock, t, bound_ns, &fresh);
 }
 
+bool bound_has_clock(const struct bound *b, const char *clock)
+{
+	for (unsigned i = 0; b && i < b->nclocks; i++)
+		if (!strcmp(b->clock[i].name, clock))
+			return true;
+	return false;
+}
+
 int bound_newest(const struct bound *b, const char *clock, int64_t *t_ns)
 {
 	const struct bound_clock *c = b ? bound_find(b, clock) : NULL;

@@ -109,6 +109,10 @@ enum bound_state bound_at_split(const struct bound *b, const char *clock,
 int bound_offset_at(const struct bound *b, const char *clock, int64_t t,
 		    int64_t *offset_ns, int64_t *part_ns);
 
+/* Whether the journal has samples of clock by that name (bound_at() takes
+ * a journal's only clock for any name: this does not). */
+bool bound_has_clock(const struct bound *b, const char *clock);
+
 /* The time (UTC ns) of the newest sample of clock, the same clock as
  * bound_at() would take: 0 with *t_ns set, or -ENOENT when there is none.
  * A journal whose newest sample stays old has stopped growing. */

@@ -106,6 +106,8 @@ int corr_create(struct corr **out, const struct corr_config *cfg)
 	corr_stats_init(&c->hops);
 	corr_stats_init(&c->txns);
 	corr_stats_init(&c->switches);
+	corr_stats_init(&c->app);
+	c->app.ext_free = free;
 	/* The samples' takers, in the order they see each one. */
 	if (cfg->samples)
 		c->sinks[c->nsinks++] = &corr_samples_sink;
@@ -513,7 +515,15 @@ void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
 
 	h->messages++;
 	if (!c->flows[s->flow].announced) {
-		c->flows[s->flow].announced = true;
+		struct corr_flow *fl = &c->flows[s->flow];
+
+		fl->announced = true;
+		if (f.v[F_49] && f.v[F_56])
+			snprintf(fl->session, sizeof(fl->session), "%.*s->%.*s",
+				 (int)(f.len[F_49] < 64 ? f.len[F_49] : 64),
+				 f.v[F_49],
+				 (int)(f.len[F_56] < 64 ? f.len[F_56] : 64),
+				 f.v[F_56]);
 		corr_emit_session(c, s, &f, ts);
 	}
 	if (corr_is(&f, F_35, "X")) {
@@ -543,6 +553,8 @@ void corr_msg(struct corr_stream *s, const struct fixstream_msg *m,
 		o.bound = -1;
 		o.clk = o.cut = o.hold = 0;
 	}
+	if (s->dir == DIR_OUT)
+		corr_app(c, s, &f, &o);
 	if (c->cfg.on_record)
 		corr_record(c, s, m, &f, &o, seq);
 	if (c->cfg.no_match)
@@ -941,6 +953,7 @@ void corr_destroy(struct corr *c)
 	corr_stats_free(&c->hops);
 	corr_stats_free(&c->txns);
 	corr_stats_free(&c->switches);
+	corr_stats_free(&c->app);
 	for (unsigned i = 0; i < c->nsinks; i++)
 		if (c->sinks[i]->close)
 			c->sinks[i]->close(c);

@@ -172,10 +172,9 @@ static void corr_live_session(struct corr *c, struct corr_stream *s,
 	struct corr_flow *fl = &c->flows[s->flow];
 	char d[256];
 
-	if (f->v[F_49] && f->v[F_56])
-		snprintf(d, sizeof(d), "%s, session %.*s->%.*s", fl->name,
-			 (int)(f->len[F_49] < 64 ? f->len[F_49] : 64), f->v[F_49],
-			 (int)(f->len[F_56] < 64 ? f->len[F_56] : 64), f->v[F_56]);
+	(void)f;
+	if (fl->session[0])
+		snprintf(d, sizeof(d), "%s, session %s", fl->name, fl->session);
 	else
 		snprintf(d, sizeof(d), "%s", fl->name);
 	corr_live_event(c, CORR_EV_SESSION, s->h, ts, d, 0);
@@ -222,6 +221,10 @@ static void corr_live_sample(struct corr *c, const struct corr_sample *x)
 				     &c->live_switches;
 	struct corr_live_stat *fl;
 
+	/* App to wire is in the results at the end only, for now
+	 * (tapless-correlate(8), APP TO WIRE). */
+	if (x->set == CORR_SET_APP)
+		return;
 	corr_live_add(corr_live_of(set, x, ALL_FLOWS), x->v, x->sync,
 		      x->bound);
 	if (x->set == CORR_SET_HOPS && (fl = corr_live_flow(c, x)))

@@ -637,12 +637,53 @@ static void corr_print_traffic(const struct corr *c, struct printer *p)
 	corr_traffic_print(c->traffic, names, c->nhosts, p);
 }
 
+/* App to wire per sender, session and message type: the figures as a
+ * hop's (bound, latency, out of sync), with the tag taken. */
+static void corr_print_app(const struct corr *c, struct printer *p)
+{
+	struct corr_stat *v = corr_sorted(&c->app);
+	bool unbounded = false;
+
+	for (size_t i = 0; i < c->app.n; i++)
+		unbounded |= c->app.v[i].bound_unknown > 0;
+	print_text(p, "\napp to wire at each sender (ns; its TX stamp less the "
+		   "SendingTime (52) or TransactTime (60) the engine wrote)\n");
+	if (unbounded)
+		print_text(p, "  no bound where the stamps are not on the system "
+			   "clock and no sync journal measures it (sys)\n");
+	print_array_begin(p, "app_to_wire");
+	for (size_t i = 0; i < c->app.n; i++) {
+		const struct corr_stat *s = &v[i];
+		const struct corr_app_info *a = s->ext;
+		const struct corr_flow *fl = &c->flows[s->flow];
+
+		print_object_begin(p, NULL);
+		print_str(p, "host", "  %s", c->hosts[s->from]->name);
+		print_str(p, "flow", "  %s", fl->name);
+		print_str(p, "session", fl->session[0] ? "  %s" : NULL,
+			  fl->session);
+		print_str(p, "msg_type", "  35=%s", corr_app_type_name(c, s->kind));
+		print_int(p, "tag", "  from %lld", a->tag);
+		print_int(p, "resolution_ns", " (to %lld ns)", a->resolution_ns);
+		print_uint(p, "messages", "  %llu messages",
+			   hist_count(s->h) + hist_count(s->out));
+		corr_print_figures(p, c, s);
+		print_object_end(p);
+	}
+	print_array_end(p);
+	print_uint(p, "app_to_wire_unparsed", c->app_unparsed ?
+		   "  %llu outbound messages whose SendingTime and "
+		   "TransactTime did not parse\n" : NULL, c->app_unparsed);
+	free(v);
+}
+
 void corr_print(const struct corr *c, const struct corr *baseline,
 		struct printer *p)
 {
 	corr_print_inputs(c, p);
 	corr_print_hops(c, p);
 	corr_print_txns(c, p);
+	corr_print_app(c, p);
 	corr_print_fttc(c, p);
 	corr_print_switches(c, baseline, p);
 	corr_print_traffic(c, p);

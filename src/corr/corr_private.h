@@ -248,6 +248,8 @@ struct corr_flow {
 	struct frame_flow f;
 	uint64_t hosts;		/* bit per host whose capture has it */
 	char name[112];
+	char session[132];	/* "SENDER->TARGET" of its first message with
+				 * both CompIDs, "" before */
 	bool announced;		/* its session told to the sinks */
 	unsigned streams;	/* its streams held now (corr_flow_expire()) */
 	bool over_limit;	/* live: found the per-flow results full */
@@ -385,21 +387,26 @@ struct corr_stats_set {
  * (corr_txn.c) and, following, the live view (corr_live.c). A sink keeps
  * its own state; the core knows none of them. */
 struct corr_fields;
+struct corr_app_info;
 
-enum corr_set { CORR_SET_HOPS, CORR_SET_TXNS, CORR_SET_SWITCHES };
+enum corr_set { CORR_SET_HOPS, CORR_SET_TXNS, CORR_SET_SWITCHES,
+		CORR_SET_APP };
 
 struct corr_sample {
 	enum corr_set set;
 	uint16_t from, to;	/* hosts; for transactions from == to */
 	uint32_t flow;		/* the message's flow */
 	int bucket;		/* its trigger's rate bucket, or NO_BUCKET */
-	int kind;		/* transactions: enum corr_txn_kind; else -1 */
+	int kind;		/* transactions: enum corr_txn_kind; app to
+				 * wire: the message type (corr_app_type());
+				 * else -1 */
 	const char *sw;		/* switches: the switch's name; else NULL */
 	int64_t ts;		/* the TX stamp (a transaction's end) */
 	int64_t v;		/* the figure, ns */
 	int sync;		/* enum corr_sync */
 	int64_t bound;		/* -1: unknown */
 	const struct corr_terms *terms;	/* the bound's; NULL: none */
+	const struct corr_app_info *app;	/* app to wire's; else NULL */
 };
 
 struct corr_sink {
@@ -416,6 +423,8 @@ struct corr_sink {
 };
 
 #define CORR_MAX_SINKS 4
+/* Message types app to wire keeps apart; more share the last, "other". */
+#define CORR_APP_TYPES 32
 extern const struct corr_sink corr_stats_sink, corr_samples_sink,
 	corr_txn_cb_sink, corr_live_sink;
 
@@ -458,7 +467,12 @@ struct corr {
 	const struct corr_sink *sinks[CORR_MAX_SINKS];
 	unsigned nsinks;
 	/* Results, for the print at the end (corr_stats_sink). */
-	struct corr_stats_set hops, txns, switches;
+	struct corr_stats_set hops, txns, switches, app;
+	/* App to wire: the message types met, by index (corr_app.c). */
+	char app_type[CORR_APP_TYPES][8];
+	unsigned napp_types;
+	uint64_t app_unparsed;	/* outbound messages whose 52 and 60 did
+				 * not parse */
 	/* The live view's results (corr_live_sink): per interval, for the
 	 * metrics, and per flow (at most cfg.flow_series). */
 	struct corr_stats_set live_hops, live_txns, live_switches;
@@ -484,16 +498,18 @@ enum {
 	CORR_FLAG_LATE = 64, CORR_FLAG_HOLDOVER = 128,
 };
 
-/* The fields the rules look at, found in one pass. */
-struct corr_fields {
-	const char *v[CORR_REC_FIELDS];
-	uint32_t len[CORR_REC_FIELDS];
-};
-
+/* The fields the rules look at, found in one pass: those of the records
+ * (corr.h), then SendingTime and TransactTime (app to wire). */
 enum {
 	F_35 = CORR_REC_35, F_49 = CORR_REC_49, F_56 = CORR_REC_56,
 	F_34 = CORR_REC_34, F_11 = CORR_REC_11, F_55 = CORR_REC_55,
 	F_54 = CORR_REC_54, F_39 = CORR_REC_39,
+	F_52 = CORR_REC_FIELDS, F_60, CORR_FIELDS
+};
+
+struct corr_fields {
+	const char *v[CORR_FIELDS];
+	uint32_t len[CORR_FIELDS];
 };
 
 /* ---- corr.c ---- */
@@ -561,6 +577,22 @@ void corr_thr_stop(struct corr *c);
 
 /* The common timescale's now, from CLOCK_REALTIME. */
 int64_t corr_live_now(const struct corr *c, int64_t real_ns);
+
+/* ---- corr_app.c ---- */
+
+/* App to wire: an outbound message o, on stream s, that carries
+ * SendingTime (52) or TransactTime (60): the wire TX stamp less the finer
+ * of the two, with its bound, to the sinks. */
+void corr_app(struct corr *c, struct corr_stream *s,
+	      const struct corr_fields *f, const struct corr_obs *o);
+/* The name of message type k (a sample's kind). */
+const char *corr_app_type_name(const struct corr *c, int k);
+/* What a result of the app set says besides its figures (its ext): the
+ * tag taken and the coarsest resolution met. */
+struct corr_app_info {
+	int tag;		/* 52 or 60 */
+	int64_t resolution_ns;
+};
 
 /* ---- corr_time.c ---- */
 

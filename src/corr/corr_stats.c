@@ -199,6 +199,23 @@ void corr_stat_take(struct corr_stat *s, const struct corr_sample *x)
 		s->stamp_unknown++;
 }
 
+/* App to wire: per sender, session and message type, with the tag taken
+ * and the coarsest resolution met (the result's ext). */
+static void corr_stats_app(struct corr *c, const struct corr_sample *x)
+{
+	struct corr_stat *s = corr_stat(&c->app, x->from, x->to, x->flow,
+					NO_BUCKET, x->kind, NULL);
+	struct corr_app_info *a = s->ext;
+
+	if (!a) {
+		a = s->ext = xcalloc(1, sizeof(*a));
+		*a = *x->app;
+	}
+	if (x->app->resolution_ns > a->resolution_ns)
+		*a = *x->app;
+	corr_stat_take(s, x);
+}
+
 /* The results printed at the end: every sample in its figure's result
  * (all flows), its rate bucket's (by rate) and, reading files, its
  * flow's. A follower makes no per-flow results here: it meets a new flow
@@ -209,6 +226,11 @@ static void corr_stats_sample(struct corr *c, const struct corr_sample *x)
 	struct corr_stats_set *set = x->set == CORR_SET_HOPS ? &c->hops :
 				     x->set == CORR_SET_TXNS ? &c->txns :
 				     &c->switches;
+
+	if (x->set == CORR_SET_APP) {
+		corr_stats_app(c, x);
+		return;
+	}
 
 	corr_stat_take(corr_stat(set, x->from, x->to, ALL_FLOWS, NO_BUCKET,
 				 x->kind, x->sw), x);
@@ -322,12 +344,14 @@ static void corr_samples_sample(struct corr *c, const struct corr_sample *x)
 		.run = c->cfg.samples_run,
 		.kind = x->set == CORR_SET_HOPS ? "hop" :
 			x->set == CORR_SET_SWITCHES ? "switch" :
+			x->set == CORR_SET_APP ? "app_to_wire" :
 			corr_txn_names[x->kind],
 		.from = c->hosts[x->from]->name, .to = c->hosts[x->to]->name,
 		.time_ns = x->ts, .latency_ns = x->v, .bound_ns = x->bound,
 		.sync = corr_samples_sync(x->sync),
 		.rate = x->bucket == NO_BUCKET ? 0.0 : c->cfg.rates[x->bucket],
-		.sw = x->sw ? x->sw : "-",
+		.sw = x->set == CORR_SET_APP ? corr_app_type_name(c, x->kind) :
+		      x->sw ? x->sw : "-",
 	};
 
 	for (int k = 0; k < CORR_TERMS; k++)
@@ -375,10 +399,12 @@ struct corr_stat *corr_sorted(const struct corr_stats_set *set)
 /* How far below the true sample any printed percentile may be. */
 int64_t corr_hist_error(const struct corr *c)
 {
-	const struct corr_stats_set *sets[] = { &c->hops, &c->txns, &c->switches };
+	const struct corr_stats_set *sets[] = {
+		&c->hops, &c->txns, &c->switches, &c->app,
+	};
 	int64_t e = 0;
 
-	for (unsigned k = 0; k < 3; k++)
+	for (unsigned k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
 		for (size_t i = 0; i < sets[k]->n; i++) {
 			if (!sets[k]->v[i].h)
 				continue;

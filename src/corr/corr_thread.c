@@ -62,7 +62,7 @@ struct thr_msg {
 	struct corr_stream *s;
 	struct fixstream_msg m;	/* but for m.fix, which is rebuilt */
 	uint32_t len, nf;
-	uint32_t off[CORR_REC_FIELDS], flen[CORR_REC_FIELDS];
+	uint32_t off[CORR_FIELDS], flen[CORR_FIELDS];
 };
 
 struct thr_lost {
@@ -192,7 +192,7 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 		return;
 	}
 	corr_fields(fm, &f);
-	for (int k = 0; k < CORR_REC_FIELDS; k++)
+	for (int k = 0; k < CORR_FIELDS; k++)
 		need += f.v[k] ? f.len[k] : 0;
 	if (corr_is(&f, F_35, "X"))
 		for (uint32_t i = 0; i < fm->nfields; i++)
@@ -209,7 +209,7 @@ static void thr_on_msg(void *arg, const struct fixstream_msg *m)
 	x->m.fix = NULL;
 	x->m.seq = corr_msg_seq(s, m);
 	out = (char *)((struct fix_field *)(void *)(x + 1) + nf);
-	for (int k = 0; k < CORR_REC_FIELDS; k++) {
+	for (int k = 0; k < CORR_FIELDS; k++) {
 		x->off[k] = f.v[k] ? o : UINT32_MAX;
 		x->flen[k] = f.len[k];
 		if (f.v[k]) {
@@ -398,7 +398,7 @@ static void thr_msg(struct corr_thr *t, const struct thr_msg *x)
 	t->msg->nfields = x->nf;
 	memcpy(t->msg->f, f, x->nf * sizeof(*f));
 	m.fix = t->msg;
-	for (int k = 0; k < CORR_REC_FIELDS; k++) {
+	for (int k = 0; k < CORR_FIELDS; k++) {
 		cf.v[k] = x->off[k] == UINT32_MAX ? NULL : buf + x->off[k];
 		cf.len[k] = x->flen[k];
 	}

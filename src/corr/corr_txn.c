@@ -421,6 +421,8 @@ void corr_fields(const struct fix_msg *m, struct corr_fields *f)
 		case 55: k = F_55; break;
 		case 54: k = F_54; break;
 		case 39: k = F_39; break;
+		case 52: k = F_52; break;
+		case 60: k = F_60; break;
 		default: continue;
 		}
 		if (!f->v[k]) {

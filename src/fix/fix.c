@@ -385,8 +385,14 @@ void fix_utc_cache_init(struct fix_utc_cache *c)
 const char *fix_utc_time(struct fix_utc_cache *c, int64_t real_ns,
 			 char out[FIX_UTC_LEN])
 {
+	return fix_utc_time_digits(c, real_ns, 3, out);
+}
+
+const char *fix_utc_time_digits(struct fix_utc_cache *c, int64_t real_ns,
+				unsigned digits, char out[FIX_UTC_LEN])
+{
 	int64_t sec = real_ns / NS_PER_S - (real_ns % NS_PER_S < 0);
-	int ms = (int)((real_ns - sec * NS_PER_S) / NS_PER_MS);
+	int64_t frac = real_ns - sec * NS_PER_S;
 	size_t n;
 
 	if (sec != c->sec) {
@@ -399,10 +405,77 @@ const char *fix_utc_time(struct fix_utc_cache *c, int64_t real_ns,
 	}
 	n = strlen(c->text);
 	memcpy(out, c->text, n);
-	out[n] = '.';
-	out[n + 1] = (char)('0' + ms / 100);
-	out[n + 2] = (char)('0' + ms / 10 % 10);
-	out[n + 3] = (char)('0' + ms % 10);
-	out[n + 4] = 0;
+	out[n++] = '.';
+	if (digits != 6 && digits != 9)
+		digits = 3;
+	/* The digits of the second, cut (not rounded) to their count. */
+	for (unsigned i = 9; i > digits; i--)
+		frac /= 10;
+	for (unsigned i = digits; i > 0; i--) {
+		out[n + i - 1] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	out[n + digits] = 0;
 	return out;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t fix_days(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = y / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* n digits at p as a number, or -1 when one is not a digit. */
+static int64_t fix_digits(const char *p, unsigned n)
+{
+	int64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+int fix_utc_parse(const char *v, size_t len, int64_t *ns, unsigned *digits)
+{
+	static const unsigned mdays[12] = {
+		31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,
+	};
+	int64_t y, mo, d, h, mi, s, frac = 0;
+	unsigned n = 0;
+
+	if (len < 17 || v[8] != '-' || v[11] != ':' || v[14] != ':')
+		return -EINVAL;
+	y = fix_digits(v, 4);
+	mo = fix_digits(v + 4, 2);
+	d = fix_digits(v + 6, 2);
+	h = fix_digits(v + 9, 2);
+	mi = fix_digits(v + 12, 2);
+	s = fix_digits(v + 15, 2);
+	/* 2262-04-11 is past what 64-bit nanoseconds since 1970 hold. */
+	if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))) ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60)
+		return -EINVAL;
+	if (len > 17) {
+		n = (unsigned)(len - 18);
+		if (v[17] != '.' || n < 1 || n > 9 ||
+		    (frac = fix_digits(v + 18, n)) < 0)
+			return -EINVAL;
+		for (unsigned i = n; i < 9; i++)
+			frac *= 10;
+	}
+	*ns = ((fix_days(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60 + mi) *
+	      60 * NS_PER_S + s * NS_PER_S + frac;
+	*digits = n;
+	return 0;
 }

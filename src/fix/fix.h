@@ -106,12 +106,12 @@ void fix_add_fixed(struct fix_writer *w, uint32_t tag, int64_t units,
  * into buf) and its length in *len, or NULL when it did not fit. */
 const char *fix_end(struct fix_writer *w, size_t *len);
 
-/* A UTCTimestamp with milliseconds, YYYYMMDD-HH:MM:SS.sss, as SendingTime
- * (52) and TransactTime (60) carry it. Formatting the date and time of day
- * costs more than the rest of a message, so the text of the last whole
- * second is kept in a cache; set cache->sec to INT64_MIN before first use
- * (fix_utc_cache_init). */
-#define FIX_UTC_LEN 22			/* with the NUL */
+/* A UTCTimestamp, YYYYMMDD-HH:MM:SS.sss with 3 (ms), 6 (us) or 9 (ns)
+ * digits of the second, as SendingTime (52) and TransactTime (60) carry
+ * it. Formatting the date and time of day costs more than the rest of a
+ * message, so the text of the last whole second is kept in a cache; set
+ * cache->sec to INT64_MIN before first use (fix_utc_cache_init). */
+#define FIX_UTC_LEN 28			/* with 9 digits and the NUL */
 struct fix_utc_cache {
 	int64_t sec;
 	char text[24];
@@ -119,9 +119,19 @@ struct fix_utc_cache {
 
 void fix_utc_cache_init(struct fix_utc_cache *c);
 
-/* real_ns is nanoseconds since the epoch, UTC; before 1970 it rounds down.
- * Returns out. */
+/* real_ns is nanoseconds since the epoch, UTC; before 1970 it rounds down
+ * (cut, as a clock read to ms is). With milliseconds; fix_utc_time_digits
+ * with digits 3, 6 or 9. Returns out. */
 const char *fix_utc_time(struct fix_utc_cache *c, int64_t real_ns,
 			 char out[FIX_UTC_LEN]);
+const char *fix_utc_time_digits(struct fix_utc_cache *c, int64_t real_ns,
+				unsigned digits, char out[FIX_UTC_LEN]);
+
+/* A UTCTimestamp's value (len bytes at v, not NUL-terminated): *ns since
+ * the epoch, UTC, and *digits of the second it gave (0 to 9). Returns 0,
+ * or -EINVAL when it is not YYYYMMDD-HH:MM:SS[.d...] with a real date
+ * (years 1970 to 2261, what 64-bit nanoseconds hold; a leap second, :60, is taken as the next second's
+ * start, as a UTC clock cannot say it). */
+int fix_utc_parse(const char *v, size_t len, int64_t *ns, unsigned *digits);
 
 #endif

@@ -121,7 +121,8 @@ struct fix_writer *fixsess_begin(struct fixsess *s, const char *msg_type,
 {
 	char t[32];
 
-	fix_utc_time(&s->utc, real_ns ? real_ns : ts_now_real(), t);
+	fix_utc_time_digits(&s->utc, real_ns ? real_ns : ts_now_real(),
+			    s->cfg.time_digits, t);
 	fix_begin(&s->w, s->wbuf, s->wcap, FIXSESS_BEGIN, msg_type);
 	fix_add_str(&s->w, 49, s->sender);
 	fix_add_str(&s->w, 56, s->target);
@@ -135,7 +136,8 @@ void fixsess_add_time(struct fixsess *s, uint32_t tag, int64_t real_ns)
 {
 	char t[32];
 
-	fix_utc_time(&s->utc, real_ns ? real_ns : ts_now_real(), t);
+	fix_utc_time_digits(&s->utc, real_ns ? real_ns : ts_now_real(),
+			    s->cfg.time_digits, t);
 	fix_add_str(&s->w, tag, t);
 }
 

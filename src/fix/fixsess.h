@@ -44,6 +44,8 @@ struct fixsess_config {
 	int heartbeat_s;	/* HeartBtInt (108) we send in Logon; 0: 30 */
 	size_t max_msg;		/* largest message taken; 0: 8192 */
 	bool initiator;		/* we send the first Logon */
+	unsigned time_digits;	/* of the second in 52 and 60: 3, 6 or 9;
+				 * 0: 3 (ms, as most engines write) */
 };
 
 enum fixsess_state {

@@ -27,7 +27,7 @@
 _Static_assert(T_COUNT == SAMPLES_TERMS, "the samples file's terms");
 
 const char *const report_series_key[S_COUNT] = {
-	"buy", "sell", "switch", "hop", "hop_baseline",
+	"buy", "sell", "switch", "hop", "hop_baseline", "app_to_wire",
 };
 
 const char *const report_term_names[T_COUNT] = {

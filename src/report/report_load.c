@@ -260,6 +260,8 @@ int report_series_of(const struct report *r, const struct samples_rec *s)
 		return S_BUY;
 	if (!strcmp(s->kind, "fill_to_sell"))
 		return S_SELL;
+	if (!strcmp(s->kind, "app_to_wire") && !strcmp(s->sw, "D"))
+		return S_APP;
 	return -1;
 }
 

@@ -45,6 +45,8 @@ enum {
 	S_SWITCH,	/* switch samples venue→algo (topology method) */
 	S_HOP,		/* one-way venue→algo, through the switch */
 	S_HOP_BASE,	/* one-way venue→algo, back to back */
+	S_APP,		/* app to wire of the algo's orders (35=D): its TX
+			 * stamp less their SendingTime or TransactTime */
 	S_COUNT
 };
 

@@ -102,6 +102,7 @@ static void report_table1(const struct report *r, struct report_table *t)
 	static const char *const rows[] = {
 		"BUY", "SELL", "SD B", "SD S", "p50 B", "p99 B", "p50 S",
 		"p99 S", "Samples B", "Samples S", "Out of sync B/S",
+		"App to wire p50", "App to wire p99", "Samples app",
 	};
 	const int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
 
@@ -112,7 +113,9 @@ static void report_table1(const struct report *r, struct report_table *t)
 		 "its RX stamp of the market data to its TX stamp of the order. SELL: BUY fill "
 		 "received -> SELL order sent (fill_to_sell). BUY and SELL rows are means, as in "
 		 "the FTTC tables; SD: standard deviation; p50, p99: percentiles. "
-		 "Samples out of sync are counted, not averaged in.";
+		 "Samples out of sync are counted, not averaged in. App to wire: "
+		 "the algo's orders, its TX stamp less the SendingTime (52) or "
+		 "TransactTime (60) it wrote (tapless-correlate(8)).";
 	tab_set(t, 0, 0, " ");
 	tab_set(t, 0, 1, "Hosts");
 	tab_set(t, 0, 2, "Stamps");
@@ -156,6 +159,12 @@ static void report_table1(const struct report *r, struct report_table *t)
 		tab_set(t, 9, c, "%s", n1);
 		tab_set(t, 10, c, "%s", n2);
 		tab_set(t, 11, c, "%llu/%llu", rt->s[S_BUY].out, rt->s[S_SELL].out);
+		if (f.s[S_APP].n) {
+			tab_set(t, 12, c, "%.3f", (double)f.q[S_APP].p50 / 1e3);
+			tab_set(t, 13, c, "%.3f", (double)f.q[S_APP].p99 / 1e3);
+		}
+		report_count(n1, sizeof(n1), f.s[S_APP].n);
+		tab_set(t, 14, c, "%s", n1);
 	}
 }
 

@@ -174,7 +174,8 @@ awk '!/^#/ && $1 == "main" { k = $2 " " $3 " " $4 " "; n[k 0]++; s[k 0] += $6
 	END { for (k in n) printf "%s %d %.3f\n", k, n[k], s[k] / n[k] }' "$d/samples.txt" | sort > "$d/samples.sum"
 jq -r '(.hops[] | select(.flow == "all") | "hop \(.from) \(.to) \(.rate // 0) \(.latency_ns.count + (.out_of_sync.count // 0))"),
 	(.transactions[] | "\(.name) \(.host) \(.host) \(.rate // 0) \(.latency_ns.count)"),
-	(.switches[] | select(.method == "topology") | "switch \(.from) \(.to) \(.rate // 0) \(.latency_ns.count)")' \
+	(.switches[] | select(.method == "topology") | "switch \(.from) \(.to) \(.rate // 0) \(.latency_ns.count)"),
+	(.app_to_wire | group_by(.host)[] | "app_to_wire \(.[0].host) \(.[0].host) 0 \(map(.messages) | add)")' \
 	"$d/samples.json" | sort > "$d/samples.want"
 awk '{ print $1, $2, $3, $4, $5 }' "$d/samples.sum" | diff - "$d/samples.want" > "$d/samples.diff" ||
 	fail "samples: counts differ from the JSON (< samples, > JSON): $(head -20 "$d/samples.diff")"

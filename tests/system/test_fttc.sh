@@ -96,10 +96,23 @@ tl_bg b bin/tapless-venue --md 198.18.11.2:9001 --ord 198.18.11.2:9002 \
 	> "$out/ns.venue.json" 2> "$out/ns.venue.log"
 vp=$TL_LAST_PID
 tl_exec a bin/tapless-algo --md 198.18.11.2:9001 --ord 198.18.11.2:9002 \
+	--time-unit ns \
 	--json -i "$TL_IF_A" -w "$out/ns.algo.pcapng" > "$out/ns.algo.json" \
 	2> "$out/ns.algo.log" || fail "namespaces: algo exit $?: $(cat "$out/ns.algo.log")"
 wait $vp || fail "namespaces: venue exit $?: $(cat "$out/ns.venue.log")"
 check ns 10000 2
+# App to wire of the algo's orders, whose SendingTime it wrote to the ns
+# (--time-unit ns) from the clock its stamps are on: one clock, so the
+# bound is the resolutions alone, and the figure is a real delay (> 0).
+want "$out/ns.correlate.json" "[.app_to_wire[] | select(.host == \"algo\" and .msg_type == \"D\")] |
+	length > 0 and (map(.messages) | add) == $(jq '.buys + .sells' "$out/ns.algo.json") and
+	all(.tag == 52 and .resolution_ns == 1 and .latency_ns.min > 0 and
+	    .sync_error_bound_ns != null and .sync_error_bound_ns < 1000)" \
+	"namespaces: app to wire of the algo's orders (ns)"
+want "$out/lo.correlate.json" "[.app_to_wire[] | select(.host == \"algo\" and .msg_type == \"D\")] |
+	length > 0 and all(.resolution_ns == 1000000 and .sync_error_bound_ns >= 1000000)" \
+	"loopback: app to wire of the algo's orders (ms, the default)"
+echo "fttc: app to wire of the algo's orders: $(jq -c '[.app_to_wire[] | select(.host == "algo" and .msg_type == "D") | {resolution_ns, n: .latency_ns.count, p50: .latency_ns.p50, max: .latency_ns.max, bound: .sync_error_bound_ns}]' "$out/ns.correlate.json")"
 tshark -r "$out/ns.algo.pcapng" -Y 'fix.MsgType == "D"' -T fields -e ip.src -e ip.dst -e tcp.dstport 2>/dev/null |
 	sort -u | grep -qx "198.18.11.1	198.18.11.2	9002" || fail "namespaces: orders not from 198.18.11.1 to 198.18.11.2:9002"
 

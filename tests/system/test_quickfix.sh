@@ -268,6 +268,21 @@ check_run() {
 	jq -e --argjson n "$N" '[.transactions[] | select(.host == "a") | {(.name): .count}] | add |
 		.fill_to_sell == $n and .order_to_fill == 2 * $n' "$c" > /dev/null ||
 		fail "$m: correlate transactions at a: $(jq -c '[.transactions[] | {name, host, count}]' "$c")"
+	# App to wire of an unmodified engine: QuickFIX writes SendingTime
+	# (52) to the ms, its default, and the trader's orders carry a
+	# TransactTime (60) to the us: the finer is taken, so every order
+	# is there from 60 with a 1 us resolution in its bound, the Logon
+	# from 52 with 1 ms. One clock for the engine and the stamps: the
+	# delay, cut times and all, is not negative.
+	jq -e --argjson n "$N" '[.app_to_wire[] | select(.host == "a" and .msg_type == "D")] |
+		length > 0 and (map(.messages) | add) == 2 * $n and
+		all(.tag == 60 and .resolution_ns == 1000 and .latency_ns.min >= 0 and
+		    .sync_error_bound_ns >= 1000)' "$c" > /dev/null &&
+	jq -e '[.app_to_wire[] | select(.host == "a" and .msg_type == "A")] |
+		length == 1 and all(.tag == 52 and .resolution_ns == 1000000 and
+		.latency_ns.min >= 0 and .sync_error_bound_ns >= 1000000)' "$c" > /dev/null ||
+		fail "$m: correlate: app to wire of QuickFIX's orders: $(jq -c '[.app_to_wire[] | select(.host == "a")]' "$c")"
+	echo "$m: app to wire of QuickFIX's orders: $(jq -c '[.app_to_wire[] | select(.host == "a" and .msg_type == "D") | {tag, resolution_ns, n: .latency_ns.count, p50: .latency_ns.p50, max: .latency_ns.max, bound: .sync_error_bound_ns}]' "$c")"
 	echo "$m: correlate: a->b $ab samples, b->a $ba;" \
 		"$(jq -r '[.inputs[] | "\(.host): sender_stamped \(.sender_stamped), tap_tx_skipped \(.tap_tx_skipped)"] | join("; ")' "$c")"
 	# Bare engines hand over nothing: every stamp is the packet socket's.

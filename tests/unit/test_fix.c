@@ -311,6 +311,78 @@ START_TEST(get_int_edges)
 }
 END_TEST
 
+/* UTCTimestamps both ways: written to 3, 6 or 9 digits (cut, not
+ * rounded; before 1970 too), read back to the ns they say with their
+ * digits; against dates computed by hand, and refused when not real. */
+START_TEST(utc_timestamps)
+{
+	static const struct {
+		const char *text;
+		int64_t ns;
+		unsigned digits;
+	} ok[] = {
+		{ "19700101-00:00:00", 0, 0 },
+		{ "20251123-12:13:20.5", 1763900000500000000LL, 1 },
+		{ "20251123-12:13:20.000999", 1763900000000999000LL, 6 },
+		{ "20000229-23:59:59.999999999", 951868799999999999LL, 9 },
+		{ "21000301-00:00:00.001", 4107542400001000000LL, 3 },
+		/* A leap second: the next second's start, as UTC clocks say. */
+		{ "20161231-23:59:60", 1483228800000000000LL, 0 },
+	};
+	static const char *const bad[] = {
+		"", "20251123-12:13:2", "20251123 12:13:20", "20251323-12:13:20",
+		"20251100-12:13:20", "20250229-12:13:20", "21000229-00:00:00",
+		"19691231-23:59:59", "20251123-24:00:00", "20251123-12:60:00",
+		"20251123-12:13:61", "20251123-12:13:20.", "20251123-12:13:20.1234567890",
+		"20251123-12:13:20,5", "2025112a-12:13:20", "20251123-12:13:20.5x",
+		/* Found by fuzz_fix: past 64-bit nanoseconds. */
+		"62021123-04:00:00.001", "22620101-00:00:00",
+	};
+	struct fix_utc_cache cache;
+	char out[FIX_UTC_LEN];
+	int64_t ns;
+	unsigned digits;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_msg(fix_utc_parse(ok[i].text, strlen(ok[i].text), &ns,
+					    &digits) == 0, "%s", ok[i].text);
+		ck_assert_msg(ns == ok[i].ns && digits == ok[i].digits,
+			      "%s: %lld, %u digits", ok[i].text, (long long)ns,
+			      digits);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(fix_utc_parse(bad[i], strlen(bad[i]), &ns,
+					    &digits) == -EINVAL, "%s", bad[i]);
+	/* Not NUL-terminated: only len bytes are read. */
+	ck_assert_int_eq(fix_utc_parse("20251123-12:13:20.5|9", 19, &ns,
+				       &digits), 0);
+	ck_assert_int_eq(digits, 1);
+
+	fix_utc_cache_init(&cache);
+	ck_assert_str_eq(fix_utc_time_digits(&cache, 1763900000123456789LL, 9,
+					     out), "20251123-12:13:20.123456789");
+	ck_assert_str_eq(fix_utc_time_digits(&cache, 1763900000123456789LL, 6,
+					     out), "20251123-12:13:20.123456");
+	ck_assert_str_eq(fix_utc_time(&cache, 1763900000123456789LL, out),
+			 "20251123-12:13:20.123");
+	/* Another digit count falls back to ms. */
+	ck_assert_str_eq(fix_utc_time_digits(&cache, 1763900000999999999LL, 4,
+					     out), "20251123-12:13:20.999");
+	/* Before 1970: the second rounds down, the digits count up. */
+	ck_assert_str_eq(fix_utc_time_digits(&cache, -1, 9, out),
+			 "19691231-23:59:59.999999999");
+	/* Written and read back, every digit count. */
+	for (unsigned d = 3; d <= 9; d += 3) {
+		fix_utc_time_digits(&cache, 1763900000123456789LL, d, out);
+		ck_assert_int_eq(fix_utc_parse(out, strlen(out), &ns, &digits), 0);
+		ck_assert_uint_eq(digits, d);
+		ck_assert(ns <= 1763900000123456789LL &&
+			  1763900000123456789LL - ns < (d == 3 ? 1000000 :
+						       d == 6 ? 1000 : 1));
+	}
+}
+END_TEST
+
 START_TEST(writer_overflow)
 {
 	char buf[48];
@@ -339,6 +411,7 @@ static Suite *fix_suite(void)
 	tcase_add_test(t, huge_bodylength_decided_early);
 	tcase_add_test(t, get_int_edges);
 	tcase_add_test(t, writer_overflow);
+	tcase_add_test(t, utc_timestamps);
 	suite_add_tcase(s, t);
 	return s;
 }

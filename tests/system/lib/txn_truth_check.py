@@ -37,7 +37,7 @@ for line in open(sys.argv[3]):
         continue
     f = line.split()
     run, kind, ts, lat = f[0], f[1], int(f[4]), int(f[5])
-    if run != 'main' or kind in ('hop', 'switch'):
+    if run != 'main' or kind in ('hop', 'switch', 'app_to_wire'):
         continue
     samples[(kind, ts, lat)] += 1
     by_kind.setdefault(kind, []).append((ts, lat))
