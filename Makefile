@@ -9,6 +9,7 @@
 #   make bench      benchmarks (figures printed, never pass/fail)
 #   make fuzz       fuzz targets, FUZZ_SECONDS each (clang/libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        build/deb/*.deb: the packages tapless, libtapless-stamp
 #   make deps       install missing Debian packages (root)
 
 ifeq ($(origin CC),default)
@@ -169,7 +170,7 @@ ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c) \
 	$(HWSIMRUN_OBJS) $(HWSIM_OBJS)
 
-.PHONY: all check unit replay system manlint optcheck layering demo bench fuzz install deps clean lib-srcs FORCE
+.PHONY: all check unit replay system manlint optcheck layering demo bench fuzz install deb deps clean lib-srcs FORCE
 all: $(PROGS) $(SHIM_LIB) $(HWSIM_LIB) $(TOOL_BINS)
 
 build/obj/%.o: %.c
@@ -437,6 +438,30 @@ install: all
 	install -m 644 scripts/examples/* $(DESTDIR)$(datadir)/tapless/examples/
 	[ -e $(DESTDIR)$(sysconfdir)/tapless/tapless.conf ] || \
 		install -m 644 scripts/examples/tapless.conf $(DESTDIR)$(sysconfdir)/tapless/
+
+# The Debian packages (debian/): build/deb/tapless_V_ARCH.deb and
+# libtapless-stamp_V_ARCH.deb, from what "make all" built, compiling only
+# the generated paths (PREFIX=/usr) and version. dpkg-buildpackage runs in a
+# copy of the tree and its build, build/deb/src: it writes into the parent
+# folder (build/deb, not the tree's), and the copy's "make install
+# PREFIX=/usr" relinks programs there, leaving bin/ as "make" built it.
+# V is PROG_VERSION as a Debian version (debian/rules): no "v", "-" as "+".
+# The changelog's top entry is written with it in the copy only.
+DEB_VERSION = $(shell echo '$(PROG_VERSION)' | sed 's/^v//; s/-/+/g')
+deb: all
+	rm -rf build/deb
+	mkdir -p build/deb/src
+	tar -c --exclude=./build/deb --exclude=./build/san --exclude=./.git . | \
+		tar -x -C build/deb/src
+	{ printf 'tapless (%s) unstable; urgency=medium\n\n  * Built by make deb from %s.\n\n -- %s  %s\n\n' \
+		'$(DEB_VERSION)' '$(PROG_VERSION)' \
+		"$$(sed -n 's/^Maintainer: //p' debian/control)" "$$(date -R)"; \
+		cat debian/changelog; } > build/deb/src/debian/changelog
+	cd build/deb/src && PROG_VERSION='$(PROG_VERSION)' \
+		dpkg-buildpackage -b -us -uc --no-check-builddeps > ../build.log 2>&1 || \
+		{ tail -20 ../build.log; exit 1; }
+	rm -rf build/deb/src
+	@ls build/deb/*.deb
 
 clean:
 	rm -rf build bin $(CH_QUERIES)
