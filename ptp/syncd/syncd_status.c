@@ -183,6 +183,31 @@ static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
 	print_array_end(pr);
 }
 
+/* The PTP facts of a clock beside its sync: the state the metrics give
+ * (tapless_clock_state), the frequency and the counters; class and
+ * path delay changes for ptp4l's clocks (q, class >= 0). */
+static void syncd_print_ptp(struct printer *pr, enum syncq_clock_state st,
+			    int gm_class, double freq_ppb, uint64_t steps,
+			    const struct syncq *q)
+{
+	print_str(pr, "clock_state", "  %s", syncq_clock_state_name(st));
+	if (q) {
+		if (gm_class >= 0)
+			print_int(pr, "clock_class", "  clock class %lld", gm_class);
+		else
+			print_null(pr, "clock_class", "  clock class %s");
+	}
+	if (isfinite(freq_ppb))
+		print_double(pr, "freq_adj_ppb", "  freq %.3f ppb", freq_ppb);
+	else
+		print_null(pr, "freq_adj_ppb", "  freq %s");
+	print_uint(pr, "clock_steps", "  steps %llu", steps);
+	if (q)
+		print_uint(pr, "delay_changes", "  path delay changes %llu",
+			   syncq_delay_changes(q));
+	print_text(pr, "\n");
+}
+
 static void syncd_status(struct syncd *d, struct printer *pr)
 {
 	int64_t now = syncd_now(), mono = syncd_mono();
@@ -244,6 +269,9 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_int(pr, "domain", "  domain %lld", in->pi->domain);
 		print_str(pr, "profile", "  profile %s\n",
 			  syncconf_profile_names[in->pi->profile]);
+		syncd_print_ptp(pr, syncq_clock_state(syncd_inst_in_sync(d, in, mono),
+						      in->v.holdover),
+				in->gm_class, in->freq_ppb, in->clock_steps, in->q);
 		/* Nothing older than the last answer is shown as current. */
 		print_str(pr, "events", NULL, stale ? "unanswered" :
 			  in->subscribed > 0 ? "subscribed" :
@@ -291,6 +319,8 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_text(pr, dv->v.holdover ? " (holdover)" : "");
 		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->v.bound_ns);
 		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);
+		syncd_print_ptp(pr, syncq_clock_state(dv->v.in_sync, dv->v.holdover),
+				-1, dv->freq_ppb, dv->clock_steps, NULL);
 		syncd_print_stats(pr, dv->q, now);
 		print_object_end(pr);
 	}

@@ -86,6 +86,11 @@ for h in c1 c2; do
 		[ "$b" -ge "$o" ] || fail "$h: bound $b below |offset| $o"
 		[ "$(jq '.clocks[0].stats["1min"].samples > 0' "$s")" = true ] ||
 			fail "$h: no 1-minute statistics"
+		[ "$(jq '.clocks[0] | .clock_state == "LOCKED" and
+			.clock_class >= 6 and .clock_class <= 255 and
+			.freq_adj_ppb != null and .clock_steps >= 0 and
+			.delay_changes >= 0' "$s")" = true ] ||
+			fail "$h: status PTP fields: $(jq -c '.clocks[0] | {clock_state, clock_class, freq_adj_ppb, clock_steps, delay_changes}' "$s")"
 	else
 		fail "$h: not following $gm_id within 30 s: $(cat "$out/$h.status")"
 	fi
@@ -97,7 +102,8 @@ for h in c1 c2; do
 done
 # The text form comes from the same printer.
 tl_exec c1 bin/tapless status --socket "$out/c1/syncd.sock" > "$out/c1.text" &&
-	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" ||
+	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" &&
+	grep -Eq "^  LOCKED  clock class [0-9]+  freq -?[0-9.]+ ppb  steps [0-9]+  path delay changes [0-9]+$" "$out/c1.text" ||
 	fail "status text: $(cat "$out/c1.text")"
 
 # 2. kill -9 of c1's ptp4l: alarm, restart, recovery.
