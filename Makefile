@@ -170,7 +170,7 @@ ALL_OBJS := $(LIB_OBJS) $(SAN_LIB_OBJS) $(TAPLESS_OBJS) $(SAN_TAPLESS_OBJS) \
 	$(SHIMRUN_OBJS) $(SHIM_OBJS) $(call san,src/shim/shim_filter.c src/shim/shim_errq.c) \
 	$(HWSIMRUN_OBJS) $(HWSIM_OBJS)
 
-.PHONY: all check unit replay system manlint optcheck layering demo bench fuzz install deb deps clean lib-srcs FORCE
+.PHONY: all check unit replay system manlint optcheck promcheck layering demo bench fuzz install deb deps clean lib-srcs FORCE
 all: $(PROGS) $(SHIM_LIB) $(HWSIM_LIB) $(TOOL_BINS)
 
 build/obj/%.o: %.c
@@ -364,7 +364,7 @@ deps:
 # tests one at a time, as their timings assume.
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_BINS) build/san/bin/tapless
-	@$(MAKE) --no-print-directory unit replay manlint optcheck layering system
+	@$(MAKE) --no-print-directory unit replay manlint optcheck promcheck layering system
 
 unit: $(UNIT_BINS)
 	@tests/run-unit $(UNIT_BINS)
@@ -379,6 +379,10 @@ manlint: all
 # and every form --help prints parsing back.
 optcheck: all
 	@tests/optcheck
+
+# The shipped alert rules (promtool check and test rules) and dashboard.
+promcheck:
+	@tests/promcheck
 
 layering:
 	@tests/layering
@@ -417,9 +421,10 @@ $(CH)/transactions.sql: $(CH)/transactions.sql.in $(CH)/sqlgen
 # (make deb's copy relinks only these after PREFIX=/usr).
 install: $(PROGS) $(SHIM_LIB) $(HWSIM_LIB) $(LAB_BPF) $(CH_QUERIES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
-	for m in man/*.[158]; do s=$${m##*.}; \
+	for m in man/*.[1578]; do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/lib/tapless
 	install -m 755 scripts/lab $(DESTDIR)$(PREFIX)/lib/tapless/lab
@@ -430,6 +435,11 @@ install: $(PROGS) $(SHIM_LIB) $(HWSIM_LIB) $(LAB_BPF) $(CH_QUERIES)
 	install -m 644 scripts/plot/*.gp $(DESTDIR)$(datadir)/tapless/plot/
 	install -d $(DESTDIR)$(datadir)/tapless/clickhouse
 	$(if $(CLICKHOUSE_SQL),install -m 644 $(CLICKHOUSE_SQL) $(DESTDIR)$(datadir)/tapless/clickhouse/)
+# The alert rules and the dashboard (tapless-prometheus(7)), for the
+# operator's Prometheus and Grafana to load from here.
+	install -d $(DESTDIR)$(datadir)/tapless/prometheus $(DESTDIR)$(datadir)/tapless/grafana
+	install -m 644 scripts/prometheus/tapless-rules.yml $(DESTDIR)$(datadir)/tapless/prometheus/
+	install -m 644 scripts/grafana/tapless.json $(DESTDIR)$(datadir)/tapless/grafana/
 	install -d $(DESTDIR)$(unitdir)
 	for u in scripts/*.service.in; do n=$$(basename $$u .in); \
 		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(unitdir)/$$n || exit 1; done

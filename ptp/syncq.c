@@ -26,6 +26,8 @@ struct syncq {
 	unsigned good;			/* good fresh samples in a row */
 	int64_t fresh_ns, fresh_bound;	/* the last fresh in-sync sample:
 					 * what holdover grows from */
+	int64_t delay_prev;		/* the last fresh delay, or NONE */
+	uint64_t delay_changes;
 };
 
 struct syncq *syncq_create(const struct syncq_params *p)
@@ -39,6 +41,7 @@ struct syncq *syncq_create(const struct syncq_params *p)
 	q->cap = (size_t)(SYNCQ_HOUR_NS / iv) + 64;
 	q->ring = xcalloc(q->cap, sizeof(*q->ring));
 	q->fresh_ns = SYNCQ_NONE;
+	q->delay_prev = SYNCQ_NONE;
 	return q;
 }
 
@@ -135,6 +138,21 @@ static bool syncq_fit(const struct syncq *q, double *b)
 	return true;
 }
 
+/* Each fresh delay is compared with the one before it, not with a
+ * reference that stays put: a slow drift is no change, a jump is one. */
+static void syncq_delay_seen(struct syncq *q, int64_t delay)
+{
+	int64_t prev = q->delay_prev, diff, pct;
+
+	q->delay_prev = delay;
+	if (prev == SYNCQ_NONE)
+		return;
+	diff = llabs(delay - prev);
+	pct = llabs(prev) * SYNCQ_DELAY_CHANGE_PCT / 100;
+	if (diff > SYNCQ_DELAY_CHANGE_NS && diff > pct)
+		q->delay_changes++;
+}
+
 void syncq_add(struct syncq *q, const struct syncq_sample *s,
 	       struct syncq_verdict *v)
 {
@@ -192,6 +210,8 @@ void syncq_add(struct syncq *q, const struct syncq_sample *s,
 			q->good = 0;
 	}
 	v->fresh_ns = q->fresh_ns;
+	if (s->fresh && s->delay_ns != SYNCQ_NONE)
+		syncq_delay_seen(q, s->delay_ns);
 	e->ts_ns = s->ts_ns;
 	e->offset_ns = s->state == SYNCQ_GRANDMASTER ? 0 : s->offset_ns;
 	e->delay_ns = s->delay_ns;
@@ -203,6 +223,24 @@ void syncq_add(struct syncq *q, const struct syncq_sample *s,
 	q->head = (q->head + 1) % q->cap;
 	if (q->n < q->cap)
 		q->n++;
+}
+
+enum syncq_clock_state syncq_clock_state(bool in_sync, bool holdover)
+{
+	if (in_sync)
+		return SYNCQ_LOCKED;
+	return holdover ? SYNCQ_HOLDOVER : SYNCQ_FREERUN;
+}
+
+const char *syncq_clock_state_name(enum syncq_clock_state st)
+{
+	return st == SYNCQ_LOCKED ? "LOCKED" :
+	       st == SYNCQ_HOLDOVER ? "HOLDOVER" : "FREERUN";
+}
+
+uint64_t syncq_delay_changes(const struct syncq *q)
+{
+	return q->delay_changes;
 }
 
 bool syncq_last(const struct syncq *q, struct syncq_sample *s,

@@ -54,6 +54,13 @@
 #define SYNCQ_SPREAD 16		/* offsets the spread is taken over */
 #define SYNCQ_FIT_MIN 8		/* free running: offsets a line needs */
 #define SYNCQ_NONE INT64_MIN	/* a value not known (JOURNAL_NONE) */
+/* A change of the mean path delay between two fresh measurements larger
+ * than both of these is counted (syncq_delay_changes()): a re-routed path,
+ * a new master, a congested switch. 100 ns is above a software-stamped
+ * path's jitter from one Delay_Resp to the next; 10 % keeps long paths
+ * quiet while the delay drifts. */
+#define SYNCQ_DELAY_CHANGE_NS 100
+#define SYNCQ_DELAY_CHANGE_PCT 10
 
 struct syncq;
 
@@ -92,6 +99,15 @@ struct syncq_verdict {
 				 * holdover grows from, or SYNCQ_NONE */
 };
 
+/* A clock's state as the PTP operator's monitoring names it (the values
+ * of openshift_ptp_clock_state): derived from a verdict, never judged
+ * anew. */
+enum syncq_clock_state {
+	SYNCQ_FREERUN = 0,	/* neither in sync nor in holdover */
+	SYNCQ_LOCKED = 1,	/* in sync */
+	SYNCQ_HOLDOVER = 2,	/* in holdover */
+};
+
 struct syncq_stats {
 	uint64_t samples;	/* in the window */
 	uint64_t in_sync;	/* of which in sync */
@@ -121,6 +137,22 @@ void syncq_reset(struct syncq *q);
  * minutes at the configured interval; a longer span sees only that. */
 void syncq_window(const struct syncq *q, int64_t now_ns, int64_t span_ns,
 		  struct syncq_stats *st);
+
+/* The state of a clock whose verdict says in_sync and holdover: LOCKED
+ * when in sync, HOLDOVER when in holdover, FREERUN otherwise (nothing
+ * measured yet, the master lost, out of sync, a holdover grown past the
+ * threshold). The caller passes in_sync false when something since the
+ * verdict denies it (tapless-syncd: ptp4l down or silent, links down). */
+enum syncq_clock_state syncq_clock_state(bool in_sync, bool holdover);
+/* "FREERUN", "LOCKED", "HOLDOVER". */
+const char *syncq_clock_state_name(enum syncq_clock_state st);
+
+/* Path delay changes seen by syncq_add() since syncq_create(): fresh
+ * samples whose delay differs from the previous fresh delay by more than
+ * SYNCQ_DELAY_CHANGE_NS and more than SYNCQ_DELAY_CHANGE_PCT percent of
+ * it. A fault (syncq_reset()) does not clear the previous delay: the path
+ * is the same after a step. */
+uint64_t syncq_delay_changes(const struct syncq *q);
 
 /* The last sample judged, and its verdict: false when there is none. */
 bool syncq_last(const struct syncq *q, struct syncq_sample *s,

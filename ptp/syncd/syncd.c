@@ -14,6 +14,7 @@
  * syncd_private.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -195,6 +196,8 @@ static void syncd_apply(struct syncd *d)
 		in->pi = pi;
 		in->q = syncd_syncq(d, false, pi->hw);
 		in->utc_offset = -1;
+		in->gm_class = in->gm_class_now = -1;
+		in->freq_ppb = NAN;
 		in->subscribe_at = 0;
 		in->v.bound_ns = in->v.fresh_ns = SYNCQ_NONE;
 		fresh_reset(&in->fr);
@@ -243,6 +246,8 @@ static void syncd_apply(struct syncd *d)
 			dv->ref = ref;
 			dv->q = syncd_syncq(d, true, ref->pi->hw);
 			dv->v.bound_ns = dv->v.fresh_ns = SYNCQ_NONE;
+			dv->freq_ppb = NAN;
+			dv->clock_steps = 0;
 			d->nder++;
 		}
 	}
@@ -359,6 +364,7 @@ static void syncd_step_timer(struct syncd *d)
 		syncd_arm_step_timer(d);
 		syncd_event(d, "sys", "step", "%+" PRId64 " ns",
 			    d->rt_minus_mono - was);
+		syncd_count_step(d, "sys");
 		for (unsigned k = 0; k < d->ninst; k++) {
 			if (!d->inst[k].pi->hw)
 				syncq_reset(d->inst[k].q);

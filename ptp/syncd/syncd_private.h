@@ -83,6 +83,8 @@ struct syncd_inst {
 	bool mgmt_lost;			/* reported, ptp4l restarted for it */
 	char gm[MGMT_CLOCK_ID_STRLEN], self[MGMT_CLOCK_ID_STRLEN];
 	char last_gm[MGMT_CLOCK_ID_STRLEN];
+	int gm_class_now;		/* PARENT_DATA_SET's, this sample */
+	int gm_class;			/* last_gm's clockClass, -1 unknown */
 	int utc_offset;			/* from TIME_PROPERTIES, -1 unknown */
 	int64_t last_answer_ns;		/* CLOCK_MONOTONIC */
 	int subscribed;			/* 1 yes, 0 asked, -1 refused */
@@ -94,6 +96,8 @@ struct syncd_inst {
 	bool phc_sys_known;
 	enum syncq_state qstate;
 	char state_name[16];
+	double freq_ppb;		/* at the last sample, NAN unknown */
+	uint64_t clock_steps;		/* since start or reload */
 };
 
 /* A clock measured, not steered by a ptp4l of ours: CLOCK_REALTIME or a
@@ -105,6 +109,8 @@ struct syncd_derived {
 	struct syncq *q;
 	struct syncq_verdict v;
 	int64_t offset_ns;
+	double freq_ppb;		/* at the last sample, NAN unknown */
+	uint64_t clock_steps;		/* since start or reload */
 };
 
 struct syncd {
@@ -159,6 +165,9 @@ int64_t syncd_drift_ppb(const struct syncd *d, bool hw, const char **why);
  * through this. */
 bool syncd_blind(const struct syncd *d, const struct syncd_inst *in,
 		 int64_t mono, char *buf, size_t len);
+/* A step of the clock named clock (from the PHC check or the system
+ * clock's timer) counted on the instance or derived clock of that name. */
+void syncd_count_step(struct syncd *d, const char *clock);
 
 /* Journal an event, keep it for status, and log it. */
 void syncd_event(struct syncd *d, const char *clock, const char *name,

@@ -118,6 +118,7 @@ static void syncd_answer(struct syncd *d, struct syncd_inst *in,
 	case MGMT_ID_PARENT_DATA_SET:
 		in->have_parent = true;
 		mgmt_clock_id_str(&m->parent_ds.gm_identity, in->gm);
+		in->gm_class_now = m->parent_ds.gm_clock_quality.clock_class;
 		break;
 	case MGMT_ID_PORT_DATA_SET:
 		mgmt_clock_id_str(&m->port_ds.port.clock, in->self);
@@ -289,6 +290,16 @@ void syncd_rules(struct syncd *d)
 	}
 }
 
+void syncd_count_step(struct syncd *d, const char *clock)
+{
+	for (unsigned k = 0; k < d->ninst; k++)
+		if (!strcmp(d->inst[k].pi->clock, clock))
+			d->inst[k].clock_steps++;
+	for (unsigned k = 0; k < d->nder; k++)
+		if (!strcmp(d->der[k].clock, clock))
+			d->der[k].clock_steps++;
+}
+
 /* ---- samples ---- */
 
 static double syncd_freq_ppb(clockid_t id)
@@ -373,6 +384,7 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 	struct syncq_sample s = { .ts_ns = now };
 	const char *state;
 	int port = -1;
+	uint64_t changes;
 
 	syncd_judge(in, &state, &port);
 	s.state = in->qstate;
@@ -383,7 +395,11 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 	s.offset_ns = s.fresh ? (in->have_ts ? in->ts_offset_ns : in->offset_ns)
 			      : SYNCQ_NONE;
 	s.delay_ns = s.fresh ? in->delay_ns : SYNCQ_NONE;
+	changes = syncq_delay_changes(in->q);
 	syncq_add(in->q, &s, &in->v);
+	if (syncq_delay_changes(in->q) != changes)
+		syncd_event(d, in->pi->clock, "delay_change",
+			    "mean path delay %" PRId64 " ns", s.delay_ns);
 	in->fresh = s.fresh || s.state == SYNCQ_GRANDMASTER;
 	if (in->fresh)
 		in->fresh_mono = syncd_mono();
@@ -395,6 +411,7 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 	js.delay_ns = s.delay_ns;
 	js.freq_ppb = syncd_freq_ppb(in->phc ? phc_clockid(in->phc)
 					     : CLOCK_REALTIME);
+	in->freq_ppb = js.freq_ppb;
 	/* While a port only starts to follow, ptp4l can still name itself
 	 * as grandmaster: not a grandmaster change worth an event. */
 	if (in->have_parent && s.state != SYNCQ_LOST &&
@@ -404,6 +421,10 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 			syncd_event(d, in->pi->clock, "gm_change", "%s -> %s",
 				    in->last_gm, in->gm);
 		snprintf(in->last_gm, sizeof(in->last_gm), "%s", in->gm);
+		if (in->gm_class >= 0 && in->gm_class != in->gm_class_now)
+			syncd_event(d, in->pi->clock, "clock_class", "%d -> %d",
+				    in->gm_class, in->gm_class_now);
+		in->gm_class = in->gm_class_now;
 	}
 	js.steps = in->have_cds && s.state != SYNCQ_LOST ? in->steps : -1;
 	/* ptp4l moves a port to SLAVE exactly when its servo locks. */
@@ -459,6 +480,7 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 	js.delay_ns = JOURNAL_NONE;
 	js.freq_ppb = syncd_freq_ppb(dv->phc ? phc_clockid(dv->phc)
 					     : CLOCK_REALTIME);
+	dv->freq_ppb = js.freq_ppb;
 	snprintf(js.gm, sizeof(js.gm), "%s", dv->ref->gm[0] ? dv->ref->gm : "-");
 	snprintf(js.servo, sizeof(js.servo), "-");
 	js.in_sync = dv->v.in_sync;
@@ -510,6 +532,7 @@ static void syncd_check_phc_step(struct syncd *d, struct syncd_inst *in)
 	    SYNCD_STEP_NS + d->interval_ns / 1000000 * SYNCD_STEP_PPM) {
 		syncd_event(d, in->pi->clock, "step", "%+" PRId64 " ns against sys",
 			    po.offset_ns - in->phc_sys_ns);
+		syncd_count_step(d, in->pi->clock);
 		syncq_reset(in->q);
 	}
 	in->phc_sys_ns = po.offset_ns;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -182,6 +183,31 @@ static void syncd_alarms(struct syncd *d, struct printer *pr, int64_t mono)
 	print_array_end(pr);
 }
 
+/* The PTP facts of a clock beside its sync: the state the metrics give
+ * (tapless_clock_state), the frequency and the counters; class and
+ * path delay changes for ptp4l's clocks (q, class >= 0). */
+static void syncd_print_ptp(struct printer *pr, enum syncq_clock_state st,
+			    int gm_class, double freq_ppb, uint64_t steps,
+			    const struct syncq *q)
+{
+	print_str(pr, "clock_state", "  %s", syncq_clock_state_name(st));
+	if (q) {
+		if (gm_class >= 0)
+			print_int(pr, "clock_class", "  clock class %lld", gm_class);
+		else
+			print_null(pr, "clock_class", "  clock class %s");
+	}
+	if (isfinite(freq_ppb))
+		print_double(pr, "freq_adj_ppb", "  freq %.3f ppb", freq_ppb);
+	else
+		print_null(pr, "freq_adj_ppb", "  freq %s");
+	print_uint(pr, "clock_steps", "  steps %llu", steps);
+	if (q)
+		print_uint(pr, "delay_changes", "  path delay changes %llu",
+			   syncq_delay_changes(q));
+	print_text(pr, "\n");
+}
+
 static void syncd_status(struct syncd *d, struct printer *pr)
 {
 	int64_t now = syncd_now(), mono = syncd_mono();
@@ -243,6 +269,9 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_int(pr, "domain", "  domain %lld", in->pi->domain);
 		print_str(pr, "profile", "  profile %s\n",
 			  syncconf_profile_names[in->pi->profile]);
+		syncd_print_ptp(pr, syncq_clock_state(syncd_inst_in_sync(d, in, mono),
+						      in->v.holdover),
+				in->gm_class, in->freq_ppb, in->clock_steps, in->q);
 		/* Nothing older than the last answer is shown as current. */
 		print_str(pr, "events", NULL, stale ? "unanswered" :
 			  in->subscribed > 0 ? "subscribed" :
@@ -290,6 +319,8 @@ static void syncd_status(struct syncd *d, struct printer *pr)
 		print_text(pr, dv->v.holdover ? " (holdover)" : "");
 		syncd_print_i64(pr, "bound_ns", "  bound %lld ns", dv->v.bound_ns);
 		syncd_print_i64(pr, "offset_ns", "  offset %lld ns\n", dv->offset_ns);
+		syncd_print_ptp(pr, syncq_clock_state(dv->v.in_sync, dv->v.holdover),
+				-1, dv->freq_ppb, dv->clock_steps, NULL);
 		syncd_print_stats(pr, dv->q, now);
 		print_object_end(pr);
 	}
@@ -322,6 +353,109 @@ int syncd_ctl_answer(void *arg, const char *req, FILE *out)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* The clock state of instance or derived clock k (instances first), from
+ * the same in-sync answer as tapless_clock_in_sync. */
+static enum syncq_clock_state syncd_clock_state(const struct syncd *d,
+						unsigned k, int64_t mono)
+{
+	if (k >= d->ninst)
+		return syncq_clock_state(d->der[k - d->ninst].v.in_sync,
+					 d->der[k - d->ninst].v.holdover);
+	return syncq_clock_state(syncd_inst_in_sync(d, &d->inst[k], mono),
+				 d->inst[k].v.holdover);
+}
+
+static const char *syncd_clock_name(const struct syncd *d, unsigned k)
+{
+	return k >= d->ninst ? d->der[k - d->ninst].clock : d->inst[k].pi->clock;
+}
+
+/* What syncd knows of the PTP side per clock: state, grandmaster, ports,
+ * servo, steps and path changes (tapless-syncd(8), Metrics). */
+static void syncd_metrics_ptp(FILE *f, enum metrics_format fmt,
+			      const struct syncd *d)
+{
+	int64_t mono = syncd_mono();
+	unsigned all = d->ninst + d->nder;
+
+	metrics_family(f, fmt, "tapless_clock_state", METRICS_GAUGE,
+		       "0 FREERUN, 1 LOCKED (in sync), 2 HOLDOVER", NULL);
+	for (unsigned k = 0; k < all; k++) {
+		const char *lab[] = { "clock", syncd_clock_name(d, k), NULL };
+
+		metrics_sample(f, "tapless_clock_state", lab,
+			       syncd_clock_state(d, k, mono));
+	}
+	metrics_family(f, fmt, "tapless_clock_class", METRICS_GAUGE,
+		       "the grandmaster's clockClass", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		if (d->inst[k].gm_class >= 0)
+			metrics_sample(f, "tapless_clock_class", lab,
+				       d->inst[k].gm_class);
+	}
+	metrics_family(f, fmt, "tapless_clock_gm_info", METRICS_GAUGE,
+		       "1, labelled with the grandmaster the clock follows",
+		       NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock,
+				      "gm_identity", d->inst[k].last_gm, NULL };
+
+		if (d->inst[k].last_gm[0])
+			metrics_sample(f, "tapless_clock_gm_info", lab, 1);
+	}
+	metrics_family(f, fmt, "tapless_ptp_port_state", METRICS_GAUGE,
+		       "ptp4l's portState (IEEE 1588: 1 INITIALIZING ... "
+		       "6 MASTER ... 9 SLAVE)", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const struct syncd_inst *in = &d->inst[k];
+
+		/* Nothing older than the last answer is shown as current. */
+		if (mono - in->last_answer_ns > 2 * d->interval_ns)
+			continue;
+		for (unsigned i = 0; i < in->nports; i++) {
+			const char *lab[] = { "clock", in->pi->clock, "port",
+					      in->port[i].cp->name, NULL };
+
+			if (in->port[i].state >= 0)
+				metrics_sample(f, "tapless_ptp_port_state", lab,
+					       in->port[i].state);
+		}
+	}
+	metrics_family(f, fmt, "tapless_clock_frequency_adjustment_ppb",
+		       METRICS_GAUGE, "the clock's frequency adjustment at the "
+		       "last sample, parts per billion", NULL);
+	for (unsigned k = 0; k < all; k++) {
+		const char *lab[] = { "clock", syncd_clock_name(d, k), NULL };
+		double ppb = k >= d->ninst ? d->der[k - d->ninst].freq_ppb
+					   : d->inst[k].freq_ppb;
+
+		if (isfinite(ppb))
+			metrics_sample(f, "tapless_clock_frequency_adjustment_ppb",
+				       lab, ppb);
+	}
+	metrics_family(f, fmt, "tapless_clock_steps", METRICS_COUNTER,
+		       "steps of the clock seen since start or reload", NULL);
+	for (unsigned k = 0; k < all; k++) {
+		const char *lab[] = { "clock", syncd_clock_name(d, k), NULL };
+
+		metrics_sample(f, "tapless_clock_steps_total", lab,
+			       (double)(k >= d->ninst ?
+					d->der[k - d->ninst].clock_steps :
+					d->inst[k].clock_steps));
+	}
+	metrics_family(f, fmt, "tapless_clock_path_delay_changes",
+		       METRICS_COUNTER, "changes of the mean path delay by "
+		       "more than 100 ns and 10 %", NULL);
+	for (unsigned k = 0; k < d->ninst; k++) {
+		const char *lab[] = { "clock", d->inst[k].pi->clock, NULL };
+
+		metrics_sample(f, "tapless_clock_path_delay_changes_total", lab,
+			       (double)syncq_delay_changes(d->inst[k].q));
+	}
 }
 
 int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
@@ -383,6 +517,7 @@ int syncd_metrics(FILE *f, enum metrics_format fmt, void *arg)
 				metrics_sample(f, name, lab, (double)v / 1e9);
 		}
 	}
+	syncd_metrics_ptp(f, fmt, d);
 	metrics_family(f, fmt, "tapless_ptp4l_restarts", METRICS_COUNTER,
 		       "times ptp4l was restarted", NULL);
 	for (unsigned k = 0; k < d->ninst; k++) {

@@ -35,7 +35,8 @@ grep -q -- '-o build/obj/build/gen/paths.o' "$d/install.log" ||
 	fail "make install did not rebuild the installed paths"
 for f in bin/tapless bin/tapless-capd bin/tapless-syncd bin/tapless-stamp lib/tapless/lab \
 	 lib/tapless/libtapless-stamp.so share/tapless/plot/latency-rate.gp \
-	 share/man/man8/tapless.8 share/man/man8/tapless-stamp.8; do
+	 share/man/man8/tapless.8 share/man/man8/tapless-stamp.8 share/man/man7/tapless-prometheus.7 \
+	 share/tapless/prometheus/tapless-rules.yml share/tapless/grafana/tapless.json; do
 	[ -e "$dest$prefix/$f" ] || fail "not installed: $f"
 done
 

@@ -8,7 +8,8 @@
 #     shows the alarm and then the recovery;
 #   - SIGHUP with a changed file applies it; a broken file on SIGHUP keeps
 #     the running configuration;
-#   - link down/up journalled; metrics served on localhost;
+#   - link down/up journalled; metrics served on localhost, the clock
+#     state LOCKED, grandmaster, class, port state, frequency, counters;
 #   - a bad file exits 1 naming FILE:LINE and leaves no child behind;
 #   - SIGTERM stops every ptp4l; the grandmaster's daemon runs under
 #     valgrind and must end clean.
@@ -85,6 +86,11 @@ for h in c1 c2; do
 		[ "$b" -ge "$o" ] || fail "$h: bound $b below |offset| $o"
 		[ "$(jq '.clocks[0].stats["1min"].samples > 0' "$s")" = true ] ||
 			fail "$h: no 1-minute statistics"
+		[ "$(jq '.clocks[0] | .clock_state == "LOCKED" and
+			.clock_class >= 6 and .clock_class <= 255 and
+			.freq_adj_ppb != null and .clock_steps >= 0 and
+			.delay_changes >= 0' "$s")" = true ] ||
+			fail "$h: status PTP fields: $(jq -c '.clocks[0] | {clock_state, clock_class, freq_adj_ppb, clock_steps, delay_changes}' "$s")"
 	else
 		fail "$h: not following $gm_id within 30 s: $(cat "$out/$h.status")"
 	fi
@@ -96,7 +102,8 @@ for h in c1 c2; do
 done
 # The text form comes from the same printer.
 tl_exec c1 bin/tapless status --socket "$out/c1/syncd.sock" > "$out/c1.text" &&
-	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" ||
+	grep -q "^clock sys  UNCALIBRATED\|^clock sys  SLAVE" "$out/c1.text" &&
+	grep -Eq "^  LOCKED  clock class [0-9]+  freq -?[0-9.]+ ppb  steps [0-9]+  path delay changes [0-9]+$" "$out/c1.text" ||
 	fail "status text: $(cat "$out/c1.text")"
 
 # 2. kill -9 of c1's ptp4l: alarm, restart, recovery.
@@ -143,6 +150,28 @@ tl_exec c2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/19273;
 	printf "GET /metrics HTTP/1.0\r\n\r\n" >&3; cat <&3' > "$out/metrics.txt" 2>&1
 grep -q '^tapless_clock_in_sync{clock="sys"} 1' "$out/metrics.txt" ||
 	fail "metrics: $(head -c 600 "$out/metrics.txt")"
+# The PTP families: LOCKED with in_sync, the grandmaster c2 follows and
+# its class, the port following (UNCALIBRATED or SLAVE: free running), a
+# frequency (0 when free running), the counters.
+c2_if=${TL_IF[c2]}
+m() { grep -E "^$1 " "$out/metrics.txt" | awk '{ print $2 }'; }
+[ "$(m 'tapless_clock_state\{clock="sys"\}')" = 1 ] ||
+	fail "metrics: clock state not 1 (LOCKED): $(grep clock_state "$out/metrics.txt")"
+[ "$(m "tapless_clock_gm_info\\{clock=\"sys\",gm_identity=\"$gm_id\"\\}")" = 1 ] ||
+	fail "metrics: no gm_info for $gm_id: $(grep gm_info "$out/metrics.txt")"
+c=$(m 'tapless_clock_class\{clock="sys"\}')
+[ -n "$c" ] && [ "$c" -ge 6 ] && [ "$c" -le 255 ] ||
+	fail "metrics: clock class '$c'"
+p=$(m "tapless_ptp_port_state\\{clock=\"sys\",port=\"$c2_if\"\\}")
+[ "$p" = 8 ] || [ "$p" = 9 ] || fail "metrics: port state '$p', want 8 or 9"
+[ -n "$(m 'tapless_clock_frequency_adjustment_ppb\{clock="sys"\}')" ] ||
+	fail "metrics: no frequency adjustment"
+# Nothing here steps a clock, but the machine's own time service may.
+m 'tapless_clock_steps_total\{clock="sys"\}' | grep -qx '[0-9][0-9]*' ||
+	fail "metrics: steps: $(grep steps_total "$out/metrics.txt")"
+[ -n "$(m 'tapless_clock_path_delay_changes_total\{clock="sys"\}')" ] ||
+	fail "metrics: no path delay changes counter"
+echo "syncd: c2 metrics: $(grep -E '^tapless_(clock_(state|class|gm_info|frequency|steps|path_delay_changes)|ptp_port)' "$out/metrics.txt" | tr '\n' ' ')"
 
 # 5. Link down and up.
 ip -n "$(tl_ns c1)" link set "${TL_IF[c1]}" down

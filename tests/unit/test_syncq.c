@@ -460,6 +460,78 @@ START_TEST(derived_chain)
 }
 END_TEST
 
+/* The clock state is read off the verdict: FREERUN before settling,
+ * LOCKED in sync, HOLDOVER while nothing is measured, FREERUN again once
+ * the grown bound passes the threshold; in_sync denied by the caller
+ * (syncd_blind()) is never LOCKED. */
+START_TEST(clock_state)
+{
+	struct syncq *q = syncq_create(&params);
+	struct syncq_verdict v;
+	int64_t t = 0, b;
+	bool ok;
+
+	ck_assert_int_eq(syncq_clock_state(false, false), SYNCQ_FREERUN);
+	ck_assert_int_eq(syncq_clock_state(true, false), SYNCQ_LOCKED);
+	ck_assert_int_eq(syncq_clock_state(false, true), SYNCQ_HOLDOVER);
+	ck_assert_str_eq(syncq_clock_state_name(SYNCQ_FREERUN), "FREERUN");
+	ck_assert_str_eq(syncq_clock_state_name(SYNCQ_LOCKED), "LOCKED");
+	ck_assert_str_eq(syncq_clock_state_name(SYNCQ_HOLDOVER), "HOLDOVER");
+
+	add(q, t += S, SYNCQ_FOLLOWING, 10, 300, &ok, &b);
+	ck_assert_int_eq(syncq_clock_state(ok, false), SYNCQ_FREERUN);
+	add(q, t += S, SYNCQ_FOLLOWING, 10, 300, &ok, &b);
+	add(q, t += S, SYNCQ_FOLLOWING, 10, 300, &ok, &b);
+	ck_assert_int_eq(syncq_clock_state(ok, false), SYNCQ_LOCKED);
+	/* Blind: the caller's in_sync is false, the clock not held over. */
+	ck_assert_int_eq(syncq_clock_state(false, false), SYNCQ_FREERUN);
+	stale(q, t += S, SYNCQ_FOLLOWING, 10, &v);
+	ck_assert_int_eq(syncq_clock_state(v.in_sync, v.holdover),
+			 SYNCQ_HOLDOVER);
+	/* 100 ppb from a bound of 45 ns: past 1000 ns after ~10 s. */
+	for (int i = 0; i < 20; i++)
+		stale(q, t += S, SYNCQ_LOST, SYNCQ_NONE, &v);
+	ck_assert_int_eq(syncq_clock_state(v.in_sync, v.holdover),
+			 SYNCQ_FREERUN);
+	syncq_destroy(q);
+}
+END_TEST
+
+/* A path delay change is counted when a fresh delay moves by more than
+ * 100 ns and more than 10 % from the fresh delay before it. */
+START_TEST(delay_changes)
+{
+	struct syncq *q = syncq_create(&params);
+	struct syncq_verdict v;
+	int64_t t = 0, b;
+	bool ok;
+
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 300, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 0);	/* nothing before */
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 400, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 0);	/* 100: not more */
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 501, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 1);	/* 101 > 10 % of 400 */
+	/* Long path: 10 % of 10000 is 1000, the larger of the two. */
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 10000, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 2);
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 10900, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 2);	/* 900 <= 1090 */
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 9800, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 3);	/* 1100 > 1090 */
+	/* Stale samples hold old figures: never compared. */
+	stale(q, t += S, SYNCQ_FOLLOWING, 0, &v);	/* delay 300, stale */
+	ck_assert_int_eq(syncq_delay_changes(q), 3);
+	/* Against the last fresh delay (9800), across a reset. */
+	syncq_reset(q);
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 9850, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 3);
+	add(q, t += S, SYNCQ_FOLLOWING, 0, 20000, &ok, &b);
+	ck_assert_int_eq(syncq_delay_changes(q), 4);
+	syncq_destroy(q);
+}
+END_TEST
+
 static Suite *syncq_suite(void)
 {
 	Suite *s = suite_create("syncq");
@@ -474,6 +546,8 @@ static Suite *syncq_suite(void)
 	tcase_add_test(tc, derived_chain);
 	tcase_add_test(tc, stale_never_in_sync);
 	tcase_add_test(tc, holdover_through_loss);
+	tcase_add_test(tc, clock_state);
+	tcase_add_test(tc, delay_changes);
 	suite_add_tcase(s, tc);
 	return s;
 }
