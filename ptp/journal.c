@@ -65,7 +65,7 @@ static int journal_writer_fd(struct journal_writer *w)
 		n = snprintf(head, sizeof(head),
 			     "# tapless-journal %d host %s\n"
 			     "# time_ns sample clock state offset_ns delay_ns "
-			     "freq_ppb gm steps servo sync bound_ns\n",
+			     "freq_ppb gm steps servo sync bound_ns class\n",
 			     JOURNAL_VERSION, *w->host ? w->host : "-");
 		return journal_put(w, head, (size_t)n);
 	}
@@ -188,7 +188,7 @@ static const char *journal_word(const char *s)
 int journal_format_sample(char *buf, unsigned len,
 			  const struct journal_sample *s)
 {
-	char off[24], delay[24], bound[24], freq[32], steps[16];
+	char off[24], delay[24], bound[24], freq[32], steps[16], cls[8];
 	int n;
 
 	journal_fmt_i64(off, sizeof(off), s->offset_ns);
@@ -202,11 +202,15 @@ int journal_format_sample(char *buf, unsigned len,
 		snprintf(steps, sizeof(steps), "%d", s->steps);
 	else
 		snprintf(steps, sizeof(steps), "-");
-	n = snprintf(buf, len, "%" PRId64 " sample %s %s %s %s %s %s %s %s %s %s\n",
+	if (s->gm_class > 0 && s->gm_class <= 255)
+		snprintf(cls, sizeof(cls), "%d", s->gm_class);
+	else
+		snprintf(cls, sizeof(cls), "-");
+	n = snprintf(buf, len, "%" PRId64 " sample %s %s %s %s %s %s %s %s %s %s %s\n",
 		     s->ts_ns, journal_word(s->clock), journal_word(s->state),
 		     off, delay, freq, journal_word(s->gm), steps,
 		     journal_word(s->servo), s->in_sync ? "1" :
-		     s->holdover ? "h" : "0", bound);
+		     s->holdover ? "h" : "0", bound, cls);
 	return n < 0 || (unsigned)n >= len ? -ENOSPC : n;
 }
 
@@ -279,7 +283,9 @@ static int journal_copy(char *dst, size_t cap, const char *src)
 	return 0;
 }
 
-#define JOURNAL_SAMPLE_FIELDS 12
+/* Version 3 added CLASS; a version 2 line, without it, still reads. */
+#define JOURNAL_SAMPLE_FIELDS 13
+#define JOURNAL_SAMPLE_FIELDS_V2 12
 
 int journal_parse_line(const char *line, struct journal_record *rec,
 		       const char **why)
@@ -328,8 +334,9 @@ int journal_parse_line(const char *line, struct journal_record *rec,
 		*why = "type is neither sample nor event";
 		return -EBADMSG;
 	}
-	if (nf != JOURNAL_SAMPLE_FIELDS || p) {
-		*why = "sample: expected 12 fields";
+	if ((nf != JOURNAL_SAMPLE_FIELDS && nf != JOURNAL_SAMPLE_FIELDS_V2) ||
+	    p) {
+		*why = "sample: expected 12 or 13 fields";
 		return -EBADMSG;
 	}
 	struct journal_sample *s = &rec->sample;
@@ -379,6 +386,13 @@ int journal_parse_line(const char *line, struct journal_record *rec,
 		*why = "bound is not a non-negative integer";
 		return -EBADMSG;
 	}
+	if (nf == JOURNAL_SAMPLE_FIELDS &&
+	    (journal_i64(f[12], &v, true) ||
+	     (v != JOURNAL_NONE && (v < 1 || v > 255)))) {
+		*why = "clock class is not 1..255";
+		return -EBADMSG;
+	}
+	s->gm_class = nf == JOURNAL_SAMPLE_FIELDS && v != JOURNAL_NONE ? (int)v : 0;
 	return 0;
 }
 

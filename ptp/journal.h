@@ -7,11 +7,13 @@
  * documented in tapless-journal(5):
  *
  *   # tapless-journal 1 host NAME
- *   TIME_NS sample CLOCK STATE OFFSET_NS DELAY_NS FREQ_PPB GM STEPS SERVO SYNC BOUND_NS
+ *   TIME_NS sample CLOCK STATE OFFSET_NS DELAY_NS FREQ_PPB GM STEPS SERVO SYNC BOUND_NS CLASS
  *
  * SYNC is 1 (in sync: measured since the sample before, bound within the
  * threshold), h (holdover: nothing measured, the bound grows with the
  * drift limit of the clock's last "rules" event) or 0.
+ * CLASS, the grandmaster's clockClass, came with version 3: a sample line
+ * of 12 fields (an older journal) reads as one with CLASS "-".
  *   TIME_NS event CLOCK NAME [TEXT...]
  *
  * Fields are separated by one space; "-" stands for a value not known.
@@ -31,7 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define JOURNAL_VERSION 2		/* 2: sync may be "h"; rules events */
+#define JOURNAL_VERSION 3		/* 2: sync may be "h"; rules events;
+				 * 3: CLASS */
 #define JOURNAL_NONE INT64_MIN		/* a value written as "-" */
 #define JOURNAL_ERRBUF 512
 
@@ -54,6 +57,9 @@ struct journal_sample {
 				 * written "h" (never with in_sync) */
 	int64_t bound_ns;	/* |clock - PTP time| <= bound while in sync
 				 * or in holdover; NONE when not known */
+	int gm_class;		/* the grandmaster's clockClass 1..255; 0
+				 * when not known (1588 reserves class 0),
+				 * written "-" */
 };
 
 struct journal_event {

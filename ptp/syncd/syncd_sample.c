@@ -425,6 +425,7 @@ static void syncd_sample_inst(struct syncd *d, struct syncd_inst *in,
 			syncd_event(d, in->pi->clock, "clock_class", "%d -> %d",
 				    in->gm_class, in->gm_class_now);
 		in->gm_class = in->gm_class_now;
+		js.gm_class = in->gm_class;
 	}
 	js.steps = in->have_cds && s.state != SYNCQ_LOST ? in->steps : -1;
 	/* ptp4l moves a port to SLAVE exactly when its servo locks. */
@@ -482,6 +483,7 @@ static void syncd_sample_derived(struct syncd *d, struct syncd_derived *dv,
 					     : CLOCK_REALTIME);
 	dv->freq_ppb = js.freq_ppb;
 	snprintf(js.gm, sizeof(js.gm), "%s", dv->ref->gm[0] ? dv->ref->gm : "-");
+	js.gm_class = dv->ref->gm_class > 0 ? dv->ref->gm_class : 0;
 	snprintf(js.servo, sizeof(js.servo), "-");
 	js.in_sync = dv->v.in_sync;
 	js.holdover = dv->v.holdover;

@@ -95,7 +95,7 @@ for h in c1 c2; do
 		fail "$h: not following $gm_id within 30 s: $(cat "$out/$h.status")"
 	fi
 	j=$out/$h/journal/$h.journal
-	grep -Eq "^[0-9]+ sample sys (UNCALIBRATED|SLAVE) -?[0-9]+ [0-9]+ .* $gm_id [0-9]+ s[02] 1 [0-9]+$" "$j" ||
+	grep -Eq "^[0-9]+ sample sys (UNCALIBRATED|SLAVE) -?[0-9]+ [0-9]+ .* $gm_id [0-9]+ s[02] 1 [0-9]+ [0-9]+$" "$j" ||
 		fail "$h: no in-sync sample with the grandmaster in $j"
 	grep -q " event sys port_state ${TL_IF[$h]} .*-> UNCALIBRATED" "$j" ||
 		fail "$h: no port_state event in $j"

@@ -50,6 +50,7 @@ static struct journal_sample sample(int64_t ts, const char *clock, int i)
 		.ts_ns = ts, .offset_ns = -17 * i, .delay_ns = 300 + i,
 		.freq_ppb = -1234.5 + i * 0.125, .steps = i % 3,
 		.in_sync = i % 2, .bound_ns = 40 + i,
+		.gm_class = i % 4 ? 6 + i : 0,
 	};
 
 	snprintf(s.clock, sizeof(s.clock), "%s", clock);
@@ -80,6 +81,7 @@ static void expect_sample(const struct journal_record *r,
 	ck_assert_int_eq(s->in_sync, w->in_sync);
 	ck_assert_int_eq(s->holdover, w->holdover);
 	ck_assert_int_eq(s->bound_ns, w->bound_ns);
+	ck_assert_int_eq(s->gm_class, w->gm_class);
 }
 
 static void expect_event(const struct journal_record *r, int64_t ts,
@@ -167,7 +169,7 @@ START_TEST(format_and_host)
 	ck_assert_int_gt(n, 0);
 	ck_assert_uint_eq(strlen(buf), (size_t)n);
 	ck_assert_str_eq(buf, "1700000000000000000 sample sys SLAVE -17 301 "
-			 "-1234.375 001122.fffe.334451 1 s1 1 41\n");
+			 "-1234.375 001122.fffe.334451 1 s1 1 41 7\n");
 	ck_assert_int_eq(journal_format_sample(buf, (unsigned)n, &s), -ENOSPC);
 	/* No host: the header says "-", the reader gives "". */
 	ck_assert_int_eq(journal_writer_open(&w, path, NULL), 0);
@@ -365,7 +367,10 @@ START_TEST(parse_line)
 		"x sample sys SLAVE 5 300 1.5 gm 1 s2 1 40",
 		"- sample sys SLAVE 5 300 1.5 gm 1 s2 1 40",
 		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1",
-		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 41",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 41 42",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 0",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 256",
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 x",
 		"10 sample sys SLAVE 5 3x0 1.5 gm 1 s2 1 40",
 		"10 sample sys SLAVE 5 300 fast gm 1 s2 1 40",
 		"10 sample sys SLAVE 5 300 inf gm 1 s2 1 40",
@@ -409,6 +414,49 @@ START_TEST(parse_line)
 }
 END_TEST
 
+/* Version 3 added CLASS at the end of a sample line: a version 2 file,
+ * 12 fields a sample, still reads whole, its class not known; a version 3
+ * line gives it back, "-" as not known. */
+START_TEST(old_journal_reads)
+{
+	struct journal_reader *r;
+	struct journal_record rec;
+	char err[JOURNAL_ERRBUF];
+	const char *why;
+
+	puts_file("# tapless-journal 2 host algo\n"
+		  "# time_ns sample clock state offset_ns delay_ns freq_ppb gm "
+		  "steps servo sync bound_ns\n"
+		  "10 event sys rules threshold_ns=1000 drift_ppb=1000\n"
+		  "20 sample sys SLAVE 5 300 1.5 001122.fffe.334455 1 s2 1 40\n"
+		  "30 sample sys SLAVE 6 301 1.5 001122.fffe.334455 1 s2 h 41\n");
+	ck_assert_int_eq(journal_open(&r, path, err), 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	expect_event(&rec, 10, "sys", "rules",
+		     "threshold_ns=1000 drift_ppb=1000");
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	ck_assert_int_eq(rec.type, JOURNAL_SAMPLE);
+	ck_assert(rec.sample.in_sync);
+	ck_assert_int_eq(rec.sample.bound_ns, 40);
+	ck_assert_int_eq(rec.sample.gm_class, 0);
+	ck_assert_int_eq(journal_next(r, &rec), 1);
+	ck_assert(rec.sample.holdover);
+	ck_assert_int_eq(rec.sample.gm_class, 0);
+	ck_assert_int_eq(journal_next(r, &rec), 0);
+	ck_assert_uint_eq(journal_bad_lines(r), 0);
+	ck_assert_str_eq(journal_host(r), "algo");
+	journal_close(r);
+
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 248", &rec, &why), 0);
+	ck_assert_int_eq(rec.sample.gm_class, 248);
+	ck_assert_int_eq(rec.sample.bound_ns, 40);
+	ck_assert_int_eq(journal_parse_line(
+		"10 sample sys SLAVE 5 300 1.5 gm 1 s2 1 40 -", &rec, &why), 0);
+	ck_assert_int_eq(rec.sample.gm_class, 0);
+}
+END_TEST
+
 /* Holdover: written "h" (in_sync false), read back as holdover with its
  * bound, through the writer and the reader and through one line; a sync
  * that is none of 0, 1, h is a bad line, and says so. */
@@ -428,7 +476,7 @@ START_TEST(holdover_sync)
 		s[i].bound_ns = i == 2 ? JOURNAL_NONE : 1000 + i;
 	}
 	ck_assert_int_gt(journal_format_sample(line, sizeof(line), &s[1]), 0);
-	ck_assert_ptr_nonnull(strstr(line, " h 1001\n"));
+	ck_assert_ptr_nonnull(strstr(line, " h 1001 7\n"));
 	ck_assert_int_eq(journal_writer_open(&w, path, "algo1"), 0);
 	ck_assert_int_eq(journal_write_event(w, T0, "phc0", "rules",
 					     "drift_ppb=1000"), 0);
@@ -547,6 +595,7 @@ static Suite *journal_suite(void)
 	tcase_add_test(tc, parse_line);
 	tcase_add_test(tc, resume_growing);
 	tcase_add_test(tc, holdover_sync);
+	tcase_add_test(tc, old_journal_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -47,7 +47,7 @@ def load(path):
                 continue
             w = line.split()
             t = int(w[0])
-            if w[1] == 'sample' and len(w) == 12:
+            if w[1] == 'sample' and len(w) in (12, 13):  # 13: with class (v3)
                 num = lambda x: None if x == '-' else int(x)
                 samples.append(dict(t=t, clock=w[2], state=w[3],
                                     off=num(w[4]), delay=num(w[5]),
