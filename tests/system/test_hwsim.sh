@@ -273,7 +273,7 @@ marks = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]))
 samples, steps = [], []
 for l in open(sys.argv[1]):
     w = l.split()
-    if len(w) == 12 and w[1] == 'sample' and w[2] == 'phc0':
+    if len(w) in (12, 13) and w[1] == 'sample' and w[2] == 'phc0':
         samples.append((int(w[0]), w[10], None if w[11] == '-' else int(w[11])))
     elif len(w) > 3 and w[1] == 'event' and w[2] == 'phc0' and w[3] == 'step':
         steps.append(int(w[0]))

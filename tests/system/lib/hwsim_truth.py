@@ -89,7 +89,8 @@ def bound_check(argv):
     with open(journal) as f:
         for line in f:
             w = line.split()
-            if len(w) != 12 or w[1] != 'sample' or w[2] != clock:
+            # 12 fields, or 13 since journal version 3 (CLASS).
+            if len(w) not in (12, 13) or w[1] != 'sample' or w[2] != clock:
                 continue
             t = c['sys'].true_at(int(w[0]), last)
             if t is None:
