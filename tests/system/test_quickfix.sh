@@ -57,6 +57,8 @@ for p in "$init" "$acc" bin/tapless-capd bin/tapless; do
 	[ -x "$p" ] || { echo "FAIL: quickfix: $p is not built (make)"; exit 1; }
 done
 
+SESSION_DAY=$(printf '%02d:00:00' $(( (10#$(date -u +%H) + 12) % 24 )))
+
 # settings ROLE FILE: the QuickFIX settings of the trader (initiator) or
 # the venue (acceptor). Validation against the dictionary, Nagle off.
 settings() {
@@ -64,8 +66,12 @@ settings() {
 		echo "[DEFAULT]"
 		echo "ConnectionType=$1"
 		echo "BeginString=FIX.4.4"
-		echo "StartTime=00:00:00"
-		echo "EndTime=00:00:00"
+		# A 24-hour session day whose end is 12 hours away: one that
+		# ended at 00:00 UTC logged both engines out mid-run whenever
+		# the test ran across midnight (this QuickFIX has no
+		# NonStopSession).
+		echo "StartTime=$SESSION_DAY"
+		echo "EndTime=$SESSION_DAY"
 		echo "HeartBtInt=60"
 		echo "ResetOnLogon=Y"
 		echo "SocketNodelay=Y"
