@@ -173,6 +173,16 @@ done
 want "$c" '[.switches[] | select(.method == "topology") | .bound_terms_mean_ns | .stamp > 0 and .clock > 0] | all and length > 0' \
 	"correlate: the switch bound has no stamp term: $(jq -c '[.switches[] | .bound_terms_mean_ns]' "$c")"
 want "$c" '[.inputs[] | .calibration.stamps | length == 2] | all' "correlate: the hosts' calibrations were not applied"
+# App to wire on two clocks (issue 38): the algo's orders and the venue's
+# market data are stamped on (simulated) PHCs, their SendingTime written
+# from the system clock to the ms. The bound holds the ms, the stamp's
+# calibration and a clock term: the PHC's bound and the system clock's,
+# from the journal's "sys" (phc2sys keeps it on the PHC).
+want "$c" '[.app_to_wire[] | select((.host == "algo" and .msg_type == "D") or (.host == "venue" and .msg_type == "X"))] |
+	length >= 2 and all(.tag == 52 and .resolution_ns == 1000000 and
+	.sync_error_bound_ns > 1000000 and .bound_terms_mean_ns.clock > 0 and .bound_terms_mean_ns.stamp > 0)' \
+	"correlate: app to wire on two clocks: $(jq -c '[.app_to_wire[] | {host, msg_type, tag, messages, bound: .sync_error_bound_ns, terms: .bound_terms_mean_ns}]' "$c")"
+echo "lab: app to wire at 5k: $(jq -c '[.app_to_wire[] | select(.msg_type == "D" or .msg_type == "X") | {host, msg_type, n: .messages, p50: .latency_ns.p50, bound: .sync_error_bound_ns, clock_term: .bound_terms_mean_ns.clock}]' "$c")"
 # Every frame stamped on arrival, as a NIC would: the hosts' TCP frames
 # carry no departure time across the veth (edt_clear), so the emulator's
 # truth has none copy-stamped late.
